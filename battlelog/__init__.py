@@ -1,0 +1,9 @@
+"""battlelog: Battleship played by exact Bayesian inference over a relational ProbLog model."""
+
+from battlelog.errors import BattlelogError
+from battlelog.game import GameConfig, Placement, Referee, sample_layout
+from battlelog.state import GameState, Shot
+
+__version__ = "0.1.0"
+
+__all__ = ["BattlelogError", "GameConfig", "GameState", "Placement", "Referee", "Shot", "sample_layout", "__version__"]

@@ -1,0 +1,1 @@
+"""Subcommands of the ``battlelog`` command line, one module each (see battlelog.cli)."""

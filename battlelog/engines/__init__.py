@@ -1,0 +1,28 @@
+"""Engine registry. Engines import heavy libraries, so the registry maps names to lazy loaders."""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+from battlelog.engines.base import Engine, Inconsistent, Marginals, locate_fault
+from battlelog.errors import BattlelogError
+
+#: name -> "module:class"; the keys feed the command line's choices.
+ENGINES: dict[str, str] = {
+    "problog": "battlelog.engines.problog_engine:ProblogEngine",
+}
+
+#: The engine the ``problog`` player uses unless told otherwise.
+DEFAULT_ENGINE = "problog"
+
+
+def make_engine(name: str, **options: Any) -> Engine:
+    """Build the engine registered as ``name``."""
+    if name not in ENGINES:
+        raise BattlelogError(f"unknown engine {name!r}; choose one of {', '.join(ENGINES)}")
+    module, cls = ENGINES[name].split(":")
+    return getattr(import_module(module), cls)(**options)
+
+
+__all__ = ["ENGINES", "DEFAULT_ENGINE", "Engine", "Inconsistent", "Marginals", "locate_fault", "make_engine"]

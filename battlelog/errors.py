@@ -1,0 +1,31 @@
+"""Errors that users can cause, each carrying a one-line message.
+
+The command line prints ``str(error)`` of any :class:`BattlelogError` and exits with status 2,
+so every message must name what is wrong and fit on one line.
+"""
+
+from __future__ import annotations
+
+
+class BattlelogError(ValueError):
+    """Bad input or an impossible request; the message is shown to the user as is."""
+
+
+class FleetError(BattlelogError):
+    """A fleet that cannot be laid out on its board (or is malformed)."""
+
+
+class ShotError(BattlelogError):
+    """A shot that the rules forbid: off the board, repeated, or after the game ended."""
+
+
+class StateError(BattlelogError):
+    """A game state whose answers contradict each other or the rules."""
+
+
+class FileFormatError(BattlelogError):
+    """A file that is not valid JSON or does not follow the spec's format."""
+
+
+class BudgetExceeded(BattlelogError):
+    """An engine would need more memory or time than it was allowed."""

@@ -1,0 +1,47 @@
+"""Player registry: a plain dict from the name used on the command line to the class."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import numpy as np
+
+from battlelog.errors import BattlelogError
+from battlelog.players.base import Player
+from battlelog.players.exact import ExactPlayer
+from battlelog.players.hunt_target import HuntTargetPlayer
+from battlelog.players.pdf import PdfPlayer
+from battlelog.players.random import RandomPlayer
+
+PLAYERS: dict[str, type[Player]] = {
+    cls.name: cls for cls in (RandomPlayer, HuntTargetPlayer, PdfPlayer, ExactPlayer)
+}
+
+
+def make_player(name: str, seed: int | np.random.SeedSequence | None = None, **options: Any) -> Player:
+    """Build the player registered as ``name`` with its options (for example ``engine="sdd"``)."""
+    if name not in PLAYERS:
+        raise BattlelogError(f"unknown player {name!r}; choose from {', '.join(PLAYERS)}")
+    cls = PLAYERS[name]
+    accepted = set(inspect.signature(cls.__init__).parameters) - {"self", "seed"}
+    unknown = sorted(set(options) - accepted)
+    if unknown:
+        raise BattlelogError(f"player {name!r} does not take option(s) {', '.join(unknown)}")
+    return cls(seed, **options)
+
+
+def parse_players(text: str) -> list[str]:
+    """Parse ``random,hunt-target,pdf``, checking every name."""
+    names = [p.strip() for p in text.split(",") if p.strip()]
+    if not names:
+        raise BattlelogError("no players given; choose from " + ", ".join(PLAYERS))
+    for name in names:
+        if name not in PLAYERS:
+            raise BattlelogError(f"unknown player {name!r}; choose from {', '.join(PLAYERS)}")
+    if len(set(names)) != len(names):
+        raise BattlelogError(f"player list {text!r} names a player twice")
+    return names
+
+
+__all__ = ["PLAYERS", "Player", "make_player", "parse_players"]

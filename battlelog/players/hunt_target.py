@@ -1,0 +1,41 @@
+"""The hunt-target player: random shots until a hit, then the hit's neighbours, first in first out."""
+
+from __future__ import annotations
+
+from battlelog.game import Cell
+from battlelog.players.base import Player, pick_random
+from battlelog.state import GameState
+
+
+def target_list(state: GameState) -> list[Cell]:
+    """The FIFO target list as it stands now, rebuilt from the shot history.
+
+    After every hit (sinks count as hits), its N, S, E, W neighbours that were not shot by then and
+    not already listed join the back of the list; cells shot since are dropped. Rebuilding it from the
+    state gives exactly the list a stateful player would keep, and keeps the player a pure function
+    of what it sees.
+    """
+    n = state.size
+    queue: list[Cell] = []
+    listed: set[Cell] = set()
+    shot_so_far: set[Cell] = set()
+    for shot in state.shots:
+        shot_so_far.add(shot.cell)
+        if not shot.is_hit:
+            continue
+        r, c = shot.cell
+        for cell in ((r - 1, c), (r + 1, c), (r, c + 1), (r, c - 1)):
+            if 0 <= cell[0] < n and 0 <= cell[1] < n and cell not in shot_so_far and cell not in listed:
+                queue.append(cell)
+                listed.add(cell)
+    return [cell for cell in queue if cell not in state.shot_cells]
+
+
+class HuntTargetPlayer(Player):
+    """Hunts at random; after a hit, shoots the target list (N, S, E, W neighbours) until it is empty."""
+
+    name = "hunt-target"
+
+    def choose(self, state: GameState) -> Cell:
+        targets = target_list(state)
+        return targets[0] if targets else pick_random(state.unshot, self.rng)

@@ -1,0 +1,80 @@
+"""The probability-density player (after DataGenetics): count placements per cell, ships independent."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from battlelog.game import Cell, ship_placements
+from battlelog.players.base import Player, pick_best
+from battlelog.state import GameState
+
+#: How much more a placement counts for each unresolved hit it passes through (target mode).
+TARGET_WEIGHT = 100.0
+
+
+@lru_cache(maxsize=64)
+def _placement_masks(size: int, length: int) -> np.ndarray:
+    """One row per canonical placement of a ship of ``length``: which cells (row-major) it covers."""
+    placements = ship_placements(size, 0, length)
+    masks = np.zeros((len(placements), size * size), dtype=np.int64)
+    for i, p in enumerate(placements):
+        for r, c in p.cells:
+            masks[i, r * size + c] = 1
+    return masks
+
+
+def resolved_cells(state: GameState) -> set[Cell]:
+    """Hit cells that certainly belong to a sunk ship.
+
+    A ship sunk at shot t on cell x lies inside H_t through x; the cells common to every such
+    placement are surely its own. Hits that no sunk ship surely explains stay unresolved and keep
+    drawing the player's fire: that is how the algorithm copes (badly) with adjacent ships.
+    """
+    out: set[Cell] = set()
+    for ship, t, cell in state.sinks:
+        inside = state.hits_after(t)
+        common: set[Cell] | None = None
+        for p in ship_placements(state.size, ship, state.ships[ship]):
+            if cell in p.cells and inside.issuperset(p.cells):
+                common = set(p.cells) if common is None else common & set(p.cells)
+        out |= common or set()
+    return out
+
+
+def density(state: GameState) -> np.ndarray:
+    """The score of every cell (N x N): weighted counts of placements of the ships still afloat.
+
+    A placement counts if it avoids misses and resolved (sunk) cells; it counts TARGET_WEIGHT**k if
+    it passes through k unresolved hits. Ships are counted independently, ignoring overlaps.
+    """
+    n = state.size
+    resolved = resolved_cells(state)
+    blocked = np.zeros(n * n, dtype=np.int64)
+    open_hits = np.zeros(n * n, dtype=np.int64)
+    for r, c in state.misses | resolved:
+        blocked[r * n + c] = 1
+    for r, c in state.hits - resolved:
+        open_hits[r * n + c] = 1
+    scores = np.zeros(n * n)
+    for ship in state.afloat:
+        masks = _placement_masks(n, state.ships[ship])
+        ok = masks @ blocked == 0
+        weights = np.where(ok, TARGET_WEIGHT ** (masks @ open_hits), 0.0)
+        scores += weights @ masks
+    return scores.reshape(n, n)
+
+
+class PdfPlayer(Player):
+    """Shoots the unshot cell with the highest placement density; ties broken at random."""
+
+    name = "pdf"
+
+    def choose(self, state: GameState) -> Cell:
+        scores = density(state)
+        cells = state.unshot
+        return pick_best(cells, [scores[cell] for cell in cells], self.rng)
+
+
+__all__ = ["PdfPlayer", "density", "resolved_cells", "TARGET_WEIGHT"]

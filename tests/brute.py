@@ -1,0 +1,112 @@
+"""Brute-force reference: enumerate every layout and check the spec's evidence literally.
+
+Deliberately independent of battlelog.model (no pruning, no shared helpers beyond the board's
+placements), so that engines are checked against the spec and not against themselves.
+"""
+
+from __future__ import annotations
+
+from itertools import product
+
+import numpy as np
+
+from battlelog.game import GameConfig, Placement, ship_placements
+from battlelog.harness import play_game
+from battlelog.state import GameState
+
+
+def all_layouts(config: GameConfig) -> list[tuple[Placement, ...]]:
+    """Every valid layout (one placement per ship, no two ships sharing a cell)."""
+    options = [ship_placements(config.size, i, length) for i, length in enumerate(config.ships)]
+    out = []
+    for combo in product(*options):
+        cells = [c for p in combo for c in p.cells]
+        if len(cells) == len(set(cells)):
+            out.append(combo)
+    return out
+
+
+def consistent(layout: tuple[Placement, ...], state: GameState) -> bool:
+    """Does the layout satisfy every piece of evidence of the spec for this state?"""
+    covered = {c for p in layout for c in p.cells}
+    hits_so_far: set = set()
+    for shot in state.shots:
+        if shot.result == "miss":
+            if shot.cell in covered:
+                return False
+            continue
+        if shot.cell not in covered:
+            return False
+        hits_so_far.add(shot.cell)
+        if shot.result == "sunk":
+            cells = set(layout[shot.ship].cells)
+            if shot.cell not in cells or not cells <= hits_so_far:
+                return False
+    sunk = {s.ship for s in state.shots if s.result == "sunk"}
+    for ship, p in enumerate(layout):
+        if ship not in sunk and set(p.cells) <= hits_so_far:
+            return False
+    return True
+
+
+def brute_marginals(state: GameState, layouts: list | None = None) -> tuple[np.ndarray, int]:
+    """Occupancy marginals and the number of consistent layouts (raises if there are none)."""
+    n = state.size
+    counts = np.zeros((n, n))
+    models = 0
+    for layout in layouts if layouts is not None else all_layouts(state.config):
+        if consistent(layout, state):
+            models += 1
+            for p in layout:
+                for r, c in p.cells:
+                    counts[r, c] += 1
+    if models == 0:
+        raise ValueError("no consistent layout")
+    return counts / models, models
+
+
+class _ScriptedRandom:
+    """A player that fires uniformly random shots; used only to produce true answers for test states."""
+
+    name = "scripted"
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+
+    def choose(self, state: GameState):
+        cells = state.unshot
+        return cells[int(self.rng.integers(len(cells)))]
+
+
+def random_states(config: GameConfig, count: int, seed: int) -> list[GameState]:
+    """Consistent mid-game states: a uniform layout, then a random number of random shots answered truly.
+
+    Shots prefer neighbours of hits half of the time, so sinks and adjacent-ship situations are common.
+    """
+    from battlelog.game import sample_layout
+
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < count:
+        layout = sample_layout(config, rng)
+        full = play_game(config, layout, _HuntyRandom(rng)).state
+        stop = int(rng.integers(0, len(full.shots)))  # strictly before the end: the game is still on
+        out.append(full.prefix(stop))
+    return out
+
+
+class _HuntyRandom(_ScriptedRandom):
+    """Random shots, but half of the time next to an earlier hit: reaches sinks and adjacent ships."""
+
+    def choose(self, state: GameState):
+        if state.hits and self.rng.random() < 0.5:
+            n = state.size
+            near = [
+                (r + dr, c + dc)
+                for r, c in sorted(state.hits)
+                for dr, dc in ((0, 1), (1, 0), (0, -1), (-1, 0))
+                if 0 <= r + dr < n and 0 <= c + dc < n and (r + dr, c + dc) not in state.shot_cells
+            ]
+            if near:
+                return near[int(self.rng.integers(len(near)))]
+        return super().choose(state)
