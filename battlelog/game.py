@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import string
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Iterator, Sequence
 
 import numpy as np
@@ -84,7 +84,7 @@ class GameConfig:
         """Total length of the fleet (K in the spec): also the best possible score."""
         return sum(self.ships)
 
-    def placements(self, ship: int) -> list[Placement]:
+    def placements(self, ship: int) -> tuple[Placement, ...]:
         """Every canonical placement of ship ``ship``, horizontal ones first, row-major within each."""
         return ship_placements(self.size, ship, self.ships[ship])
 
@@ -93,14 +93,18 @@ class GameConfig:
         return f"{self.size}x{self.size} {format_ships(self.ships)}"
 
 
-def ship_placements(size: int, ship: int, length: int) -> list[Placement]:
-    """Canonical placements of one ship; a ship of length 1 has one placement per cell, not two."""
+@lru_cache(maxsize=1024)
+def ship_placements(size: int, ship: int, length: int) -> tuple[Placement, ...]:
+    """Canonical placements of one ship; a ship of length 1 has one placement per cell, not two.
+
+    Cached: layouts are sampled and states grounded thousands of times per experiment.
+    """
     out = [
         Placement(ship, length, r, c, True) for r in range(size) for c in range(size - length + 1)
     ]
     if length > 1:
         out += [Placement(ship, length, r, c, False) for r in range(size - length + 1) for c in range(size)]
-    return out
+    return tuple(out)
 
 
 def find_layout(config: GameConfig, node_limit: int = 200_000) -> tuple[Placement, ...] | None:

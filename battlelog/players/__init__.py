@@ -31,17 +31,4 @@ def make_player(name: str, seed: int | np.random.SeedSequence | None = None, **o
     return cls(seed, **options)
 
 
-def parse_players(text: str) -> list[str]:
-    """Parse ``random,hunt-target,pdf``, checking every name."""
-    names = [p.strip() for p in text.split(",") if p.strip()]
-    if not names:
-        raise BattlelogError("no players given; choose from " + ", ".join(PLAYERS))
-    for name in names:
-        if name not in PLAYERS:
-            raise BattlelogError(f"unknown player {name!r}; choose from {', '.join(PLAYERS)}")
-    if len(set(names)) != len(names):
-        raise BattlelogError(f"player list {text!r} names a player twice")
-    return names
-
-
-__all__ = ["PLAYERS", "Player", "make_player", "parse_players"]
+__all__ = ["PLAYERS", "Player", "make_player"]

@@ -1,0 +1,102 @@
+"""Shared fixtures: a module of misbehaving test players that the experiment's workers can import.
+
+The players live in a throw-away module written to a temporary directory that is put on sys.path
+(worker processes are spawned with the parent's sys.path) and, for command-line subprocesses, on
+PYTHONPATH. The experiment names them as ``battlelog_test_players:Name``, so the production
+player registry never sees them.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import textwrap
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+TEST_PLAYERS = "battlelog_test_players"
+
+_SOURCE = '''
+"""Players that fail on purpose, for the experiment runner's tests."""
+
+import os
+import time
+
+from battlelog.players.random import RandomPlayer
+
+
+class MemoryHog(RandomPlayer):
+    """Asks for 64 GB at its first move: more than any worker's memory limit allows."""
+
+    def choose(self, state):
+        bytearray(64 * 2**30)
+        return super().choose(state)
+
+
+class Aborter(RandomPlayer):
+    """Dies as a C library does when malloc fails (pysdd calls abort())."""
+
+    def choose(self, state):
+        os.abort()
+
+
+class Sleeper(RandomPlayer):
+    """Never finishes its first move."""
+
+    def choose(self, state):
+        time.sleep(3600)
+
+
+class Broken(RandomPlayer):
+    """Raises an ordinary error at its first move."""
+
+    def choose(self, state):
+        raise RuntimeError("this player is broken\\non purpose")
+
+
+class Ballast(RandomPlayer):
+    """Touches 200 MB at its first move, so the game's peak memory must show it."""
+
+    def choose(self, state):
+        if not state.shots:
+            ballast = b"x" * (200 * 2**20)
+            del ballast
+        return super().choose(state)
+
+
+class Slow(RandomPlayer):
+    """A random player that takes 5 ms per move: slow enough to interrupt a run mid-way."""
+
+    def choose(self, state):
+        time.sleep(0.005)
+        return super().choose(state)
+
+
+class Tunable(RandomPlayer):
+    """A random player with an option, to check that options are recorded and compared."""
+
+    def __init__(self, seed=None, level=1):
+        super().__init__(seed)
+        self.level = level
+'''
+
+
+@pytest.fixture(scope="session")
+def test_players(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The directory holding the ``battlelog_test_players`` module, on sys.path for the session."""
+    directory = tmp_path_factory.mktemp("players")
+    (directory / f"{TEST_PLAYERS}.py").write_text(textwrap.dedent(_SOURCE))
+    sys.path.insert(0, str(directory))
+    yield directory
+    sys.path.remove(str(directory))
+    sys.modules.pop(TEST_PLAYERS, None)
+
+
+@pytest.fixture
+def subprocess_env(test_players: Path) -> dict[str, str]:
+    """Environment for running ``python -m battlelog.cli`` with the test players importable."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(test_players), env.get("PYTHONPATH")]))
+    return env

@@ -1,0 +1,192 @@
+"""The command line: every bad input is one line on stderr and exit status 2, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from battlelog.cli import main
+from battlelog.experiment import GAMES, MANIFEST, SUMMARY_CSV, SUMMARY_MD
+
+
+def one_line_error(capsys: pytest.CaptureFixture, argv: list[str], message: str) -> None:
+    """Run the command line in-process and check it fails with exactly one line naming ``message``."""
+    status = main(argv)
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert err.endswith("\n") and err.count("\n") == 1, err
+    assert err.startswith("battlelog: error: ") and message in err, err
+
+
+def experiment(out: Path, *extra: str) -> list[str]:
+    return ["experiment", "--size", "4", "--ships", "3,2", "--games", "2", "--workers", "1", "--out", str(out), *extra]
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small finished experiment, run once through the command line."""
+    out = tmp_path_factory.mktemp("finished") / "results"
+    assert main(experiment(out, "--players", "random,pdf", "--seed", "3")) == 0
+    return out
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["play", "--size", "5", "--ships", "3,x"], "fleet '3,x' is not a comma-separated list of ship lengths"),
+        (["play", "--size", "5", "--ships", "6"], "ship 0 of length 6 does not fit on a 5x5 board"),
+        (["play", "--size", "5", "--ships", "5,5,5,3,3,3"], "fleet 5,5,5,3,3,3 cannot be laid out on a 5x5 board"),
+        (["play", "--size", "3", "--ships", "3,3,3,1"], "10 ship cells, more than the 9 cells of a 3x3 board"),
+    ],
+)
+def test_bad_fleets(capsys: pytest.CaptureFixture, argv: list[str], message: str) -> None:
+    one_line_error(capsys, argv, message)
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--players", "random,oracle"], "unknown player 'oracle'; choose from random, hunt-target, pdf"),
+        (["--players", "pdf,pdf"], "player 'pdf' is named twice"),
+        (["--players", "nowhere_module:Player"], "player 'nowhere_module:Player': cannot import 'nowhere_module'"),
+        (["--players", "battlelog.game:NoSuchPlayer"], "module 'battlelog.game' has no class or function 'NoSuchPlayer'"),
+        (["--players", " , "], "no players given"),
+        (["--games", "0"], "the number of games must be at least 1, got 0"),
+        (["--seed", "-1"], "the seed must be a non-negative whole number"),
+        (["--workers", "0"], "the number of workers must be at least 1, got 0"),
+        (["--memory-limit", "lots"], "--memory-limit 'lots' is not a size such as 512M or 4G (or none)"),
+        (["--memory-limit", "0G"], "--memory-limit '0G' is not a size"),
+        (["--time-limit", "-3"], "--time-limit '-3' is not a positive number of seconds (or none)"),
+        (["--time-limit", "nan"], "--time-limit 'nan' is not a positive number"),
+        (["--players", "random", "--engine", "problog"], "--engine is for the problog player, who is not among --players"),
+    ],
+)
+def test_bad_experiment_settings(capsys: pytest.CaptureFixture, tmp_path: Path, extra: list[str], message: str) -> None:
+    one_line_error(capsys, experiment(tmp_path / "out", *extra), message)
+    assert not (tmp_path / "out" / GAMES).exists()
+
+
+REPEATED_SHOT = (
+    '{"size": 5, "ships": [3, 2], "shots": [{"row": 1, "col": 1, "result": "miss"}, {"row": 1, "col": 1, "result": "miss"}]}',
+    "shot 2 repeats cell B2, already shot at shot 1",
+)
+STATE_ERRORS = [
+    ('{"size": 5, "ships": [3, 2], "shots": [', "not valid JSON"),
+    ("[5, [3, 2]]", "expected a JSON object with size, ships and shots"),
+    ('{"ships": [3, 2], "shots": []}', "missing key 'size'"),
+    ('{"size": 5, "shots": []}', "missing key 'ships'"),
+    ('{"size": 5, "ships": [3, 2], "shots": [{"row": 1, "result": "miss"}]}', "shot 1 must be an object with row, col and result"),
+    ('{"size": 5, "ships": [6, 2], "shots": []}', "ship 0 of length 6 does not fit on a 5x5 board"),
+    ('{"size": 5, "ships": [5, 5, 5, 3, 3, 3], "shots": []}', "fleet 5,5,5,3,3,3 cannot be laid out on a 5x5 board"),
+    REPEATED_SHOT,
+    ('{"size": 5, "ships": [3, 2], "shots": [{"row": 5, "col": 1, "result": "miss"}]}', "shot 1 at row 5, column 1 is off the 5x5 board"),
+    (
+        '{"size": 5, "ships": [3, 2], "shots": [{"row": 0, "col": 0, "result": "hit"}, {"row": 0, "col": 1, "result": "sunk", "ship": 2}]}',
+        "shot 2 sinks ship 2, but the fleet 3,2 has ships 0..1",
+    ),
+    ('{"size": 5, "ships": [3, 2], "shots": [{"row": 0, "col": 0, "result": "boom"}]}', "shot 1 has result 'boom'"),
+]
+
+
+@pytest.mark.parametrize("command", ["marginals", "script"])
+@pytest.mark.parametrize("text, message", STATE_ERRORS)
+def test_bad_game_state_files(capsys, tmp_path: Path, command: str, text: str, message: str) -> None:
+    path = tmp_path / "state.json"
+    path.write_text(text)
+    one_line_error(capsys, [command, str(path)], message)
+
+
+def test_experiment_prints_and_saves_the_summary(finished: Path, capsys: pytest.CaptureFixture) -> None:
+    assert main(["summarize", str(finished)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"4x4 3,2 with seed 3: 4 games recorded in {finished / GAMES}"
+    assert out[1].split() == "| player | games | failed | mean | 95% CI | median | std | min | max | ms/move |".split()
+    assert [line.split()[1] for line in out[3:5]] == ["random", "pdf"]
+    assert out[5] == f"wrote {finished / SUMMARY_CSV} and {finished / SUMMARY_MD}"
+    assert main(["summarize", str(finished / GAMES)]) == 0  # the games file names its directory too
+    assert capsys.readouterr().out.splitlines()[:5] == out[:5]
+
+
+def test_a_directory_of_another_experiment_is_refused(finished: Path, capsys: pytest.CaptureFixture) -> None:
+    before = (finished / GAMES).read_bytes()
+    one_line_error(
+        capsys,
+        experiment(finished, "--players", "random", "--seed", "4"),
+        "holds an experiment on 4x4 3,2 with seed 3, not 4x4 3,2 with seed 4: use another output directory",
+    )
+    assert (finished / GAMES).read_bytes() == before
+
+
+def _broken_copy(finished: Path, tmp_path: Path, manifest: str | None = None, games: str | None = None) -> Path:
+    out = tmp_path / "copy"
+    out.mkdir()
+    (out / MANIFEST).write_text((finished / MANIFEST).read_text() if manifest is None else manifest)
+    (out / GAMES).write_text((finished / GAMES).read_text() if games is None else games)
+    return out
+
+
+def _lines(finished: Path) -> list[str]:
+    return (finished / GAMES).read_text().splitlines()
+
+
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        (lambda f: {"manifest": "{size: 4"}, "experiment.json: not a readable JSON file"),
+        (lambda f: {"manifest": '{"size": 4, "ships": "3,2", "seed": 3}'}, "expected an object with a whole-number size"),
+        (lambda f: {"manifest": '{"size": 4, "ships": [9], "seed": 3}'}, "ship 0 of length 9 does not fit on a 4x4 board"),
+        (lambda f: {"games": _lines(f)[0] + "\nnot json\n"}, "games.jsonl line 2: not valid JSON"),
+        (lambda f: {"games": "[1, 2]\n"}, "games.jsonl line 1: expected a JSON object"),
+        (
+            lambda f: {"games": json.dumps({k: v for k, v in json.loads(_lines(f)[0]).items() if k != "status"}) + "\n"},
+            "games.jsonl line 1: missing key 'status'",
+        ),
+        (
+            lambda f: {"games": json.dumps({**json.loads(_lines(f)[0]), "seed": 8}) + "\n"},
+            "line 1: a game of 4x4 3,2 with seed 8, not of this experiment's 4x4 3,2 with seed 3",
+        ),
+        (lambda f: {"games": _lines(f)[0] + "\n" + _lines(f)[0] + "\n"}, "line 2: repeats game"),
+    ],
+)
+def test_malformed_results_are_one_line_errors(finished, tmp_path, capsys, damage, message) -> None:
+    one_line_error(capsys, ["summarize", str(_broken_copy(finished, tmp_path, **damage(finished)))], message)
+
+
+def test_summarize_needs_an_experiment_directory(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    one_line_error(capsys, ["summarize", str(tmp_path / "nowhere")], "nowhere: no such directory")
+    one_line_error(capsys, ["summarize", str(tmp_path)], "holds no experiment (no experiment.json)")
+    (tmp_path / GAMES).write_text("{}\n")
+    one_line_error(capsys, experiment(tmp_path), "has games.jsonl but no experiment.json")
+    one_line_error(capsys, experiment(tmp_path / GAMES), "games.jsonl is not a directory")
+
+
+def test_help_explains_every_experiment_option(capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["experiment", "--help"])
+    assert exit_.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    for option in ("--size", "--ships", "--players", "--games", "--seed", "--out", "--workers", "--memory-limit",
+                   "--time-limit", "--engine"):  # fmt: skip
+        assert f"{option} " in text
+    assert "run the same command again to resume" in text and "default: all cores" in text
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["play", "--size", "5", "--ships", "6,2"], "battlelog: error: ship 0 of length 6 does not fit on a 5x5 board"),
+        (["summarize", "no/such/dir"], "battlelog: error: no/such/dir: no such directory"),
+        (["marginals", "{state}"], f"battlelog: error: {REPEATED_SHOT[1]}"),
+    ],
+)
+def test_errors_in_a_real_process_are_one_line(tmp_path: Path, argv: list[str], message: str) -> None:
+    state = tmp_path / "state.json"
+    state.write_text(REPEATED_SHOT[0])
+    argv = [arg.format(state=state) for arg in argv]
+    done = subprocess.run([sys.executable, "-m", "battlelog.cli", *argv], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr == message + "\n" and done.stdout == ""
