@@ -7,6 +7,7 @@ printed as one line and exit with status 2; they never show a traceback.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from importlib import import_module
 from typing import Sequence
@@ -15,7 +16,7 @@ from battlelog import __version__
 from battlelog.errors import BattlelogError
 
 #: Subcommand modules; each has ``HELP``, ``add_arguments(parser)`` and ``run(args) -> int``.
-COMMANDS = ("play",)
+COMMANDS = ("play", "experiment", "summarize", "script", "marginals")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -47,6 +48,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("battlelog: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (e.g. `battlelog script ... | head`): stop quietly, as Unix tools do.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":

@@ -47,14 +47,16 @@ def heatmap_text(cells: np.ndarray, state: GameState | None = None, color: bool 
     """Marginals as a grid of percentages, coloured from blue (0) to red (1); shots marked o / X."""
     n = cells.shape[0]
     shot = {s.cell: s for s in state.shots} if state is not None else {}
-    lines = [_header(n, 5)]
+    lines = [_header(n, 6)]
     for r in range(n):
         row = [f"{string.ascii_uppercase[r]:>2} "]
         for c in range(n):
             if (r, c) in shot:
-                text = "    o" if shot[(r, c)].result == MISS else ("    #" if shot[(r, c)].result == SUNK else "    X")
+                mark = "o" if shot[(r, c)].result == MISS else ("#" if shot[(r, c)].result == SUNK else "X")
+                text = f"{mark:>5}"
             else:
                 text = f"{100 * cells[r, c]:5.1f}"
+            row.append(" ")
             if color and (r, c) not in shot:
                 code = _HEAT[min(len(_HEAT) - 1, int(cells[r, c] * len(_HEAT)))]
                 text = f"\x1b[48;5;{code}m\x1b[97m{text}\x1b[0m"

@@ -1,0 +1,40 @@
+"""Print the ProbLog program of a game state: the relational model, the evidence and the queries.
+
+The program is self-contained and runs unchanged with ProbLog's own command line, which prints the
+same marginals as `battlelog marginals --engine problog` (to its 8 significant digits). Give a
+game-state JSON file (the spec's format), or --size and --ships for the empty board.
+
+examples:
+  battlelog script state.json                    # print the program
+  battlelog script state.json -o state.pl        # write it to a file ...
+  problog state.pl                               # ... and run it with the stock ProbLog command
+  battlelog script --size 5 --ships 3,3,2        # the empty 5x5 board with ships 3, 3 and 2
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from battlelog.commands.common import add_state_arguments, state_from
+from battlelog.errors import BattlelogError
+from battlelog.render import render_program
+
+HELP = "print the ProbLog program of a game state"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_state_arguments(parser)
+    parser.add_argument("-o", "--output", metavar="FILE", help="write the program to FILE instead of printing it")
+
+
+def run(args: argparse.Namespace) -> int:
+    program = render_program(state_from(args))
+    if args.output is None:
+        print(program, end="")
+        return 0
+    try:
+        Path(args.output).write_text(program)
+    except OSError as exc:
+        raise BattlelogError(f"{args.output}: cannot write ({exc.strerror})") from None
+    return 0
