@@ -11,10 +11,11 @@ from battlelog.errors import BattlelogError
 #: name -> "module:class"; the keys feed the command line's choices.
 ENGINES: dict[str, str] = {
     "problog": "battlelog.engines.problog_engine:ProblogEngine",
+    "sdd": "battlelog.engines.sdd_engine:SddEngine",
 }
 
 #: The engine the ``problog`` player uses unless told otherwise.
-DEFAULT_ENGINE = "problog"
+DEFAULT_ENGINE = "sdd"
 
 
 def make_engine(name: str, **options: Any) -> Engine:

@@ -1,0 +1,272 @@
+"""The ground model as a reduced ordered decision diagram, built by a frontier sweep over placements.
+
+Why a sweep: conjoining the constraints one by one (as ProbLog does) builds intermediate diagrams far
+larger than the result. Here the placements are decided one at a time, in the order in which a
+row-by-row sweep of the board reaches their first cell, and after each decision a state summarises
+all that the rest of the board needs to know about the decisions so far:
+
+- ``used``: the ships already placed (each ship takes exactly one placement);
+- ``occupied``: the cells they cover that a later placement could still cover (later placements of
+  ships not yet placed may not overlap them, and a covered hit cell is remembered as explained).
+
+A state dies when a ship that is not placed has no placement left in the order, or when a required
+(hit) cell is neither covered nor coverable any more. Decision sequences that reach the same state
+have the same future, so merging equal states level by level gives the ordered decision diagram of
+the model; a backward pass then reduces it (equal nodes merged, dead nodes removed). Each level is
+one vectorised numpy step over all its states, and the node count is known before any SDD node
+exists, which is what lets the caller check a memory budget up front.
+
+Every placement variable is tested on every path (a placement that can no longer be chosen is a
+node whose true branch is False), so the number of paths to True is exactly the number of layouts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from battlelog.errors import BattlelogError, BudgetExceeded
+from battlelog.game import Cell, Placement, format_ships
+from battlelog.model import GroundModel
+
+#: Child references in :class:`Diagram` levels besides node indices (which are >= 0).
+FALSE, TRUE = -1, -2
+
+_WORD = 64
+
+#: Diagrams smaller than this are not worth sweeping again in another direction.
+COMPARE_ABOVE = 20_000
+
+
+#: The four directions a row-by-row sweep can cross the board in, as maps from a cell to the cell
+#: it takes in a plain top-to-bottom, left-to-right sweep of the mapped board.
+DIRECTIONS: dict[str, Callable[[int, int, int], Cell]] = {
+    "down": lambda r, c, n: (r, c),
+    "right": lambda r, c, n: (c, r),
+    "up": lambda r, c, n: (n - 1 - r, n - 1 - c),
+    "left": lambda r, c, n: (n - 1 - c, n - 1 - r),
+}
+
+
+def sweep_key(direction: str, size: int) -> Callable[[Placement], tuple]:
+    """Order placements by their first cell in the sweep's direction, then by ship.
+
+    A placement is decided when the sweep reaches its first cell, so the frontier only spans the
+    rows (in the sweep's direction) that one ship can reach beyond the current cell.
+    """
+    move = DIRECTIONS[direction]
+    return lambda p: (min(move(r, c, size) for r, c in p.cells), p.ship, p.horizontal)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What the sweep counts: one placement per ship from its domain, no overlap, required cells covered.
+
+    A :class:`GroundModel` gives one (its hit cells are the required cells); :meth:`split` gives two
+    smaller ones that share no layout and together have all of this one's layouts.
+    """
+
+    size: int
+    ships: tuple[int, ...]
+    domains: tuple[tuple[Placement, ...], ...]
+    required: frozenset[Cell]
+
+    @classmethod
+    def from_model(cls, model: GroundModel) -> "Problem":
+        return cls(model.state.size, model.state.ships, model.domains, frozenset(model.hit_cells))
+
+    def split(self, cell: Cell) -> tuple["Problem", "Problem"]:
+        """The layouts that leave ``cell`` empty, and those that cover it."""
+        empty = tuple(tuple(p for p in domain if cell not in p.cells) for domain in self.domains)
+        return (
+            Problem(self.size, self.ships, empty, self.required),
+            Problem(self.size, self.ships, self.domains, self.required | {cell}),
+        )
+
+    def seen_from(self, direction: str) -> tuple:
+        """The problem as a sweep in ``direction`` sees it: equal views give equal diagrams."""
+        move = DIRECTIONS[direction]
+        cells = lambda cs: frozenset(move(r, c, self.size) for r, c in cs)  # noqa: E731
+        return (
+            tuple(frozenset(cells(p.cells) for p in domain) for domain in self.domains),
+            cells(self.required),
+        )
+
+    def open_cells(self) -> list[Cell]:
+        """Cells some placement covers that are not required: the cells a split can decide."""
+        covered = {cell for domain in self.domains for p in domain for cell in p.cells}
+        return sorted(covered - self.required)
+
+    def label(self) -> str:
+        return f"{self.size}x{self.size} {format_ships(self.ships)}"
+
+
+@dataclass(frozen=True)
+class Diagram:
+    """A reduced ordered decision diagram over ``placements`` (variable ``i`` decides placement ``i``).
+
+    ``levels[i] = (high, low)``: for every node testing placement ``i``, the child taken when the
+    placement is chosen and when it is not, each an index into level ``i + 1``'s nodes or
+    :data:`FALSE` / :data:`TRUE`. ``root`` is a node index at level 0, or FALSE / TRUE.
+    ``states`` is how many frontier states the sweep kept (its own memory use).
+    """
+
+    placements: tuple[Placement, ...]
+    levels: tuple[tuple[np.ndarray, np.ndarray], ...]
+    root: int
+    states: int
+
+    @property
+    def nodes(self) -> int:
+        return sum(len(high) for high, _ in self.levels)
+
+
+class _Board:
+    """The sweep's constant tables: cell sets as rows of 64-bit words, ship sets as bits of one word."""
+
+    def __init__(self, problem: Problem, placements: list[Placement]) -> None:
+        ships = len(problem.ships)
+        if ships > _WORD:
+            raise BattlelogError(f"the sdd engine handles fleets of at most {_WORD} ships, not {ships}")
+        self.size = problem.size
+        self.shifts = np.arange(ships, dtype=np.uint64)
+        self.words = -(-problem.size**2 // _WORD)
+        m = len(placements)
+        self.ship = np.array([p.ship for p in placements], dtype=np.int64)
+        self.mask = np.zeros((m, self.words), dtype=np.uint64)
+        for i, p in enumerate(placements):
+            self.mask[i] = self.cells(p.cells)
+        hits = self.cells(problem.required)
+        # reach[j, s]: the cells that placements j, j+1, ... of ship s cover.
+        self.reach = np.zeros((m + 1, ships, self.words), dtype=np.uint64)
+        for j in range(m - 1, -1, -1):
+            self.reach[j] = self.reach[j + 1]
+            self.reach[j, self.ship[j]] |= self.mask[j]
+        # A hit cell stays in the state while any later placement could still cover it (so a covered
+        # hit is remembered as explained) and is checked once more when it leaves that reach.
+        self.keep = hits & np.bitwise_or.reduce(self.reach, axis=1)
+        self.watch = np.concatenate([hits[None, :], self.keep[:-1]])
+        # need[j]: the ships with no placement at j or later, which must already be placed.
+        last = np.full(ships, -1)
+        for i, s in enumerate(self.ship):
+            last[s] = i
+        self.need = np.array([sum(1 << s for s in range(ships) if last[s] < j) for j in range(m + 1)], dtype=np.uint64)
+
+    def cells(self, cells: tuple[Cell, ...] | frozenset[Cell]) -> np.ndarray:
+        """A set of cells as a row of 64-bit words (bit ``r * size + c``)."""
+        out = np.zeros(self.words, dtype=np.uint64)
+        for r, c in cells:
+            k = r * self.size + c
+            out[k // _WORD] |= np.uint64(1 << (k % _WORD))
+        return out
+
+    def settle(self, used: np.ndarray, occupied: np.ndarray, j: int) -> tuple[np.ndarray, np.ndarray]:
+        """Which states are alive before placement ``j``, and their occupied cells cut to what matters."""
+        free = (used[:, None] >> self.shifts) & np.uint64(1) == 0
+        reach = np.bitwise_or.reduce(np.where(free[:, :, None], self.reach[j], np.uint64(0)), axis=1)
+        alive = (self.need[j] & ~used) == 0
+        alive &= ~np.any(self.watch[j] & ~occupied & ~reach, axis=1)
+        return alive, occupied & (reach | self.keep[j])
+
+
+def _unique_states(used: np.ndarray, occupied: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct (used, occupied) rows and, for every input row, the index of its distinct row."""
+    order = np.lexsort([occupied[:, w] for w in range(occupied.shape[1])] + [used])
+    u, o = used[order], occupied[order]
+    starts = np.ones(len(u), dtype=bool)
+    starts[1:] = (u[1:] != u[:-1]) | np.any(o[1:] != o[:-1], axis=1)
+    inverse = np.empty(len(u), dtype=np.int64)
+    inverse[order] = np.cumsum(starts) - 1
+    return u[starts], o[starts], inverse
+
+
+def sweep(problem: Problem, direction: str = "down", max_states: int | None = None) -> Diagram:
+    """The reduced diagram of ``problem`` over its placements in the order of a sweep in ``direction``.
+
+    Raises :class:`BudgetExceeded` as soon as the sweep has kept more than ``max_states`` states.
+    """
+    placements = sorted((p for domain in problem.domains for p in domain), key=sweep_key(direction, problem.size))
+    board = _Board(problem, placements)
+    used = np.zeros(1, dtype=np.uint64)
+    alive, occupied = board.settle(used, np.zeros((1, board.words), dtype=np.uint64), 0)
+    if not alive[0]:
+        return Diagram(tuple(placements), (), FALSE, 1)
+    forward: list[tuple[np.ndarray, np.ndarray]] = []
+    kept = 1
+    for i in range(len(placements)):
+        bit = np.uint64(1) << np.uint64(board.ship[i])
+        free = ((used & bit) == 0) & ~np.any(occupied & board.mask[i], axis=1)
+        child_used = np.concatenate([used, used[free] | bit])
+        child_occupied = np.concatenate([occupied, occupied[free] | board.mask[i]])
+        alive, child_occupied = board.settle(child_used, child_occupied, i + 1)
+        used, occupied, inverse = _unique_states(child_used[alive], child_occupied[alive])
+        child = np.full(len(child_used), FALSE, dtype=np.int32)
+        child[alive] = inverse
+        high = np.full(len(free), FALSE, dtype=np.int32)
+        high[free] = child[len(free):]
+        forward.append((high, child[: len(free)]))
+        if not len(used):
+            return Diagram(tuple(placements), (), FALSE, kept)
+        kept += len(used)
+        if max_states is not None and kept > max_states:
+            raise BudgetExceeded(
+                f"the frontier sweep of {problem.label()} needs more than {max_states:,} states "
+                f"(stopped at placement {i + 1} of {len(placements)})"
+            )
+    # Every state that survives the last placement has placed the whole fleet: it is True.
+    value = np.full(len(used), TRUE, dtype=np.int64)
+    levels: list[tuple[np.ndarray, np.ndarray]] = []
+    for high, low in reversed(forward):
+        value, level = _reduce(value, high, low)
+        levels.append(level)
+    levels.reverse()
+    return Diagram(tuple(placements), tuple(levels), int(value[0]), kept)
+
+
+def _reduce(value: np.ndarray, high: np.ndarray, low: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """One backward step: the level's distinct live nodes, and the node (or FALSE) of every state."""
+    h = np.where(high >= 0, value[np.maximum(high, 0)], FALSE)
+    lo = np.where(low >= 0, value[np.maximum(low, 0)], FALSE)
+    live = (h != FALSE) | (lo != FALSE)
+    # Child references are >= -2 and below 2**31: a pair packs into one int64 key.
+    distinct, inverse = np.unique(((h[live] + 2) << 32) | (lo[live] + 2), return_inverse=True)
+    out = np.full(len(h), FALSE, dtype=np.int64)
+    out[live] = inverse.reshape(-1)
+    return out, (((distinct >> 32) - 2).astype(np.int32), ((distinct & 0xFFFFFFFF) - 2).astype(np.int32))
+
+
+def smallest_sweep(problem: Problem, max_states: int | None = None) -> Diagram:
+    """The smallest of the diagrams swept in the four directions.
+
+    Evidence is rarely symmetric, and the diagram of a mid-game state can be half as large swept
+    across the board as down it; sweeping costs a small fraction of materialising the result in
+    pysdd. Directions that see the same problem (an empty board sees it from all four) are swept
+    once, a sweep is abandoned once it keeps twice the states of the best one so far, and a diagram
+    below COMPARE_ABOVE nodes is taken as it is (materialising it costs less than another sweep).
+    """
+    best: Diagram | None = None
+    first_error: BudgetExceeded | None = None
+    seen: set[tuple] = set()
+    for direction in DIRECTIONS:
+        view = problem.seen_from(direction)
+        if view in seen:
+            continue
+        seen.add(view)
+        cap = max_states
+        if best is not None:
+            cap = 2 * best.states if cap is None else min(cap, 2 * best.states)
+        try:
+            diagram = sweep(problem, direction, cap)
+        except BudgetExceeded as exc:
+            first_error = first_error or exc
+            continue
+        if best is None or diagram.nodes < best.nodes:
+            best = diagram
+        if best.nodes < COMPARE_ABOVE:
+            break
+    if best is None:
+        assert first_error is not None
+        raise first_error
+    return best

@@ -1,0 +1,305 @@
+"""The ``sdd`` engine: the ground model compiled to an SDD with pysdd, all marginals from one pass.
+
+How (and why it is fast where ProbLog's pipeline is not):
+
+1. ``model.ground`` applies every piece of evidence that only rules placements out (misses, sinks,
+   not-sunk); what is left is a :class:`~battlelog.engines.frontier.Problem`.
+2. The frontier sweep (battlelog.engines.frontier) turns it into a reduced ordered decision diagram
+   over the surviving placements, with numpy, sweeping the board row by row in whichever of four
+   directions gives the smallest diagram.
+3. That diagram is materialised node by node in pysdd over a right-linear vtree in the same order
+   (an SDD on a right-linear vtree is exactly an ordered decision diagram), so no apply ever sees an
+   intermediate result larger than the answer.
+4. One weighted model count with unit weights and derivatives (``WmcManager.propagate``) gives the
+   number of layouts and, as the derivative of every positive literal, the number of layouts using
+   each placement; a cell's marginal is the sum over the placements covering it (ships never overlap).
+
+Reuse across moves, measured (experiments/bench_engines.py, "reuse" table): within a game every
+state only adds evidence to the one before, so the engine keeps the last SDD and conditions it
+(placements newly ruled out are quantified away, each new hit adds one clause). Over whole games
+that costs about as much as compiling anew on the large early states and several times less on
+the later ones. A cached prior conditioned per move does not scale: on 8x8 with 5,4,3,3,2 the prior
+has 16 million nodes, several GB. The empty board's answer, the same in every game of a
+configuration, is kept per process.
+
+Memory budget: pysdd has no allocation hook, but the sweep knows the node count before pysdd
+allocates anything. A problem whose diagram would not fit is split exactly on one open cell (the
+layouts that leave it empty and those that cover it: disjoint, together complete) and each half is
+compiled, counted and freed in turn; counts add up. When even splitting does not fit, the engine
+raises :class:`~battlelog.errors.BudgetExceeded` with a one-line message.
+"""
+
+from __future__ import annotations
+
+import resource
+from array import array
+from dataclasses import dataclass, field
+
+import numpy as np
+from pysdd.sdd import SddManager, SddNode, Vtree
+
+from battlelog.engines.base import Engine, Inconsistent, Marginals
+from battlelog.engines.frontier import FALSE, TRUE, Diagram, Problem, smallest_sweep
+from battlelog.errors import BudgetExceeded
+from battlelog.game import GameConfig, Placement
+from battlelog.model import ground
+from battlelog.state import GameState
+
+#: Resident bytes per SDD node while it is built and counted (pysdd's node, its two elements, the
+#: unique table, the WMC arrays), measured with experiments/bench_engines.py --measure-bytes.
+BYTES_PER_NODE = 420
+#: Bytes per frontier state the sweep keeps (two int32 children) plus its widest level's work arrays.
+BYTES_PER_STATE = 32
+#: Default budget for one compilation when the process has no address-space limit.
+DEFAULT_BUDGET = 3 * 2**30
+#: At most 2**MAX_SPLIT_DEPTH cases per state before the engine gives up.
+MAX_SPLIT_DEPTH = 4
+
+_EMPTY_BOARDS: dict[GameConfig, Marginals] = {}
+
+
+def default_budget() -> int:
+    """DEFAULT_BUDGET, or half the address-space limit (RLIMIT_AS) when a smaller one is set.
+
+    Virtual memory runs well ahead of resident memory in numpy and pysdd, so half the limit keeps a
+    compilation clear of a worker's RLIMIT_AS: the engine splits or stops cleanly before pysdd's
+    malloc fails (which aborts the process).
+    """
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    return DEFAULT_BUDGET if soft == resource.RLIM_INFINITY else min(DEFAULT_BUDGET, soft // 2)
+
+
+@dataclass
+class Tally:
+    """Layout counts of a problem: in total, and per placement (the layouts that use it)."""
+
+    models: float = 0.0
+    uses: dict[Placement, float] = field(default_factory=dict)
+
+    def add(self, other: "Tally") -> None:
+        self.models += other.models
+        for p, count in other.uses.items():
+            self.uses[p] = self.uses.get(p, 0.0) + count
+
+    def board(self, size: int) -> np.ndarray:
+        """Occupancy marginals: each placement's share of the layouts, added over the cells it covers."""
+        cells = np.zeros((size, size))
+        for p, count in self.uses.items():
+            for cell in p.cells:
+                cells[cell] += count
+        return cells / self.models
+
+
+class SddEngine(Engine):
+    """Exact marginals by frontier compilation into an SDD and one weighted model count per state.
+
+    Keeps the last state's SDD (when it was compiled as one diagram, without splitting) and, when
+    the next state only adds evidence to it, as within a game, conditions it instead of compiling.
+    """
+
+    name = "sdd"
+
+    def __init__(self, memory_budget: int | None = None) -> None:
+        self.memory_budget = default_budget() if memory_budget is None else int(memory_budget)
+        self._kept: Compiled | None = None
+
+    def marginals(self, state: GameState) -> Marginals:
+        """Occupancy marginals of ``state`` and its number of layouts (exact below 2**53)."""
+        if not state.shots and state.config in _EMPTY_BOARDS:
+            cached = _EMPTY_BOARDS[state.config]
+            return Marginals(cached.cells.copy(), cached.models)
+        model = ground(state)
+        reason = model.empty_reason()
+        if reason is not None:
+            raise Inconsistent(reason)
+        tally = self.tally(Problem.from_model(model))
+        if tally.models == 0:
+            self._kept = None  # a contradiction is no base for the next move
+            raise Inconsistent("no layout of the fleet fits all the answers")
+        result = Marginals(tally.board(state.size), int(round(tally.models)))
+        if not state.shots:
+            _EMPTY_BOARDS[state.config] = Marginals(result.cells.copy(), result.models)
+        return result
+
+    def tally(self, problem: Problem) -> Tally:
+        """Condition the kept SDD when it leads to ``problem`` and there is room, else compile afresh.
+
+        Measured over whole games (experiments/bench_engines.py), conditioning the previous move's
+        SDD costs about the same as compiling anew on the early, large states and several times less
+        on the later ones; conditioning may need as much memory again as the kept SDD.
+        """
+        kept, self._kept = self._kept, None
+        if kept is None or not kept.leads_to(problem) or 2 * kept.nodes * BYTES_PER_NODE > self.memory_budget:
+            del kept  # free it before compiling
+            return self.count(problem)
+        self._kept = kept.conditioned(problem)
+        del kept  # the previous state's nodes are now dead, except those the new SDD shares
+        self._kept.collect_garbage()
+        return self._kept.tally()
+
+    def diagram(self, problem: Problem) -> Diagram:
+        """The smallest sweep of ``problem``, or BudgetExceeded when its SDD would not fit the budget."""
+        diagram = smallest_sweep(problem, max_states=self.memory_budget // BYTES_PER_STATE)
+        if diagram.nodes * BYTES_PER_NODE > self.memory_budget:
+            raise BudgetExceeded(
+                f"the SDD of {problem.label()} would have {diagram.nodes:,} nodes "
+                f"(about {readable(diagram.nodes * BYTES_PER_NODE)})"
+            )
+        return diagram
+
+    def count(self, problem: Problem, depth: int = 0) -> Tally:
+        """Count ``problem``'s layouts, splitting it on a cell while its diagram exceeds the budget.
+
+        The SDD of an unsplit problem is kept for the next state.
+        """
+        try:
+            diagram = self.diagram(problem)
+        except BudgetExceeded as exc:
+            cells = problem.open_cells()
+            if depth >= MAX_SPLIT_DEPTH or not cells:
+                raise BudgetExceeded(
+                    f"{exc}: over the sdd engine's memory budget of {readable(self.memory_budget)}, "
+                    f"even split into {2**depth} cases"
+                ) from None
+            tally = Tally()
+            for part in problem.split(central(cells, problem.size)):
+                tally.add(self.count(part, depth + 1))
+            return tally
+        compiled = Compiled.from_diagram(diagram, problem)
+        if depth == 0:
+            self._kept = compiled
+        return compiled.tally()
+
+    def close(self) -> None:
+        self._kept = None
+
+
+def readable(size: float) -> str:
+    """A byte count for messages: ``512 kB``, ``3.2 GB``."""
+    for unit in ("B", "kB", "MB"):
+        if size < 1000:
+            return f"{size:.0f} {unit}"
+        size /= 1000
+    return f"{size:.1f} GB"
+
+
+def central(cells: list[tuple[int, int]], size: int) -> tuple[int, int]:
+    """The cell nearest the board's centre: where a raster-order frontier is widest."""
+    middle = (size - 1) / 2
+    return min(cells, key=lambda c: ((c[0] - middle) ** 2 + (c[1] - middle) ** 2, c))
+
+
+class Compiled:
+    """One problem's SDD in its own manager, with what it encodes, so that it can be conditioned.
+
+    Evidence only ever adds constraints: a later state of the same game allows fewer placements and
+    requires more hit cells. Its SDD is the kept one with the newly excluded placements forced false
+    and quantified away (which removes them, as a fresh compilation would; they keep weight 0 in the
+    count), then conjoined with one clause per new hit cell. On an ordered diagram neither step
+    yields more than twice the nodes it starts from.
+    """
+
+    def __init__(self, manager: SddManager, root: SddNode, var: dict[Placement, int], problem: Problem) -> None:
+        # pysdd references a node while a Python object wraps it: holding ``root`` keeps it alive.
+        self.manager, self.root, self.var, self.problem = manager, root, var, problem
+        self.allowed = frozenset(p for domain in problem.domains for p in domain)
+        self.nodes = root.count()
+
+    @classmethod
+    def from_diagram(cls, diagram: Diagram, problem: Problem) -> "Compiled":
+        manager = sdd_manager(max(1, len(diagram.placements)))
+        root = materialise(diagram, manager)
+        return cls(manager, root, {p: i + 1 for i, p in enumerate(diagram.placements)}, problem)
+
+    def leads_to(self, problem: Problem) -> bool:
+        """Whether ``problem`` is this one with more evidence (same board, more hits, fewer placements)."""
+        mine = self.problem
+        return (
+            (mine.size, mine.ships) == (problem.size, problem.ships)
+            and mine.required <= problem.required
+            and all(p in self.allowed for domain in problem.domains for p in domain)
+        )
+
+    def conditioned(self, problem: Problem) -> "Compiled":
+        """This SDD with ``problem``'s extra evidence, in the same manager."""
+        manager, var = self.manager, self.var
+        node = self.root
+        allowed = {p for domain in problem.domains for p in domain}
+        dropped = sorted((var[p] for p in self.allowed - allowed), reverse=True)
+        if dropped:
+            cube = manager.true()
+            for v in dropped:
+                cube = manager.conjoin(cube, manager.literal(-v))
+            gone = array("i", [0] * (manager.var_count() + 1))
+            for v in dropped:
+                gone[v] = 1
+            node = manager.exists_multiple_static(gone, manager.conjoin(node, cube))
+        for cell in sorted(problem.required - self.problem.required):
+            clause = manager.false()
+            for p in allowed:
+                if cell in p.cells:
+                    clause = manager.disjoin(clause, manager.literal(var[p]))
+            node = manager.conjoin(node, clause)
+        return Compiled(manager, node, var, problem)
+
+    def collect_garbage(self) -> None:
+        """Free the manager's dead nodes once they outnumber the live ones (amortised linear time)."""
+        if self.manager.dead_count() > self.manager.live_count():
+            self.manager.garbage_collect()
+
+    def tally(self) -> Tally:
+        """One weighted model count: the layouts, and (as derivatives) the layouts using each placement.
+
+        Unit weights, except that a placement no longer allowed weighs 0 (quantified away, it is a free
+        variable of the manager). With unit weights, d(count)/d(weight of x) counts the models with x true.
+        """
+        if self.root.is_false():
+            return Tally()
+        wmc = self.root.wmc(log_mode=False)
+        weights = np.ones(2 * self.manager.var_count())
+        for p, v in self.var.items():
+            if p not in self.allowed:
+                weights[self.manager.var_count() + v - 1] = 0.0
+        wmc.set_literal_weights_from_array(weights)
+        models = wmc.propagate()
+        uses = {p: wmc.literal_derivative(self.var[p]) for p in self.allowed}
+        return Tally(models, uses)
+
+
+def sdd_manager(variables: int) -> SddManager:
+    """A manager over a right-linear vtree in variable order 1..n, with automatic minimisation off.
+
+    The vtree must keep the diagram's order: dynamic minimisation would only reshuffle a diagram
+    that is already built in its best known order, and it invalidates nodes held from Python.
+    """
+    manager = SddManager.from_vtree(Vtree(variables, list(range(1, variables + 1)), "right"))
+    manager.auto_gc_and_minimize_off()
+    return manager
+
+
+def materialise(diagram: Diagram, manager: SddManager) -> SddNode:
+    """The diagram's nodes as SDD nodes, last level first, keeping only one level alive in Python.
+
+    A node testing placement ``i`` is ``(x_i & high) | (~x_i & low)``; with the vtree in the same
+    order each apply just assembles one decision node from finished children.
+    """
+    constants = {FALSE: manager.false(), TRUE: manager.true()}
+    below: list[SddNode] = []
+    for i in range(len(diagram.levels) - 1, -1, -1):
+        high, low = diagram.levels[i]
+        chosen, skipped = manager.literal(i + 1), manager.literal(-(i + 1))
+        level = []
+        for h, lo in zip(high.tolist(), low.tolist()):
+            if h == FALSE:
+                level.append(manager.conjoin(skipped, below[lo] if lo >= 0 else constants[lo]))
+            elif lo == FALSE:
+                level.append(manager.conjoin(chosen, below[h] if h >= 0 else constants[h]))
+            else:
+                level.append(
+                    manager.disjoin(
+                        manager.conjoin(chosen, below[h] if h >= 0 else constants[h]),
+                        manager.conjoin(skipped, below[lo] if lo >= 0 else constants[lo]),
+                    )
+                )
+        below = level
+    return below[diagram.root] if diagram.root >= 0 else constants[diagram.root]

@@ -1,0 +1,423 @@
+"""How fast the exact engines are: ProbLog's stock pipeline (``problog``) against ``sdd``.
+
+For every configuration, each engine runs in its own child process (so that its peak memory is its
+own and a time limit can stop it cleanly) on three tasks:
+
+- first move: the marginals of the empty board (cold: nothing cached in the child);
+- mid-game: the marginals of one state halfway through a game of the pdf player on the same board;
+- game: whole games of the problog player using the engine (median and worst move, total time).
+
+Both engines compute the same marginals, so the problog player makes the same shots with either:
+the games are the same games. Then, for the sdd engine alone: whether reusing the previous move's
+SDD pays (every state of a few pdf games, compiled anew against conditioned move to move), and how
+the empty board's compilation grows with the board (prior size from the sweep alone, then the
+engine's whole first move).
+
+usage:
+  python experiments/bench_engines.py                                   # everything (long)
+  python experiments/bench_engines.py --configs 5:3,3,2,7:5,5,4 --engines sdd --reuse "" --growth ""
+  python experiments/bench_engines.py --configs 8:5,4,3,3,2 --engines sdd --time-limit sdd=3600
+  python experiments/bench_engines.py --measure-bytes                   # calibrate the budget
+Prints Markdown tables to stdout. Peak memory is the child's peak resident set (VmHWM, Linux),
+interpreter and libraries included; the "idle" row shows that part alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from typing import Any
+
+from battlelog.engines import make_engine
+from battlelog.errors import BattlelogError
+from battlelog.game import GameConfig, format_ships, parse_ships
+from battlelog.harness import game_seeds, layout_for, play_game
+from battlelog.players import make_player
+from battlelog.state import GameState
+
+#: The paper's Table 1 configurations, then the board the paper could not play.
+TABLE = "4:3,2,2,5:3,2,5:3,3,2,6:4,3,3,6:5,5,4,7:5,5,4"
+BIG = "8:5,4,3,3,2"
+GROWTH = "6,7,8,9,10"
+REUSE = f"{TABLE},6:5,4,3,3,2"
+GROWTH_FLEET = (5, 4, 3, 3, 2)
+#: Targets of the issue: (median move, whole game) on the paper's table; (median move, peak) on 8x8.
+TABLE_TARGET = (0.050, 2.0)
+BIG_TARGET = (2.0, 4 * 10**9)
+
+
+# ----- what a child process measures --------------------------------------------------------------
+def peak_bytes() -> int:
+    """This process's peak resident memory.
+
+    VmHWM, not ru_maxrss: Linux carries a parent's ru_maxrss over fork and exec, so a child of a
+    large parent would report the parent's peak.
+    """
+    return status("VmHWM")
+
+
+def mid_game_state(config: GameConfig, seed: int) -> GameState:
+    """Halfway through the pdf player's game on game 0's board: an engine-independent mid-game state."""
+    full = play_game(config, layout_for(config, seed, 0), make_player("pdf", game_seeds(seed, 0)[1])).state
+    return full.prefix(len(full.shots) // 2)
+
+
+def timed_marginals(engine: str, state: GameState) -> dict[str, Any]:
+    start = time.perf_counter()
+    marginals = make_engine(engine).marginals(state)
+    return {"seconds": time.perf_counter() - start, "models": marginals.models}
+
+
+def games(engine: str, config: GameConfig, count: int, seed: int) -> dict[str, Any]:
+    moves, totals, scores = [], [], []
+    for game in range(count):
+        player = make_player("problog", game_seeds(seed, game)[1], engine=engine)
+        result = play_game(config, layout_for(config, seed, game), player)
+        player.close()
+        moves += result.move_seconds
+        totals.append(result.seconds)
+        scores.append(result.score)
+    return {"moves": moves, "totals": totals, "scores": scores}
+
+
+def sweep_only(config: GameConfig) -> dict[str, Any]:
+    """The empty board's diagram from the sweep alone (no pysdd), under the engine's state budget."""
+    from battlelog.engines.frontier import Problem, sweep
+    from battlelog.engines.sdd_engine import BYTES_PER_STATE, default_budget
+    from battlelog.model import ground
+
+    start = time.perf_counter()
+    diagram = sweep(Problem.from_model(ground(GameState.empty(config))), max_states=default_budget() // BYTES_PER_STATE)
+    return {"seconds": time.perf_counter() - start, "nodes": diagram.nodes, "states": diagram.states}
+
+
+def measure_bytes(config: GameConfig, shots: int, seed: int) -> dict[str, Any]:
+    """Resident bytes per kept sweep state and per SDD node (built and counted), for calibration."""
+    from battlelog.engines.frontier import Problem, sweep
+    from battlelog.engines.sdd_engine import Compiled
+    from battlelog.model import ground
+
+    full = play_game(config, layout_for(config, seed, 0), make_player("pdf", game_seeds(seed, 0)[1])).state
+    problem = Problem.from_model(ground(full.prefix(shots)))
+
+    def reset_peak() -> int:
+        gc.collect()
+        with open("/proc/self/clear_refs", "w") as handle:  # Linux: VmHWM restarts from VmRSS
+            handle.write("5")
+        return status("VmRSS")
+
+    base = reset_peak()
+    diagram = sweep(problem)
+    sweep_peak = status("VmHWM") - base
+    base = reset_peak()
+    Compiled.from_diagram(diagram, problem).tally()
+    count_peak = status("VmHWM") - base
+    return {"nodes": diagram.nodes, "states": diagram.states,
+            "per_state": sweep_peak / diagram.states, "per_node": count_peak / diagram.nodes}  # fmt: skip
+
+
+def status(field: str) -> int:
+    """A /proc/self/status memory field in bytes."""
+    with open("/proc/self/status") as handle:
+        for line in handle:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError(f"no {field} in /proc/self/status")
+
+
+def child(task: dict[str, Any]) -> dict[str, Any]:
+    """Run one task in this (child) process."""
+    config = GameConfig(task["size"], tuple(task["ships"]))
+    kind, engine, seed = task["task"], task.get("engine"), task.get("seed", 0)
+    if kind == "idle":
+        make_engine(engine)
+        return {}
+    if kind == "first":
+        return timed_marginals(engine, GameState.empty(config))
+    if kind == "mid":
+        state = mid_game_state(config, seed)
+        return {**timed_marginals(engine, state), "shots": len(state.shots)}
+    if kind == "game":
+        return games(engine, config, task["games"], seed)
+    if kind == "sweep":
+        return sweep_only(config)
+    if kind == "bytes":
+        return measure_bytes(config, task["shots"], seed)
+    raise ValueError(f"unknown task {kind}")
+
+
+# ----- the parent ---------------------------------------------------------------------------------
+def run_child(task: dict[str, Any], limit: float) -> dict[str, Any]:
+    """The task's result, or {"status": ...} when it gave up, ran over budget or failed."""
+    start = time.perf_counter()
+    try:
+        done = subprocess.run(
+            [sys.executable, __file__, "--child", json.dumps(task)], capture_output=True, text=True, timeout=limit
+        )
+    except subprocess.TimeoutExpired:
+        return {"status": f"gave up at {limit:.0f} s"}
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        return {"status": f"failed after {time.perf_counter() - start:.0f} s: {last[:120]}"}
+    return json.loads(lines[-1])
+
+
+def parse_configs(text: str) -> list[GameConfig]:
+    """``4:3,2,2,5:3,2`` -> configurations (a size is the number before a colon)."""
+    out, size, ships = [], None, []
+    for token in text.split(","):
+        if ":" in token:
+            if size is not None:
+                out.append(GameConfig(size, tuple(ships)))
+            head, tail = token.split(":")
+            size, ships = int(head), [int(tail)]
+        else:
+            ships.append(int(token))
+    if size is not None:
+        out.append(GameConfig(size, tuple(ships)))
+    return out
+
+
+def parse_limits(text: str, engines: list[str]) -> dict[str, float]:
+    """``120`` (every engine) or ``problog=120,sdd=1200``."""
+    if "=" not in text:
+        return {engine: float(text) for engine in engines}
+    limits = {name: float(value) for name, value in (part.split("=") for part in text.split(","))}
+    missing = [engine for engine in engines if engine not in limits]
+    if missing:
+        raise SystemExit(f"--time-limit gives no limit for {', '.join(missing)}")
+    return limits
+
+
+def seconds(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value * 1000:.1f} ms" if value < 1 else f"{value:.2f} s"
+
+
+def megabytes(value: int | None) -> str:
+    return "-" if value is None else f"{value / 2**20:,.0f} MB"
+
+
+def table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---:" if i else ":---" for i in range(len(header))) + "|"]
+    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows])
+
+
+def cell(result: dict[str, Any], key: str) -> str:
+    """A time from a child's result, or why there is none."""
+    return result.get("status") or seconds(result.get(key))
+
+
+def measure_config(config: GameConfig, engines: list[str], limits: dict[str, float], count: int, seed: int) -> dict[str, dict]:
+    out = {}
+    for engine in engines:
+        base = {"size": config.size, "ships": list(config.ships), "engine": engine, "seed": seed}
+        first = run_child({**base, "task": "first"}, limits[engine])
+        mid = run_child({**base, "task": "mid"}, limits[engine])
+        if "status" in first:
+            game = {"status": "skipped (first move gave up)"}
+        else:
+            game = run_child({**base, "task": "game", "games": count}, limits[engine])
+        out[engine] = {"first": first, "mid": mid, "game": game}
+        print(f"  {config.label()} {engine}: done", file=sys.stderr, flush=True)
+    return out
+
+
+def engine_rows(config: GameConfig, results: dict[str, dict]) -> list[list[str]]:
+    rows = []
+    for engine, r in results.items():
+        game = r["game"]
+        if "moves" in game:
+            moves = game["moves"]
+            summary = [seconds(statistics.median(moves)), seconds(max(moves)), seconds(statistics.mean(game["totals"])),
+                       f"{statistics.mean(game['scores']):.1f}", megabytes(game["peak"])]  # fmt: skip
+        else:
+            summary = [game["status"], "", "", "", "-"]
+        rows.append([
+            config.label(), engine, cell(r["first"], "seconds"), megabytes(r["first"].get("peak")),
+            cell(r["mid"], "seconds") + (f" ({r['mid']['shots']} shots)" if "shots" in r["mid"] else ""),
+            *summary,
+        ])  # fmt: skip
+    return rows
+
+
+def ratio(slow: dict[str, Any], fast: dict[str, Any], key: str) -> str:
+    """How many times longer the slow engine took; a lower bound when it gave up, if that says anything."""
+    if "status" in fast:
+        return "-"
+    if "status" in slow:
+        if not slow["status"].startswith("gave up"):
+            return "-"
+        bound = float(slow["status"].split()[3]) / fast[key]
+        return f"> {bound:,.0f}x" if bound >= 2 else "unknown (problog gave up sooner)"
+    return f"{slow[key] / fast[key]:,.0f}x"
+
+
+def ratio_rows(config: GameConfig, results: dict[str, dict]) -> list[list[str]]:
+    slow, fast = results["problog"], results["sdd"]
+
+    def game_key(r: dict[str, Any], what: str) -> dict[str, Any]:
+        if "moves" not in r["game"]:
+            return r["game"]
+        value = statistics.median(r["game"]["moves"]) if what == "median" else statistics.mean(r["game"]["totals"])
+        return {"value": value}
+
+    return [[
+        config.label(), ratio(slow["first"], fast["first"], "seconds"), ratio(slow["mid"], fast["mid"], "seconds"),
+        ratio(game_key(slow, "median"), game_key(fast, "median"), "value"),
+        ratio(game_key(slow, "total"), game_key(fast, "total"), "value"),
+    ]]  # fmt: skip
+
+
+def verdict(config: GameConfig, results: dict[str, Any], big: bool) -> str:
+    """Whether the sdd engine meets the issue's target on this configuration, and by how much."""
+    game = results["game"]
+    if "moves" not in game:
+        return f"{config.label()}: no complete game ({game['status']})"
+    median = statistics.median(game["moves"])
+    if big:
+        target_median, target_peak = BIG_TARGET
+        ok = median < target_median and game["peak"] < target_peak
+        detail = f"median move {seconds(median)} (target < 2 s), peak {megabytes(game['peak'])} (target < 4 GB)"
+    else:
+        target_median, target_game = TABLE_TARGET
+        total = max(game["totals"])
+        ok = median < target_median and total < target_game
+        detail = f"median move {seconds(median)} (target < 50 ms), slowest game {seconds(total)} (target < 2 s)"
+    return f"{config.label()}: {'met' if ok else 'MISSED'}: {detail}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--configs", default=f"{TABLE},{BIG}", help=f"size:fleet list (default: the paper's table and {BIG})")
+    parser.add_argument("--engines", default="problog,sdd", help="engines to compare (default: problog,sdd)")
+    parser.add_argument("--time-limit", default="problog=120,sdd=3600",
+                        help="seconds per task: one number, or engine=seconds pairs (default: problog=120,sdd=3600)")  # fmt: skip
+    parser.add_argument("--games", type=int, default=1, help="whole games per engine and configuration (default: 1)")
+    parser.add_argument("--seed", type=int, default=0, help="root seed of the boards (default: 0)")
+    parser.add_argument("--reuse", default=REUSE, help="size:fleet list for the reuse table, '' to skip (default: the paper's table and 6:5,4,3,3,2)")
+    parser.add_argument("--reuse-games", type=int, default=3, help="pdf games per configuration in the reuse table (default: 3)")
+    parser.add_argument("--growth", default=GROWTH, help=f"board sizes for the growth table with {format_ships(GROWTH_FLEET)}, '' to skip (default: {GROWTH})")
+    parser.add_argument("--growth-time-limit", type=float, default=900, help="seconds per growth task (default: 900)")
+    parser.add_argument("--measure-bytes", action="store_true", help="only calibrate the sdd engine's bytes per node and per state")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        try:
+            result = child(json.loads(args.child))
+        except BattlelogError as exc:
+            result = {"status": f"stopped: {exc}"}
+        print(json.dumps({**result, "peak": peak_bytes()}))
+        return 0
+
+    print(f"# Exact engines: speed and memory\n\npython {platform.python_version()} on {platform.machine()}, "
+          f"{os.cpu_count()} cores, seed {args.seed}\n")  # fmt: skip
+    if args.measure_bytes:
+        return calibrate(args.seed)
+    engines = [e.strip() for e in args.engines.split(",") if e.strip()]
+    limits = parse_limits(args.time_limit, engines)
+    configs = parse_configs(args.configs) if args.configs else []
+    if configs:
+        print("Time limits per task: " + ", ".join(f"{e} {limits[e]:.0f} s" for e in engines) + "\n")
+        idle = {e: run_child({"task": "idle", "engine": e, "size": 4, "ships": [2]}, 120).get("peak") for e in engines}
+        header = ["board", "engine", "first move", "its peak", "mid-game move", "game: median move", "worst move",
+                  "whole game", "shots", "game peak"]  # fmt: skip
+        rows, ratios, verdicts = [], [], []
+        for config in configs:
+            results = measure_config(config, engines, limits, args.games, args.seed)
+            rows += engine_rows(config, results)
+            if {"problog", "sdd"} <= results.keys():
+                ratios += ratio_rows(config, results)
+            if "sdd" in results:
+                verdicts.append(verdict(config, results["sdd"], big=config.label() not in _table_labels()))
+        print(table(header, rows + [["(idle process)", e, "", megabytes(idle[e]), "", "", "", "", "", ""] for e in engines]))
+        if ratios:
+            print("\n## problog / sdd time ratio\n")
+            print(table(["board", "first move", "mid-game move", "game: median move", "whole game"], ratios))
+        if verdicts:
+            print("\n## Targets (sdd)\n")
+            print("\n".join(f"- {line}" for line in verdicts))
+    if args.reuse:
+        reuse(parse_configs(args.reuse), args.reuse_games, args.seed)
+    if args.growth:
+        growth(args.growth, args.growth_time_limit)
+    return 0
+
+
+def _table_labels() -> set[str]:
+    return {config.label() for config in parse_configs(TABLE)}
+
+
+def reuse(configs: list[GameConfig], count: int, seed: int) -> None:
+    """Every state after the first of ``count`` pdf games: a fresh engine per state, or one per game."""
+    from battlelog.engines.frontier import Problem
+    from battlelog.engines.sdd_engine import SddEngine
+    from battlelog.model import ground
+
+    print(f"\n## Reuse across moves (sdd, in this process, {count} pdf games per board)\n")
+    rows = []
+    for config in configs:
+        fresh, kept = [], []
+        for game in range(count):
+            full = play_game(config, layout_for(config, seed, game), make_player("pdf", game_seeds(seed, game)[1])).state
+            states = [full.prefix(k) for k in range(1, len(full.shots))]
+            for state in states:
+                start = time.perf_counter()
+                SddEngine().count(Problem.from_model(ground(state)))
+                fresh.append(time.perf_counter() - start)
+            engine = SddEngine()
+            for state in states:
+                start = time.perf_counter()
+                engine.marginals(state)
+                kept.append(time.perf_counter() - start)
+        rows.append([
+            config.label(), str(len(fresh)), seconds(sum(fresh) / count), seconds(statistics.median(fresh)),
+            seconds(sum(kept) / count), seconds(statistics.median(kept)),
+        ])  # fmt: skip
+    print(table(["board", "states", "compiled anew: per game", "median state", "conditioned: per game", "median state"], rows))
+
+
+def growth(sizes: str, limit: float) -> None:
+    print(f"\n## Growth of the empty board's compilation with {format_ships(GROWTH_FLEET)} (sdd)\n")
+    rows = []
+    for size in (int(s) for s in sizes.split(",")):
+        base = {"size": size, "ships": list(GROWTH_FLEET), "engine": "sdd"}
+        swept = run_child({**base, "task": "sweep"}, limit)
+        first = run_child({**base, "task": "first"}, limit)
+        rows.append([
+            f"{size}x{size}", swept.get("status") or f"{swept['nodes']:,}", f"{swept['states']:,}" if "states" in swept else "-",
+            cell(swept, "seconds"), megabytes(swept.get("peak")),
+            cell(first, "seconds"), megabytes(first.get("peak")),
+            f"{first['models']:,}" if "models" in first else "-",
+        ])  # fmt: skip
+        print(f"  growth {size}x{size}: done", file=sys.stderr, flush=True)
+    print(table(["board", "prior SDD nodes", "sweep states", "sweep time", "sweep peak", "first move (sdd engine)",
+                 "its peak", "layouts"], rows))  # fmt: skip
+
+
+def calibrate(seed: int) -> int:
+    """Bytes per node and per state on states of growing size (what BYTES_PER_NODE/STATE come from)."""
+    rows = []
+    for size, ships, shots in ((7, (5, 5, 4), 0), (6, (5, 4, 3, 3, 2), 0), (8, (5, 4, 3, 3, 2), 8), (8, (5, 4, 3, 3, 2), 5)):
+        task = {"task": "bytes", "size": size, "ships": list(ships), "shots": shots, "seed": seed}
+        r = run_child(task, 900)
+        label = f"{size}x{size} {format_ships(ships)} after {shots} shots"
+        if "status" in r:
+            rows.append([label, r["status"], "", "", ""])
+        else:
+            rows.append([label, f"{r['states']:,}", f"{r['nodes']:,}", f"{r['per_state']:.0f}", f"{r['per_node']:.0f}"])
+    print(table(["state", "sweep states", "SDD nodes", "bytes per state", "bytes per node"], rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,257 @@
+"""The ``sdd`` engine: frontier compilation into an SDD, one weighted model count per state.
+
+Checked against brute-force enumeration on the shared case list (tests/engine_cases.py) and on
+random mid-game states of the paper's larger boards, against the ``problog`` engine on cheap states,
+and for its memory budget: exact case splitting when a diagram would not fit, a one-line
+BudgetExceeded when even that does not.
+"""
+
+from __future__ import annotations
+
+import resource
+
+import numpy as np
+import pytest
+from brute import all_layouts, brute_marginals, random_states
+from engine_cases import (
+    ContradictoryCase,
+    EngineCase,
+    HandCase,
+    contradictory_cases,
+    hand_cases,
+    random_cases,
+    reference,
+    shots,
+)
+
+from battlelog.engines import DEFAULT_ENGINE, make_engine
+from battlelog.engines.base import Inconsistent, locate_fault
+from battlelog.engines.frontier import DIRECTIONS, Problem, sweep
+from battlelog.engines.sdd_engine import BYTES_PER_NODE, DEFAULT_BUDGET, Compiled, SddEngine, default_budget
+from battlelog.errors import BattlelogError, BudgetExceeded
+from battlelog.game import GameConfig
+from battlelog.harness import game_seeds, layout_for, play_game
+from battlelog.model import ground
+from battlelog.players import make_player
+from battlelog.state import GameState
+
+ENGINE = SddEngine()
+
+
+def test_registry_builds_this_engine_and_the_player_uses_it_by_default() -> None:
+    assert isinstance(make_engine("sdd"), SddEngine)
+    assert DEFAULT_ENGINE == "sdd"
+    assert make_player("problog", 0).engine == "sdd"
+
+
+@pytest.mark.parametrize("case", random_cases(), ids=lambda c: c.id)
+def test_matches_brute_force_on_random_states(case: EngineCase) -> None:
+    expected, models = reference(case.state)
+    marginals = ENGINE.marginals(case.state)
+    np.testing.assert_allclose(marginals.cells, expected, rtol=0, atol=1e-9)
+    assert marginals.models == models
+
+
+@pytest.mark.parametrize("case", hand_cases(), ids=lambda c: c.id)
+def test_sunk_and_not_sunk_evidence_by_hand(case: HandCase) -> None:
+    np.testing.assert_allclose(ENGINE.marginals(case.state).cells, case.expected_cells(), rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("case", contradictory_cases(), ids=lambda c: c.id)
+def test_contradictions_are_inconsistent_and_located(case: ContradictoryCase) -> None:
+    with pytest.raises(Inconsistent):
+        ENGINE.marginals(case.state)
+    ENGINE.marginals(case.state.prefix(case.fault - 1))  # the shots before the fault are fine
+    assert f"shot {case.fault} (" in str(locate_fault(case.state, ENGINE))
+
+
+def test_inconsistency_only_the_diagram_finds_is_one_line() -> None:
+    # Every ship keeps placements and every hit is coverable, but no layout covers both hits:
+    # the single ship cannot be A1-A2 (not announced sunk) and nothing else covers A1 and A2.
+    state = shots(GameConfig(3, (2,)), "A1 hit", "C3 hit")
+    assert ground(state).empty_reason() is None
+    with pytest.raises(Inconsistent) as info:
+        ENGINE.marginals(state)
+    assert "\n" not in str(info.value)
+
+
+def test_single_cell_ships_and_a_finished_game() -> None:
+    # Two ships of length 1 on 2x2: 4 * 3 layouts; each cell is covered in 2 * 3 of them.
+    state = shots(GameConfig(2, (1, 1)), "A1 miss")
+    marginals = ENGINE.marginals(state)
+    np.testing.assert_allclose(marginals.cells, [[0, 2 / 3], [2 / 3, 2 / 3]], rtol=0, atol=1e-12)
+    assert marginals.models == 6
+    done = ENGINE.marginals(shots(GameConfig(3, (2,)), "A1 hit", "A2 sunk 0"))
+    np.testing.assert_allclose(done.cells, [[1, 1, 0], [0, 0, 0], [0, 0, 0]], rtol=0, atol=1e-12)
+    assert done.models == 1
+
+
+def test_a_sink_next_to_another_ship() -> None:
+    # Ship 0 sank on A1-A3; B1 and B2 are hits of other ships, touching it.
+    state = shots(GameConfig(5, (3, 3, 2)), "A1 hit", "A2 hit", "A3 sunk 0", "B1 hit", "B2 hit", "C1 miss")
+    expected, models = reference(state)
+    marginals = ENGINE.marginals(state)
+    np.testing.assert_allclose(marginals.cells, expected, rtol=0, atol=1e-9)
+    assert marginals.models == models
+
+
+@pytest.mark.parametrize("direction", sorted(DIRECTIONS))
+def test_every_sweep_direction_counts_the_same_layouts(direction: str) -> None:
+    for case in random_cases()[::10]:
+        expected, models = reference(case.state)
+        problem = Problem.from_model(ground(case.state))
+        tally = Compiled.from_diagram(sweep(problem, direction), problem).tally()
+        assert tally.models == models
+        np.testing.assert_allclose(tally.board(case.state.size), expected, rtol=0, atol=1e-9)
+
+
+# ----- larger boards against enumeration ------------------------------------------------------------
+LARGER = (GameConfig(6, (4, 3, 3)), GameConfig(7, (5, 5, 4)))
+
+
+@pytest.fixture(scope="module")
+def layouts() -> dict[GameConfig, list]:
+    """Every layout of the larger configurations, enumerated once for the module."""
+    return {config: all_layouts(config) for config in LARGER}
+
+
+@pytest.mark.parametrize("config", LARGER, ids=lambda c: c.label())
+def test_empty_board_matches_enumeration_and_is_reused(config: GameConfig, layouts: dict) -> None:
+    state = GameState.empty(config)
+    expected, models = brute_marginals(state, layouts[config])
+    first = SddEngine().marginals(state)
+    np.testing.assert_allclose(first.cells, expected, rtol=0, atol=1e-9)
+    assert first.models == models
+    again = SddEngine().marginals(state)  # the process-wide empty-board answer
+    np.testing.assert_array_equal(again.cells, first.cells)
+    again.cells[0, 0] = -1.0  # callers get their own copy
+    assert SddEngine().marginals(state).cells[0, 0] == first.cells[0, 0]
+
+
+@pytest.mark.parametrize(
+    "config, seed", [(LARGER[0], 61), (LARGER[1], 71)], ids=lambda v: v.label() if isinstance(v, GameConfig) else str(v)
+)
+def test_random_mid_game_states_on_larger_boards(config: GameConfig, seed: int, layouts: dict) -> None:
+    for state in random_states(config, 6, seed):
+        expected, models = brute_marginals(state, layouts[config])
+        marginals = ENGINE.marginals(state)
+        np.testing.assert_allclose(marginals.cells, expected, rtol=0, atol=1e-9)
+        assert marginals.models == models
+
+
+# ----- reuse across the moves of a game ---------------------------------------------------------------
+def game_states(config: GameConfig, seed: int) -> list[GameState]:
+    """Every state of one game of the pdf player, in order."""
+    full = play_game(config, layout_for(config, seed, 0), make_player("pdf", game_seeds(seed, 0)[1])).state
+    return [full.prefix(k) for k in range(len(full.shots))]
+
+
+@pytest.fixture
+def conditionings(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the times an engine conditions its kept SDD instead of compiling."""
+    calls: list[int] = []
+    original = Compiled.conditioned
+
+    def counted(self: Compiled, problem: Problem) -> Compiled:
+        calls.append(self.nodes)
+        return original(self, problem)
+
+    monkeypatch.setattr(Compiled, "conditioned", counted)
+    return calls
+
+
+def test_conditioning_along_a_game_matches_enumeration(conditionings: list[int]) -> None:
+    engine = SddEngine()
+    states = game_states(GameConfig(5, (3, 3, 2)), 7)
+    for state in states[1:]:
+        expected, models = reference(state)
+        marginals = engine.marginals(state)
+        np.testing.assert_allclose(marginals.cells, expected, rtol=0, atol=1e-9)
+        assert marginals.models == models
+    assert len(conditionings) == len(states) - 2  # every state after the first one compiled
+
+
+def test_an_earlier_state_is_compiled_afresh(conditionings: list[int]) -> None:
+    engine = SddEngine()
+    states = game_states(GameConfig(5, (3, 3, 2)), 8)
+    late, early = states[len(states) // 2], states[3]
+    engine.marginals(late)
+    np.testing.assert_allclose(engine.marginals(early).cells, reference(early)[0], rtol=0, atol=1e-9)
+    assert conditionings == []
+
+
+def test_without_room_to_condition_the_engine_compiles(conditionings: list[int]) -> None:
+    first, second = game_states(GameConfig(5, (3, 3, 2)), 9)[2:4]
+    engine = SddEngine(memory_budget=int(1.5 * diagram_bytes(first)))  # fits once, not twice
+    engine.marginals(first)
+    np.testing.assert_allclose(engine.marginals(second).cells, reference(second)[0], rtol=0, atol=1e-9)
+    assert conditionings == []
+
+
+# ----- against the problog engine -------------------------------------------------------------------
+def cheap_states() -> list[GameState]:
+    """A few states from the shared list with enough shots that ProbLog answers in well under a second."""
+    picked: dict[int, list[GameState]] = {}
+    for case in random_cases():
+        if len(case.state.shots) >= 8 and len(picked.setdefault(case.state.size, [])) < 3:
+            picked[case.state.size].append(case.state)
+    return [state for states in picked.values() for state in states]
+
+
+@pytest.mark.parametrize("state", cheap_states(), ids=lambda s: f"{s.config.label()} {len(s.shots)} shots")
+def test_matches_the_problog_engine(state: GameState) -> None:
+    stock = make_engine("problog").marginals(state)
+    np.testing.assert_allclose(ENGINE.marginals(state).cells, stock.cells, rtol=0, atol=1e-9)
+
+
+# ----- memory budget ---------------------------------------------------------------------------------
+MID = shots(GameConfig(5, (3, 3, 2)), "C3 miss")
+
+
+def diagram_bytes(state: GameState) -> int:
+    return sweep(Problem.from_model(ground(state))).nodes * BYTES_PER_NODE
+
+
+@pytest.mark.parametrize("fraction", [0.6, 0.3])
+def test_over_budget_states_are_split_exactly(fraction: float) -> None:
+    expected, models = reference(MID)
+    marginals = SddEngine(memory_budget=int(diagram_bytes(MID) * fraction)).marginals(MID)
+    np.testing.assert_allclose(marginals.cells, expected, rtol=0, atol=1e-9)
+    assert marginals.models == models
+
+
+def test_split_halves_are_disjoint_and_complete() -> None:
+    problem = Problem.from_model(ground(MID))
+    empty, covered = problem.split((2, 1))
+    assert all((2, 1) not in p.cells for domain in empty.domains for p in domain)
+    assert covered.required == problem.required | {(2, 1)}
+    whole = SddEngine().count(problem).models
+    assert SddEngine().count(empty).models + SddEngine().count(covered).models == whole == reference(MID)[1]
+
+
+def test_a_tiny_budget_stops_with_one_line() -> None:
+    with pytest.raises(BudgetExceeded) as info:
+        SddEngine(memory_budget=1000).marginals(MID)
+    message = str(info.value)
+    assert "\n" not in message and "budget" in message and "5x5 3,3,2" in message
+
+
+def test_default_budget_follows_the_address_space_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(resource, "getrlimit", lambda _: (2 * 2**30, resource.RLIM_INFINITY))
+    assert default_budget() == 2**30
+    monkeypatch.setattr(resource, "getrlimit", lambda _: (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    assert default_budget() == DEFAULT_BUDGET
+
+
+def test_fleets_wider_than_a_word_are_a_clear_error() -> None:
+    with pytest.raises(BattlelogError, match="at most 64 ships"):
+        ENGINE.marginals(GameState.empty(GameConfig(9, (1,) * 65)))
+
+
+# ----- in a game ------------------------------------------------------------------------------------
+def test_the_problog_player_finishes_a_5x5_game() -> None:
+    config = GameConfig(5, (3, 3, 2))
+    player = make_player("problog", game_seeds(4, 0)[1], engine="sdd")
+    result = play_game(config, layout_for(config, 4, 0), player)
+    assert result.state.over
+    assert config.ship_cells <= result.score < config.cells
