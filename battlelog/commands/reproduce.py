@@ -1,0 +1,99 @@
+"""Reproduce the BattleLog paper's Table 1 with confidence intervals, paired tests and plots.
+
+Runs every configuration of the paper's table (4x4 3,2,2; 5x5 3,2; 5x5 3,3,2; 6x6 4,3,3; 6x6 5,5,4;
+7x7 5,5,4) with random, hunt-target, pdf and problog on the same boards, through the experiment
+runner: interrupt it at any time and run the same command again to resume. Writes, in OUT:
+results.md/.csv (mean [95% CI] beside the paper's number), paired.csv (problog - pdf and
+pdf - hunt-target on the same boards, with CI and significance), plots/*.png (score distribution
+and CDF per configuration, means vs. the paper) and report.md (all of it with the command and seed).
+
+example:
+  battlelog reproduce --quick --out results/quick
+  battlelog reproduce --out results/full --games 1000 --seed 0
+  battlelog reproduce --out results/small --config 4:3,2,2 --config 5:3,2 --games 200
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+
+from battlelog.commands.experiment import parse_memory, parse_seconds
+from battlelog.engines import DEFAULT_ENGINE, ENGINES
+from battlelog.errors import BattlelogError
+from battlelog.experiment import Limits
+from battlelog.game import GameConfig, parse_ships
+from battlelog.reproduce import QUICK_GAMES, PaperRow, paper_table, reproduce, results_markdown
+from battlelog.workers import available_cores
+
+HELP = "reproduce the paper's results table, with confidence intervals and plots"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", required=True, help="output directory (one experiment per configuration inside)")
+    parser.add_argument("--games", type=int, default=1000, help="games per configuration and player (default: 1000)")
+    parser.add_argument(
+        "--quick", action="store_true", help=f"a small version: {QUICK_GAMES} games per cell (overrides --games)"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="root seed of every board and player (default: 0)")
+    parser.add_argument(
+        "--config",
+        action="append",
+        metavar="SIZE:SHIPS",
+        help="only this configuration of the paper's table, e.g. 5:3,3,2 (repeatable; default: all six)",
+    )
+    parser.add_argument("--workers", type=int, default=available_cores(), help="worker processes (default: all cores)")
+    parser.add_argument("--memory-limit", default="4G", help="address-space limit per worker, e.g. 4G (default: 4G)")
+    parser.add_argument("--time-limit", default="600", help="seconds per game before it fails (default: 600)")
+    parser.add_argument(
+        "--engine", choices=sorted(ENGINES), default=DEFAULT_ENGINE,
+        help=f"inference engine of the problog player (default: {DEFAULT_ENGINE})",
+    )  # fmt: skip
+
+
+def _rows(specs: list[str] | None) -> list[PaperRow]:
+    """The paper's rows, or the ones named by --config SIZE:SHIPS."""
+    table = paper_table()
+    if not specs:
+        return table
+    by_config = {row.config: row for row in table}
+    rows = []
+    for spec in specs:
+        size, _, ships = spec.partition(":")
+        if not size.strip().isdigit() or not ships:
+            raise BattlelogError(f"--config {spec!r} is not SIZE:SHIPS such as 5:3,3,2")
+        config = GameConfig(int(size), parse_ships(ships))
+        if config not in by_config:
+            known = ", ".join(f"{r.config.size}:{','.join(map(str, r.config.ships))}" for r in table)
+            raise BattlelogError(f"--config {spec} is not in the paper's table ({known})")
+        rows.append(by_config[config])
+    return rows
+
+
+def _command(args: argparse.Namespace) -> str:
+    """The command line that reproduces this run, for the report."""
+    words = ["battlelog", "reproduce", "--out", args.out]
+    words += ["--quick"] if args.quick else ["--games", str(args.games)]
+    words += ["--seed", str(args.seed), "--engine", args.engine]
+    for spec in args.config or []:
+        words += ["--config", spec]
+    return " ".join(shlex.quote(w) for w in words)
+
+
+def run(args: argparse.Namespace) -> int:
+    games = QUICK_GAMES if args.quick else args.games
+    if games < 2:
+        raise BattlelogError(f"--games must be at least 2 for confidence intervals, got {games}")
+    limits = Limits(args.workers, parse_memory(args.memory_limit), parse_seconds(args.time_limit))
+    out = Path(args.out)
+    command = _command(args)
+    try:
+        result = reproduce(out, games, args.seed, limits, args.engine, _rows(args.config), command)
+    except KeyboardInterrupt:
+        print("battlelog: interrupted; finished games are kept: run the same command again to resume", file=sys.stderr)
+        return 130
+    print(results_markdown(result))
+    print(f"\nreport: {out / 'report.md'}  (tables: results.md, results.csv, paired.csv; figures: plots/)")
+    return 0

@@ -1,0 +1,79 @@
+"""PNG figures for experiment results, drawn with matplotlib (headless Agg backend).
+
+Score distributions are shown as the Battleship literature shows them: one line per player for the
+probability of finishing in exactly n shots, and one for finishing within n shots (the CDF).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+#: One colour per player, stable across figures.
+PLAYER_COLORS = {"random": "#9e9e9e", "hunt-target": "#1f77b4", "pdf": "#ff7f0e", "problog": "#2ca02c"}
+
+
+def _color(player: str) -> str | None:
+    return PLAYER_COLORS.get(player)
+
+
+def plot_distributions(scores: Mapping[str, Sequence[int]], title: str, path: Path, max_score: int) -> None:
+    """Two panels: P(score = n) and P(score <= n) per player, n from 1 to ``max_score`` (the board's cells)."""
+    fig, (pmf_ax, cdf_ax) = plt.subplots(1, 2, figsize=(11, 4.2))
+    grid = np.arange(1, max_score + 1)
+    for player, values in scores.items():
+        values = np.asarray(values, dtype=int)
+        if values.size == 0:
+            continue
+        counts = np.bincount(values, minlength=max_score + 1)[1 : max_score + 1] / values.size
+        label = f"{player} (n={values.size})"
+        pmf_ax.plot(grid, counts, label=label, color=_color(player), lw=1.6)
+        cdf_ax.plot(grid, np.cumsum(counts), label=label, color=_color(player), lw=1.6)
+    pmf_ax.set(title="distribution of shots to win", xlabel="shots", ylabel="fraction of games")
+    cdf_ax.set(title="games won within n shots", xlabel="shots n", ylabel="fraction of games", ylim=(0, 1.01))
+    for ax in (pmf_ax, cdf_ax):
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def plot_means_vs_paper(
+    rows: Sequence[Mapping[str, object]], players: Sequence[str], path: Path
+) -> None:
+    """Grouped bars of mean shots with 95% CI error bars per configuration, the paper's values as markers.
+
+    ``rows`` hold, per configuration and player: ``config``, ``player``, ``mean``, ``ci_low``, ``ci_high``
+    and ``paper`` (None where the paper has no number).
+    """
+    configs = list(dict.fromkeys(str(r["config"]) for r in rows))
+    by_key = {(str(r["config"]), str(r["player"])): r for r in rows}
+    width = 0.8 / max(1, len(players))
+    fig, ax = plt.subplots(figsize=(max(7.0, 1.6 * len(configs)), 4.5))
+    x = np.arange(len(configs))
+    for k, player in enumerate(players):
+        offs = x - 0.4 + width * (k + 0.5)
+        entries = [by_key.get((c, player)) for c in configs]
+        means = np.array([e["mean"] if e else np.nan for e in entries], dtype=float)
+        low = np.array([e["mean"] - e["ci_low"] if e else np.nan for e in entries], dtype=float)
+        high = np.array([e["ci_high"] - e["mean"] if e else np.nan for e in entries], dtype=float)
+        ax.bar(offs, means, width, yerr=[low, high], capsize=2, color=_color(player), label=player, alpha=0.85)
+        paper = np.array([e["paper"] if e and e["paper"] is not None else np.nan for e in entries], dtype=float)
+        ax.scatter(offs, paper, marker="_", s=140, color="black", zorder=3,
+                   label="paper (Table 1)" if k == 0 else None)
+    ax.set_xticks(x, configs, rotation=15)
+    ax.set_ylabel("mean shots to win (95% CI)")
+    ax.set_title("battlelog reproduction vs. the BattleLog paper")
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize=8, ncol=2)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
