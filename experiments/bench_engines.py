@@ -298,24 +298,28 @@ def verdict(config: GameConfig, results: dict[str, Any], big: bool) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--configs", default=f"{TABLE},{BIG}", help=f"size:fleet list (default: the paper's table and {BIG})")
-    parser.add_argument("--engines", default="problog,sdd", help="engines to compare (default: problog,sdd)")
-    parser.add_argument("--time-limit", default="problog=120,sdd=3600",
-                        help="seconds per task: one number, or engine=seconds pairs (default: problog=120,sdd=3600)")  # fmt: skip
-    parser.add_argument("--games", type=int, default=1, help="whole games per engine and configuration (default: 1)")
-    parser.add_argument("--seed", type=int, default=0, help="root seed of the boards (default: 0)")
-    parser.add_argument("--reuse", default=REUSE, help="size:fleet list for the reuse table, '' to skip (default: the paper's table and 6:5,4,3,3,2)")
-    parser.add_argument("--reuse-games", type=int, default=3, help="pdf games per configuration in the reuse table (default: 3)")
-    parser.add_argument("--growth", default=GROWTH, help=f"board sizes for the growth table with {format_ships(GROWTH_FLEET)}, '' to skip (default: {GROWTH})")
-    parser.add_argument("--growth-time-limit", type=float, default=900, help="seconds per growth task (default: 900)")
-    parser.add_argument("--measure-bytes", action="store_true", help="only calibrate the sdd engine's bytes per node and per state")
+    add = parser.add_argument
+    add("--configs", default=f"{TABLE},{BIG}", help=f"size:fleet list (default: the paper's table and {BIG})")
+    add("--engines", default="problog,sdd", help="engines to compare (default: problog,sdd)")
+    add("--time-limit", default="problog=120,sdd=3600",
+        help="seconds per task: one number, or engine=seconds pairs (default: problog=120,sdd=3600)")
+    add("--games", type=int, default=1, help="whole games per engine and configuration (default: 1)")
+    add("--seed", type=int, default=0, help="root seed of the boards (default: 0)")
+    add("--reuse", default=REUSE,
+        help="size:fleet list for the reuse table, '' to skip (default: the paper's table and 6:5,4,3,3,2)")
+    add("--reuse-games", type=int, default=3, help="pdf games per configuration in the reuse table (default: 3)")
+    add("--growth", default=GROWTH,
+        help=f"board sizes for the growth table with {format_ships(GROWTH_FLEET)}, '' to skip (default: {GROWTH})")
+    add("--growth-time-limit", type=float, default=900, help="seconds per growth task (default: 900)")
+    add("--measure-bytes", action="store_true", help="only calibrate the sdd engine's bytes per node and per state")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
+        start = time.perf_counter()
         try:
             result = child(json.loads(args.child))
         except BattlelogError as exc:
-            result = {"status": f"stopped: {exc}"}
+            result = {"status": f"stopped after {time.perf_counter() - start:.0f} s: {exc}"}
         print(json.dumps({**result, "peak": peak_bytes()}))
         return 0
 

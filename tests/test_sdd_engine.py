@@ -132,7 +132,7 @@ def test_empty_board_matches_enumeration_and_is_reused(config: GameConfig, layou
     "config, seed", [(LARGER[0], 61), (LARGER[1], 71)], ids=lambda v: v.label() if isinstance(v, GameConfig) else str(v)
 )
 def test_random_mid_game_states_on_larger_boards(config: GameConfig, seed: int, layouts: dict) -> None:
-    for state in random_states(config, 6, seed):
+    for state in random_states(config, 15, seed):
         expected, models = brute_marginals(state, layouts[config])
         marginals = ENGINE.marginals(state)
         np.testing.assert_allclose(marginals.cells, expected, rtol=0, atol=1e-9)

@@ -67,4 +67,4 @@ def locate_fault(state: GameState, engine: Engine) -> StateError:
                     f"contradictory state: shot {count} ({cell_name(shot.cell)}, {answer}) leaves no layout "
                     f"of fleet {','.join(map(str, state.ships))} consistent with the answers ({exc})"
                 )
-    return StateError(f"contradictory state: no layout fits the state")
+    return StateError("contradictory state: no layout fits the state")
