@@ -41,6 +41,8 @@ class Engine(ABC):
     """
 
     name: ClassVar[str]
+    #: Whether ``Marginals.models`` is filled in (the number of layouts consistent with the state).
+    counts_models: ClassVar[bool] = False
 
     @abstractmethod
     def marginals(self, state: GameState) -> Marginals:

@@ -98,6 +98,7 @@ class SddEngine(Engine):
     """
 
     name = "sdd"
+    counts_models = True
 
     def __init__(self, memory_budget: int | None = None) -> None:
         self.memory_budget = default_budget() if memory_budget is None else int(memory_budget)

@@ -1,0 +1,84 @@
+"""What every registered engine promises, checked on every engine in battlelog.engines.ENGINES.
+
+One suite for all (in the spirit of scikit-learn's ``parametrize_with_checks``): exact marginals
+equal to brute-force enumeration to 1e-9 on the shared random consistent states and on hand-derived
+sunk / not-sunk cases, the layout count where the engine gives one, and contradictions raised as
+``Inconsistent`` and located at the right shot. A new engine added to the registry is tested here
+without writing a line. One engine instance answers every case, which also checks that whatever it
+caches between calls never changes an answer.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from engine_cases import (
+    ContradictoryCase,
+    EngineCase,
+    HandCase,
+    contradictory_cases,
+    hand_cases,
+    random_cases,
+    reference,
+    shots,
+)
+
+from battlelog.engines import ENGINES, Engine, Inconsistent, locate_fault, make_engine
+from battlelog.game import GameConfig
+from battlelog.model import ground
+from battlelog.state import GameState
+
+
+@pytest.fixture(scope="module", params=sorted(ENGINES))
+def engine(request: pytest.FixtureRequest) -> Engine:
+    built = make_engine(request.param)
+    assert built.name == request.param
+    yield built
+    built.close()
+
+
+def check(engine: Engine, state: GameState, cells: np.ndarray, models: int) -> None:
+    """The engine's marginals are ``cells`` to 1e-9, and its layout count ``models`` if it gives one."""
+    marginals = engine.marginals(state)
+    np.testing.assert_allclose(marginals.cells, cells, rtol=0, atol=1e-9)
+    assert marginals.models == (models if engine.counts_models else None)
+
+
+@pytest.mark.parametrize("case", random_cases(), ids=lambda c: c.id)
+def test_matches_brute_force_on_random_states(engine: Engine, case: EngineCase) -> None:
+    check(engine, case.state, *reference(case.state))
+
+
+@pytest.mark.parametrize("case", hand_cases(), ids=lambda c: c.id)
+def test_sunk_and_not_sunk_evidence_by_hand(engine: Engine, case: HandCase) -> None:
+    expected, models = reference(case.state)
+    np.testing.assert_allclose(expected, case.expected_cells(), rtol=0, atol=1e-12)  # the hand answer is right
+    check(engine, case.state, expected, models)
+
+
+def test_small_boards_by_hand(engine: Engine) -> None:
+    # One ship of length 2 on 2x2: four placements, each cell covered by two of them.
+    check(engine, GameState.empty(GameConfig(2, (2,))), np.full((2, 2), 0.5), 4)
+    # Two ships of length 1 on 2x2, A1 missed: 3 * 2 layouts, each other cell covered in 2 * 2.
+    check(engine, shots(GameConfig(2, (1, 1)), "A1 miss"), np.array([[0, 2 / 3], [2 / 3, 2 / 3]]), 6)
+    # A finished game: the one layout left is the truth.
+    done = shots(GameConfig(3, (2,)), "A1 hit", "A2 sunk 0")
+    check(engine, done, np.array([[1, 1, 0], [0, 0, 0], [0, 0, 0]]), 1)
+
+
+@pytest.mark.parametrize("case", contradictory_cases(), ids=lambda c: c.id)
+def test_contradictions_are_inconsistent_and_located(engine: Engine, case: ContradictoryCase) -> None:
+    with pytest.raises(Inconsistent):
+        engine.marginals(case.state)
+    engine.marginals(case.state.prefix(case.fault - 1))  # the shots before the fault are fine
+    assert f"shot {case.fault} (" in str(locate_fault(case.state, engine))
+
+
+def test_inconsistency_that_pruning_misses_is_one_line(engine: Engine) -> None:
+    # Every ship keeps placements and every hit is coverable, but no layout covers both hits:
+    # the single ship cannot be A1-A2 (not announced sunk) and nothing else covers A1 and C3.
+    state = shots(GameConfig(3, (2,)), "A1 hit", "C3 hit")
+    assert ground(state).empty_reason() is None
+    with pytest.raises(Inconsistent) as info:
+        engine.marginals(state)
+    assert "\n" not in str(info.value)
