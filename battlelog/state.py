@@ -43,6 +43,49 @@ class Shot:
         return out
 
 
+@dataclass
+class _Tally:
+    """What validating the next shot needs to know about the shots before it."""
+
+    seen: dict[Cell, int] = field(default_factory=dict)
+    sunk: dict[int, int] = field(default_factory=dict)
+    hits: int = 0
+
+    def copy(self) -> "_Tally":
+        return _Tally(dict(self.seen), dict(self.sunk), self.hits)
+
+    def admit(self, config: GameConfig, t: int, shot: Shot) -> None:
+        """Check shot number ``t`` (0-based) against the rules and the shots before it, then record it."""
+        n, fleet = config.size, config.ships
+        where = f"shot {t + 1}"
+        if len(self.sunk) == len(fleet):
+            raise StateError(f"{where} ({cell_name(shot.cell)}) comes after every ship was already sunk")
+        if not (0 <= shot.row < n and 0 <= shot.col < n):
+            raise StateError(f"{where} at row {shot.row}, column {shot.col} is off the {n}x{n} board")
+        if shot.cell in self.seen:
+            raise StateError(f"{where} repeats cell {cell_name(shot.cell)}, already shot at shot {self.seen[shot.cell] + 1}")
+        if shot.result not in RESULTS:
+            raise StateError(f"{where} has result {shot.result!r}; expected one of {', '.join(RESULTS)}")
+        if shot.result == SUNK:
+            if shot.ship is None or not (0 <= shot.ship < len(fleet)):
+                raise StateError(
+                    f"{where} sinks ship {shot.ship!r}, but the fleet {format_ships(fleet)} has ships 0..{len(fleet) - 1}"
+                )
+            if shot.ship in self.sunk:
+                raise StateError(f"{where} sinks ship {shot.ship} again (already sunk at shot {self.sunk[shot.ship] + 1})")
+        elif shot.ship is not None:
+            raise StateError(f"{where} is a {shot.result} but names ship {shot.ship}; only a sunk answer names a ship")
+        hits = self.hits + shot.is_hit
+        if hits > config.ship_cells:
+            raise StateError(f"{where} is hit number {hits}, more than the {config.ship_cells} ship cells of the fleet")
+        if shot.result == SUNK and fleet[shot.ship] > hits:  # type: ignore[index]
+            raise StateError(f"{where} sinks ship {shot.ship} of length {fleet[shot.ship]} after only {hits} hits")  # type: ignore[index]
+        self.seen[shot.cell] = t
+        if shot.result == SUNK:
+            self.sunk[shot.ship] = t  # type: ignore[index]
+        self.hits = hits
+
+
 @dataclass(frozen=True)
 class GameState:
     """A board configuration and the shots fired so far, in order."""
@@ -52,41 +95,10 @@ class GameState:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "shots", tuple(self.shots))
-        n, fleet = self.config.size, self.config.ships
-        seen: dict[Cell, int] = {}
-        sunk: dict[int, int] = {}
-        hits = 0
+        tally = _Tally()
         for t, shot in enumerate(self.shots):
-            where = f"shot {t + 1}"
-            if len(sunk) == len(fleet):
-                raise StateError(f"{where} ({cell_name(shot.cell)}) comes after every ship was already sunk")
-            if not (0 <= shot.row < n and 0 <= shot.col < n):
-                raise StateError(f"{where} at row {shot.row}, column {shot.col} is off the {n}x{n} board")
-            if shot.cell in seen:
-                raise StateError(
-                    f"{where} repeats cell {cell_name(shot.cell)}, already shot at shot {seen[shot.cell] + 1}"
-                )
-            seen[shot.cell] = t
-            if shot.result not in RESULTS:
-                raise StateError(f"{where} has result {shot.result!r}; expected one of {', '.join(RESULTS)}")
-            if shot.result == SUNK:
-                if shot.ship is None or not (0 <= shot.ship < len(fleet)):
-                    raise StateError(
-                        f"{where} sinks ship {shot.ship!r}, but the fleet {format_ships(fleet)} has ships 0..{len(fleet) - 1}"
-                    )
-                if shot.ship in sunk:
-                    raise StateError(f"{where} sinks ship {shot.ship} again (already sunk at shot {sunk[shot.ship] + 1})")
-                sunk[shot.ship] = t
-            elif shot.ship is not None:
-                raise StateError(f"{where} is a {shot.result} but names ship {shot.ship}; only a sunk answer names a ship")
-            if shot.is_hit:
-                hits += 1
-                if hits > self.config.ship_cells:
-                    raise StateError(f"{where} is hit number {hits}, more than the {self.config.ship_cells} ship cells of the fleet")
-                if shot.result == SUNK and fleet[shot.ship] > hits:
-                    raise StateError(
-                        f"{where} sinks ship {shot.ship} of length {fleet[shot.ship]} after only {hits} hits"
-                    )
+            tally.admit(self.config, t, shot)
+        object.__setattr__(self, "_tally", tally)
 
     # ----- building states -------------------------------------------------------------------
     @classmethod
@@ -94,8 +106,19 @@ class GameState:
         return cls(config, ())
 
     def with_shot(self, row: int, col: int, result: str, ship: int | None = None) -> "GameState":
-        """This state plus one more shot (validated like any state)."""
-        return GameState(self.config, self.shots + (Shot(row, col, result, ship),))
+        """This state plus one more shot, validated like any state but checking only the new shot.
+
+        Games grow one shot at a time; re-checking the whole history at every move would make a game
+        quadratic in its length.
+        """
+        shot = Shot(row, col, result, ship)
+        tally = self._tally.copy()
+        tally.admit(self.config, len(self.shots), shot)
+        state = object.__new__(GameState)
+        object.__setattr__(state, "config", self.config)
+        object.__setattr__(state, "shots", self.shots + (shot,))
+        object.__setattr__(state, "_tally", tally)
+        return state
 
     def prefix(self, count: int) -> "GameState":
         """The state after the first ``count`` shots."""
