@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import re
 
+from battlelog.engines import DEFAULT_ENGINE, ENGINES
 from battlelog.errors import BattlelogError
+from battlelog.experiment import Limits
 from battlelog.game import GameConfig, parse_ships
 from battlelog.state import GameState
+from battlelog.workers import available_cores
 
 
 def add_board_arguments(parser: argparse.ArgumentParser, required: bool = True) -> None:
@@ -36,3 +40,64 @@ def state_from(args: argparse.Namespace) -> GameState:
     if args.size is None or args.ships is None:
         raise BattlelogError("give a game-state file, or both --size and --ships for the empty board")
     return GameState.empty(config_from(args))
+
+
+_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def parse_memory(text: str) -> int | None:
+    """``4G``, ``512M``, ``1.5G`` or a number of bytes; ``none`` for no limit."""
+    if text.strip().lower() == "none":
+        return None
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)B?\s*", text, re.IGNORECASE)
+    if not match or float(match[1]) <= 0:
+        raise BattlelogError(f"--memory-limit {text!r} is not a size such as 512M or 4G (or none)")
+    return int(float(match[1]) * _UNITS[match[2].upper()])
+
+
+def parse_seconds(text: str) -> float | None:
+    """A positive number of seconds; ``none`` for no limit."""
+    if text.strip().lower() == "none":
+        return None
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not seconds > 0 or seconds == float("inf"):
+        raise BattlelogError(f"--time-limit {text!r} is not a positive number of seconds (or none)")
+    return seconds
+
+
+def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--workers``, ``--memory-limit`` and ``--time-limit`` of commands that run experiments."""
+    parser.add_argument(
+        "--workers", type=int, metavar="N", default=available_cores(), help="worker processes playing at once (default: all cores)"
+    )
+    parser.add_argument(
+        "--memory-limit",
+        metavar="SIZE",
+        default="4G",
+        help="address-space limit of each worker, e.g. 512M or 4G, or none; a game that exceeds it fails "
+        "with reason 'memory' (default: 4G)",
+    )
+    parser.add_argument(
+        "--time-limit",
+        metavar="SECONDS",
+        default="600",
+        help="seconds one game may take, or none; a slower game fails with reason 'timeout' (default: 600)",
+    )
+
+
+def limits_from(args: argparse.Namespace) -> Limits:
+    """The Limits named by the arguments of :func:`add_limit_arguments`."""
+    return Limits(args.workers, parse_memory(args.memory_limit), parse_seconds(args.time_limit))
+
+
+def add_engine_argument(parser: argparse.ArgumentParser, default: str | None = None) -> None:
+    """``--engine``: the problog player's inference engine, one of the registry's names."""
+    parser.add_argument(
+        "--engine",
+        choices=sorted(ENGINES),
+        default=default,
+        help=f"inference engine of the problog player (default: {DEFAULT_ENGINE})",
+    )

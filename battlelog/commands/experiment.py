@@ -20,45 +20,23 @@ example:
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from pathlib import Path
 
-from battlelog.commands.common import add_board_arguments, config_from
+from battlelog.commands.common import (
+    add_board_arguments,
+    add_engine_argument,
+    add_limit_arguments,
+    config_from,
+    limits_from,
+)
 from battlelog.commands.summarize import show_summary
-from battlelog.engines import DEFAULT_ENGINE, ENGINES
+from battlelog.engines import DEFAULT_ENGINE
 from battlelog.errors import BattlelogError
-from battlelog.experiment import GAMES, Experiment, Limits, load_results, run_experiment
+from battlelog.experiment import GAMES, Experiment, load_results, run_experiment
 from battlelog.players import PLAYERS
-from battlelog.workers import available_cores
 
 HELP = "play many games with several players and summarise the scores"
-
-_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
-
-
-def parse_memory(text: str) -> int | None:
-    """``4G``, ``512M``, ``1.5G`` or a number of bytes; ``none`` for no limit."""
-    if text.strip().lower() == "none":
-        return None
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)B?\s*", text, re.IGNORECASE)
-    if not match or float(match[1]) <= 0:
-        raise BattlelogError(f"--memory-limit {text!r} is not a size such as 512M or 4G (or none)")
-    return int(float(match[1]) * _UNITS[match[2].upper()])
-
-
-def parse_seconds(text: str) -> float | None:
-    """A positive number of seconds; ``none`` for no limit."""
-    if text.strip().lower() == "none":
-        return None
-    try:
-        seconds = float(text)
-    except ValueError:
-        seconds = -1.0
-    if not seconds > 0 or seconds == float("inf"):
-        raise BattlelogError(f"--time-limit {text!r} is not a positive number of seconds (or none)")
-    return seconds
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_board_arguments(parser)
@@ -72,28 +50,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", type=int, metavar="N", default=100, help="games per player, numbered 0.. (default: 100)")
     parser.add_argument("--seed", type=int, default=0, help="root seed: decides every board and every player's draws (default: 0)")
     parser.add_argument("--out", required=True, metavar="DIR", help="output directory for experiment.json, games.jsonl and the summary")
-    parser.add_argument(
-        "--workers", type=int, metavar="N", default=available_cores(), help="worker processes playing at once (default: all cores)"
-    )
-    parser.add_argument(
-        "--memory-limit",
-        metavar="SIZE",
-        default="4G",
-        help="address-space limit of each worker, e.g. 512M or 4G, or none; a game that exceeds it fails "
-        "with reason 'memory' (default: 4G)",
-    )
-    parser.add_argument(
-        "--time-limit",
-        metavar="SECONDS",
-        default="600",
-        help="seconds one game may take, or none; a slower game fails with reason 'timeout' (default: 600)",
-    )
-    parser.add_argument(
-        "--engine",
-        choices=sorted(ENGINES),
-        help=f"inference engine of the problog player, and only of it (default: {DEFAULT_ENGINE})",
-    )
-
+    add_limit_arguments(parser)
+    add_engine_argument(parser)
 
 def run(args: argparse.Namespace) -> int:
     config = config_from(args)
@@ -102,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         raise BattlelogError("--engine is for the problog player, who is not among --players")
     options = {"problog": {"engine": args.engine or DEFAULT_ENGINE}} if "problog" in players else {}
     experiment = Experiment(config, tuple(players), args.games, args.seed, options)
-    limits = Limits(args.workers, parse_memory(args.memory_limit), parse_seconds(args.time_limit))
+    limits = limits_from(args)
     out = Path(args.out)
     print(f"{config.label()} with seed {args.seed}: games 0..{args.games - 1} for {', '.join(players)} -> {out / GAMES}")
     try:

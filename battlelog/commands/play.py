@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from battlelog.commands.common import add_board_arguments, config_from
+from battlelog.commands.common import add_board_arguments, add_engine_argument, config_from
 from battlelog.display import board_text
 from battlelog.game import cell_name
 from battlelog.harness import game_seeds, layout_for, play_game
@@ -23,7 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_board_arguments(parser)
     parser.add_argument("--player", default="pdf", choices=sorted(PLAYERS), help="who shoots (default: pdf)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the layout and of the player's random choices")
-    parser.add_argument("--engine", help="inference engine of the problog player (see `battlelog marginals --help`)")
+    add_engine_argument(parser)
     parser.add_argument("--quiet", action="store_true", help="show only the final board and the score")
 
 

@@ -20,13 +20,11 @@ import shlex
 import sys
 from pathlib import Path
 
-from battlelog.commands.experiment import parse_memory, parse_seconds
-from battlelog.engines import DEFAULT_ENGINE, ENGINES
+from battlelog.commands.common import add_engine_argument, add_limit_arguments, limits_from
+from battlelog.engines import DEFAULT_ENGINE
 from battlelog.errors import BattlelogError
-from battlelog.experiment import Limits
 from battlelog.game import GameConfig, parse_ships
 from battlelog.reproduce import QUICK_GAMES, PaperRow, paper_table, reproduce, results_markdown
-from battlelog.workers import available_cores
 
 HELP = "reproduce the paper's results table, with confidence intervals and plots"
 
@@ -44,14 +42,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="SIZE:SHIPS",
         help="only this configuration of the paper's table, e.g. 5:3,3,2 (repeatable; default: all six)",
     )
-    parser.add_argument("--workers", type=int, default=available_cores(), help="worker processes (default: all cores)")
-    parser.add_argument("--memory-limit", default="4G", help="address-space limit per worker, e.g. 4G (default: 4G)")
-    parser.add_argument("--time-limit", default="600", help="seconds per game before it fails (default: 600)")
-    parser.add_argument(
-        "--engine", choices=sorted(ENGINES), default=DEFAULT_ENGINE,
-        help=f"inference engine of the problog player (default: {DEFAULT_ENGINE})",
-    )  # fmt: skip
-
+    add_limit_arguments(parser)
+    add_engine_argument(parser, default=DEFAULT_ENGINE)
 
 def _rows(specs: list[str] | None) -> list[PaperRow]:
     """The paper's rows, or the ones named by --config SIZE:SHIPS."""
@@ -86,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
     games = QUICK_GAMES if args.quick else args.games
     if games < 2:
         raise BattlelogError(f"--games must be at least 2 for confidence intervals, got {games}")
-    limits = Limits(args.workers, parse_memory(args.memory_limit), parse_seconds(args.time_limit))
+    limits = limits_from(args)
     out = Path(args.out)
     command = _command(args)
     try:
