@@ -35,7 +35,7 @@ from battlelog.experiment import (
 )
 from battlelog.game import GameConfig, format_ships
 from battlelog.plots import plot_distributions, plot_means_vs_paper
-from battlelog.stats import PairedDifference, mean_ci, paired_difference
+from battlelog.stats import PairedDifference, paired_difference
 from battlelog.workers import OK
 
 #: The paper's players, in its column order; the CSV names hunt-target "hunt_target".
@@ -134,28 +134,19 @@ def analyse(out: Path, rows: Sequence[PaperRow]) -> Reproduction:
     cells, comparisons, scores = [], [], {}
     for row in rows:
         manifest, records = load_results(out / slug(row.config))
-        write_summary(out / slug(row.config), manifest, summarize_records(records))
-        per_player: dict[str, dict[int, int]] = {p: {} for p in PLAYERS}
-        failed = {p: 0 for p in PLAYERS}
-        seconds = {p: 0.0 for p in PLAYERS}
-        for record in records:
-            player = record["player"]
-            if player not in per_player:
-                continue
-            if record["status"] == OK:
-                per_player[player][record["game"]] = record["score"]
-                seconds[player] += record["seconds"]
-            else:
-                failed[player] += 1
-        scores[slug(row.config)] = {p: list(per_player[p].values()) for p in PLAYERS}
+        summaries = {summary.player: summary for summary in summarize_records(records)}
+        write_summary(out / slug(row.config), manifest, list(summaries.values()))
+        scores[slug(row.config)] = {
+            p: [r["score"] for r in records if r["player"] == p and r["status"] == OK] for p in PLAYERS
+        }
         for player in PLAYERS:
-            values = list(per_player[player].values())
-            ci = mean_ci(values) if values else None
+            summary = summaries.get(player)
+            ci = summary.scores.ci if summary is not None else None
             cells.append(
                 CellResult(
-                    row.config, player, len(values), failed[player],
+                    row.config, player, summary.scores.n if summary else 0, summary.failed if summary else 0,
                     None if ci is None else ci.mean, None if ci is None else ci.low, None if ci is None else ci.high,
-                    row.means.get(player), seconds[player] / sum(values) if values else None,
+                    row.means.get(player), summary.seconds_per_move if summary else None,
                 )
             )  # fmt: skip
         for a, b in COMPARISONS:
