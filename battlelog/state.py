@@ -14,7 +14,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from battlelog.errors import FileFormatError, StateError
+from battlelog.errors import FileFormatError, FleetError, StateError
 from battlelog.game import HIT, MISS, RESULTS, SUNK, Cell, GameConfig, cell_name, format_ships
 
 
@@ -216,7 +216,10 @@ class GameState:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise FileFormatError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
-        return cls.from_json(data, source=str(path))
+        try:
+            return cls.from_json(data, source=str(path))
+        except (StateError, FleetError) as exc:  # what the file says breaks the rules: name the file too
+            raise type(exc)(f"{path}: {exc}") from None
 
     def dump(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_json()) + "\n")

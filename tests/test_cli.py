@@ -97,6 +97,7 @@ STATE_ERRORS = [
 def test_bad_game_state_files(capsys, tmp_path: Path, command: str, text: str, message: str) -> None:
     path = tmp_path / "state.json"
     path.write_text(text)
+    one_line_error(capsys, [command, str(path)], f"{path}: ")  # every error about a file names the file
     one_line_error(capsys, [command, str(path)], message)
 
 
@@ -180,13 +181,14 @@ def test_help_explains_every_experiment_option(capsys: pytest.CaptureFixture) ->
     [
         (["play", "--size", "5", "--ships", "6,2"], "battlelog: error: ship 0 of length 6 does not fit on a 5x5 board"),
         (["summarize", "no/such/dir"], "battlelog: error: no/such/dir: no such directory"),
-        (["marginals", "{state}"], f"battlelog: error: {REPEATED_SHOT[1]}"),
+        (["marginals", "{state}"], f"battlelog: error: {{state}}: {REPEATED_SHOT[1]}"),
     ],
 )
 def test_errors_in_a_real_process_are_one_line(tmp_path: Path, argv: list[str], message: str) -> None:
     state = tmp_path / "state.json"
     state.write_text(REPEATED_SHOT[0])
     argv = [arg.format(state=state) for arg in argv]
+    message = message.format(state=state)
     done = subprocess.run([sys.executable, "-m", "battlelog.cli", *argv], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert done.stderr == message + "\n" and done.stdout == ""
