@@ -6,4 +6,4 @@ from battlelog.state import GameState, Shot
 
 __version__ = "0.1.0"
 
-__all__ = ["BattlelogError", "GameConfig", "GameState", "Placement", "Referee", "Shot", "sample_layout", "__version__"]
+__all__ = ["BattlelogError", "GameConfig", "GameState", "Placement", "Referee", "Shot", "__version__", "sample_layout"]

@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Sequence
 from importlib import import_module
-from typing import Sequence
 
 from battlelog import __version__
 from battlelog.errors import BattlelogError

@@ -18,10 +18,11 @@ import json
 import os
 import sys
 from collections import Counter
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, Iterator, Mapping
+from typing import Any, BinaryIO
 
 from tqdm import tqdm
 
@@ -187,7 +188,7 @@ def _journal(out: Path, experiment: Experiment) -> Iterator[tuple[BinaryIO, list
         raise BattlelogError(f"{out} is not a directory")
     try:
         out.mkdir(parents=True, exist_ok=True)
-        journal = open(out / GAMES, "a+b")
+        journal = open(out / GAMES, "a+b")  # noqa: SIM115 - closed by the with block below
     except OSError as exc:
         raise BattlelogError(f"{out}: cannot write there ({exc.strerror})") from None
     with journal:
@@ -426,9 +427,9 @@ def write_summary(out: Path, manifest: Mapping[str, Any], rows: list[PlayerSumma
 __all__ = [
     "Experiment",
     "Limits",
-    "describe_experiment",
     "PlayerSummary",
     "RunReport",
+    "describe_experiment",
     "game_record",
     "load_results",
     "paired_scores",

@@ -6,9 +6,9 @@ Nothing here knows about players or engines. See shared/spec/rules.md for the ru
 from __future__ import annotations
 
 import string
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from typing import Iterator, Sequence
 
 import numpy as np
 
@@ -165,7 +165,7 @@ def find_layout(config: GameConfig, node_limit: int = 200_000) -> tuple[Placemen
     unused = list(enumerate(config.ships))
     layout: list[Placement | None] = [None] * len(config.ships)
     for r, c, length, horizontal in chosen:
-        k = next(j for j, (_, l) in enumerate(unused) if l == length)
+        k = next(j for j, (_, other) in enumerate(unused) if other == length)
         ship, _ = unused.pop(k)
         layout[ship] = Placement(ship, length, r, c, horizontal)
     return tuple(p for p in layout if p is not None)

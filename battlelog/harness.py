@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
@@ -55,6 +55,7 @@ def play_game(
 ) -> GameResult:
     """Let ``player`` shoot at ``layout`` until every ship is sunk."""
     referee = Referee(config, layout)
+    player.new_game(config)
     state = GameState.empty(config)
     result = GameResult(state)
     while not referee.over:

@@ -6,14 +6,15 @@ probability of finishing in exactly n shots, and one for finishing within n shot
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Any
 
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
 
 #: One colour per player, stable across figures.
 PLAYER_COLORS = {"random": "#9e9e9e", "hunt-target": "#1f77b4", "pdf": "#ff7f0e", "problog": "#2ca02c"}
@@ -27,8 +28,8 @@ def plot_distributions(scores: Mapping[str, Sequence[int]], title: str, path: Pa
     """Two panels: P(score = n) and P(score <= n) per player, n from 1 to ``max_score`` (the board's cells)."""
     fig, (pmf_ax, cdf_ax) = plt.subplots(1, 2, figsize=(11, 4.2))
     grid = np.arange(1, max_score + 1)
-    for player, values in scores.items():
-        values = np.asarray(values, dtype=int)
+    for player, raw in scores.items():
+        values = np.asarray(raw, dtype=int)
         if values.size == 0:
             continue
         counts = np.bincount(values, minlength=max_score + 1)[1 : max_score + 1] / values.size
@@ -46,9 +47,7 @@ def plot_distributions(scores: Mapping[str, Sequence[int]], title: str, path: Pa
     plt.close(fig)
 
 
-def plot_means_vs_paper(
-    rows: Sequence[Mapping[str, object]], players: Sequence[str], path: Path
-) -> None:
+def plot_means_vs_paper(rows: Sequence[Mapping[str, Any]], players: Sequence[str], path: Path) -> None:
     """Grouped bars of mean shots with 95% CI error bars per configuration, the paper's values as markers.
 
     ``rows`` hold, per configuration and player: ``config``, ``player``, ``mean``, ``ci_low``, ``ci_high``

@@ -26,9 +26,10 @@ from battlelog.state import GameState
 PROGRAM_TEMPLATE = "battleship.pl.j2"
 
 
-def template_dir(package: Path = Path(__file__).resolve().parent) -> Path:
+def template_dir(package: Path | None = None) -> Path:
     """Where the templates are: inside the package when installed from a wheel (hatchling
     force-includes them as ``battlelog/templates``), else the repository's top-level ``templates/``."""
+    package = Path(__file__).resolve().parent if package is None else package
     installed = package / "templates"
     return installed if installed.is_dir() else package.parent / "templates"
 

@@ -18,10 +18,10 @@ from __future__ import annotations
 import csv
 import math
 import time
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
 
 from battlelog.engines import DEFAULT_ENGINE
 from battlelog.experiment import (
@@ -227,9 +227,9 @@ def write_csvs(out: Path, result: Reproduction) -> None:
     with open(out / "paired.csv", "w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["board", "ships", "a", "b", "games", "mean_a_minus_b", "ci_low", "ci_high", "p_value", "significant"])
-        for c in result.comparisons:
-            d = c.difference
-            writer.writerow([c.config.size, format_ships(c.config.ships), c.a, c.b, d.interval.n, d.mean,
+        for comparison in result.comparisons:
+            d = comparison.difference
+            writer.writerow([comparison.config.size, format_ships(comparison.config.ships), comparison.a, comparison.b, d.interval.n, d.mean,
                              d.interval.low, d.interval.high, d.p_value, d.significant])  # fmt: skip
 
 
@@ -322,4 +322,4 @@ def reproduce(
     return result
 
 
-__all__ = ["PLAYERS", "COMPARISONS", "PaperRow", "paper_table", "random_closed_form", "random_closed_form_sd", "reproduce", "results_markdown"]
+__all__ = ["COMPARISONS", "PLAYERS", "PaperRow", "paper_table", "random_closed_form", "random_closed_form_sd", "reproduce", "results_markdown"]

@@ -51,7 +51,7 @@ class _Tally:
     sunk: dict[int, int] = field(default_factory=dict)
     hits: int = 0
 
-    def copy(self) -> "_Tally":
+    def copy(self) -> _Tally:
         return _Tally(dict(self.seen), dict(self.sunk), self.hits)
 
     def admit(self, config: GameConfig, t: int, shot: Shot) -> None:
@@ -92,6 +92,7 @@ class GameState:
 
     config: GameConfig
     shots: tuple[Shot, ...] = field(default=())
+    _tally: _Tally = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "shots", tuple(self.shots))
@@ -102,10 +103,10 @@ class GameState:
 
     # ----- building states -------------------------------------------------------------------
     @classmethod
-    def empty(cls, config: GameConfig) -> "GameState":
+    def empty(cls, config: GameConfig) -> GameState:
         return cls(config, ())
 
-    def with_shot(self, row: int, col: int, result: str, ship: int | None = None) -> "GameState":
+    def with_shot(self, row: int, col: int, result: str, ship: int | None = None) -> GameState:
         """This state plus one more shot, validated like any state but checking only the new shot.
 
         Games grow one shot at a time; re-checking the whole history at every move would make a game
@@ -120,7 +121,7 @@ class GameState:
         object.__setattr__(state, "_tally", tally)
         return state
 
-    def prefix(self, count: int) -> "GameState":
+    def prefix(self, count: int) -> GameState:
         """The state after the first ``count`` shots."""
         return GameState(self.config, self.shots[:count])
 
@@ -178,7 +179,7 @@ class GameState:
         return {"size": self.size, "ships": list(self.ships), "shots": [s.to_json() for s in self.shots]}
 
     @classmethod
-    def from_json(cls, data: Any, source: str = "game state") -> "GameState":
+    def from_json(cls, data: Any, source: str = "game state") -> GameState:
         """Read the spec's game-state format; anything malformed is a one-line FileFormatError."""
         if not isinstance(data, dict):
             raise FileFormatError(f"{source}: expected a JSON object with size, ships and shots")
@@ -205,7 +206,7 @@ class GameState:
         return cls(GameConfig(size, tuple(ships)), tuple(shots))
 
     @classmethod
-    def load(cls, path: str | Path) -> "GameState":
+    def load(cls, path: str | Path) -> GameState:
         """Read a game-state JSON file."""
         path = Path(path)
         try:
@@ -225,4 +226,4 @@ class GameState:
         Path(path).write_text(json.dumps(self.to_json()) + "\n")
 
 
-__all__ = ["Shot", "GameState", "HIT", "MISS", "SUNK"]
+__all__ = ["HIT", "MISS", "SUNK", "GameState", "Shot"]

@@ -9,8 +9,8 @@ fewer games than comparing two independent means.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 from scipy import stats as scipy_stats
@@ -69,7 +69,7 @@ class PairedDifference:
         return ci.low is not None and ci.high is not None and (ci.high < 0 or ci.low > 0)
 
 
-def _as_array(values: Sequence[float]) -> np.ndarray:
+def _as_array(values: Sequence[float] | np.ndarray) -> np.ndarray:
     array = np.asarray(values, dtype=float)
     if array.ndim != 1:
         raise ValueError("expected a flat list of numbers")
@@ -93,7 +93,7 @@ def _t_test(values: np.ndarray, confidence: float) -> tuple[Interval, float | No
     return Interval(mean, mean - half, mean + half, n, confidence), p_value
 
 
-def mean_ci(values: Sequence[float], confidence: float = CONFIDENCE) -> Interval:
+def mean_ci(values: Sequence[float] | np.ndarray, confidence: float = CONFIDENCE) -> Interval:
     """The mean of ``values`` with its Student-t confidence interval (needs at least one value)."""
     array = _as_array(values)
     if len(array) == 0:

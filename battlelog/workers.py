@@ -23,11 +23,12 @@ import resource
 import signal
 import sys
 import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from importlib import import_module
 from multiprocessing.connection import Connection, wait
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -78,7 +79,7 @@ def player_factory(spec: str) -> Callable[..., Player]:
         )
     try:
         module = import_module(module_name)
-    except Exception as exc:  # the user's module may fail in any way while importing
+    except Exception as exc:  # noqa: BLE001 - the user's module may fail in any way while importing
         raise BattlelogError(f"player {spec!r}: cannot import {module_name!r} ({type(exc).__name__}: {exc})") from None
     factory = getattr(module, attribute, None)
     if not callable(factory):
@@ -178,7 +179,7 @@ def _run_job(job: Callable[[Any], Any], task: Any) -> tuple[str, Any, str | None
         value, status, message = job(task), OK, None
     except MemoryError as exc:
         value, status, message = None, MEMORY, _one_line(exc) + " (out of memory)"
-    except Exception as exc:  # a failing game is recorded, and the experiment goes on
+    except Exception as exc:  # noqa: BLE001 - a failing game is recorded, and the experiment goes on
         value, status, message = None, ERROR, _one_line(exc)
     return status, value, message, time.perf_counter() - start, peak_memory_mb(exact)
 

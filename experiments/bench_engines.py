@@ -37,7 +37,7 @@ from typing import Any
 
 from battlelog.engines import make_engine
 from battlelog.errors import BattlelogError
-from battlelog.game import GameConfig, format_ships, parse_ships
+from battlelog.game import GameConfig, format_ships
 from battlelog.harness import game_seeds, layout_for, play_game
 from battlelog.players import make_player
 from battlelog.state import GameState

@@ -12,6 +12,7 @@ import numpy as np
 
 from battlelog.game import GameConfig, Placement, ship_placements
 from battlelog.harness import play_game
+from battlelog.players.base import Player
 from battlelog.state import GameState
 
 
@@ -65,13 +66,10 @@ def brute_marginals(state: GameState, layouts: list | None = None) -> tuple[np.n
     return counts / models, models
 
 
-class _ScriptedRandom:
+class _ScriptedRandom(Player):
     """A player that fires uniformly random shots; used only to produce true answers for test states."""
 
     name = "scripted"
-
-    def __init__(self, rng: np.random.Generator) -> None:
-        self.rng = rng
 
     def choose(self, state: GameState):
         cells = state.unshot

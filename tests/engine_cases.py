@@ -15,13 +15,14 @@ with ``reference(case.state)``; see tests/test_problog_engine.py.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
-from brute import all_layouts, brute_marginals, random_states
 
 from battlelog.game import GameConfig, Placement, cell_name
 from battlelog.state import GameState, Shot
+
+from brute import all_layouts, brute_marginals, random_states
 
 #: (config, number of states, seed). 105 states on the paper's three smallest configurations, plus
 #: a few on a tiny board with ships of length 1 (one placement per cell, two ships alike). The
@@ -79,7 +80,7 @@ def random_cases() -> list[EngineCase]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def _layouts(config: GameConfig) -> list[tuple[Placement, ...]]:
     return all_layouts(config)
 
@@ -141,10 +142,10 @@ def contradictory_cases() -> list[ContradictoryCase]:
 
 
 __all__ = [
+    "RANDOM_MIX",
     "ContradictoryCase",
     "EngineCase",
     "HandCase",
-    "RANDOM_MIX",
     "contradictory_cases",
     "hand_cases",
     "random_cases",

@@ -105,7 +105,7 @@ def test_experiment_prints_and_saves_the_summary(finished: Path, capsys: pytest.
     assert main(["summarize", str(finished)]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == f"4x4 3,2 with seed 3: 4 games recorded in {finished / GAMES}"
-    assert out[1].split() == "| player | games | failed | mean | 95% CI | median | std | min | max | ms/move |".split()
+    assert out[1].split() == ["|", "player", "|", "games", "|", "failed", "|", "mean", "|", "95%", "CI", "|", "median", "|", "std", "|", "min", "|", "max", "|", "ms/move", "|"]
     assert [line.split()[1] for line in out[3:5]] == ["random", "pdf"]
     assert out[5] == f"wrote {finished / SUMMARY_CSV} and {finished / SUMMARY_MD}"
     assert main(["summarize", str(finished / GAMES)]) == 0  # the games file names its directory too

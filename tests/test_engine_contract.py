@@ -12,6 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
+from battlelog.engines import ENGINES, Engine, Inconsistent, locate_fault, make_engine
+from battlelog.game import GameConfig
+from battlelog.model import ground
+from battlelog.state import GameState
+
 from engine_cases import (
     ContradictoryCase,
     EngineCase,
@@ -22,11 +28,6 @@ from engine_cases import (
     reference,
     shots,
 )
-
-from battlelog.engines import ENGINES, Engine, Inconsistent, locate_fault, make_engine
-from battlelog.game import GameConfig
-from battlelog.model import ground
-from battlelog.state import GameState
 
 
 @pytest.fixture(scope="module", params=sorted(ENGINES))

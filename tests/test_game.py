@@ -21,6 +21,7 @@ from battlelog.game import (
     ship_placements,
 )
 from battlelog.harness import layout_for
+
 from brute import all_layouts
 
 # ----- fleets and placements ---------------------------------------------------------------------

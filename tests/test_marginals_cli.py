@@ -8,13 +8,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from engine_cases import reference
 
 from battlelog.cli import main
 from battlelog.engines import ENGINES
 from battlelog.game import GameConfig, cell_name
 from battlelog.render import render_program
 from battlelog.state import GameState
+
+from engine_cases import reference
 
 FIXTURES = Path(__file__).parent / "fixtures"
 MID_GAME = FIXTURES / "midgame_5x5.json"

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from engine_cases import hand_cases, random_cases, shots
 from problog import get_evaluatable
 from problog.program import PrologString
 
@@ -22,6 +21,8 @@ from battlelog.engines.problog_engine import ProblogEngine, board_from_queries
 from battlelog.game import GameConfig
 from battlelog.render import render_program
 from battlelog.state import GameState
+
+from engine_cases import hand_cases, random_cases, shots
 
 ENGINE = ProblogEngine()
 

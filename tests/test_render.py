@@ -11,13 +11,14 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from engine_cases import hand_cases, shots
 from problog.logic import Clause, Or, Term
 from problog.program import PrologString
 
 from battlelog.game import GameConfig
 from battlelog.render import PROGRAM_TEMPLATE, render_program, template_dir
 from battlelog.state import GameState
+
+from engine_cases import hand_cases, shots
 
 MID_GAME = shots(GameConfig(5, (3, 3, 2)), "C4 hit", "C5 sunk 2", "A1 miss", "B4 hit")
 

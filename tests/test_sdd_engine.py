@@ -12,8 +12,6 @@ import resource
 
 import numpy as np
 import pytest
-from brute import all_layouts, brute_marginals, random_states
-from engine_cases import random_cases, reference, shots
 
 from battlelog.engines import DEFAULT_ENGINE, make_engine
 from battlelog.engines.frontier import DIRECTIONS, Problem, sweep
@@ -24,6 +22,9 @@ from battlelog.harness import game_seeds, layout_for, play_game
 from battlelog.model import ground
 from battlelog.players import make_player
 from battlelog.state import GameState
+
+from brute import all_layouts, brute_marginals, random_states
+from engine_cases import random_cases, reference, shots
 
 ENGINE = SddEngine()
 

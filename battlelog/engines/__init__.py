@@ -26,4 +26,4 @@ def make_engine(name: str, **options: Any) -> Engine:
     return getattr(import_module(module), cls)(**options)
 
 
-__all__ = ["ENGINES", "DEFAULT_ENGINE", "Engine", "Inconsistent", "Marginals", "locate_fault", "make_engine"]
+__all__ = ["DEFAULT_ENGINE", "ENGINES", "Engine", "Inconsistent", "Marginals", "locate_fault", "make_engine"]

@@ -8,17 +8,49 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from battlelog.errors import StateError
-from battlelog.game import cell_name
+from battlelog.errors import BattlelogError, StateError
+from battlelog.game import Placement, cell_name
 from battlelog.state import GameState
 
 
 @dataclass(frozen=True)
 class Marginals:
-    """``cells[r, c]`` is the posterior probability that a ship covers (r, c); ``models`` counts layouts."""
+    """What an engine knows of the posterior of one state.
+
+    ``cells[r, c]`` is the probability that a ship covers (r, c); ``models`` counts the layouts
+    consistent with the state (None where the engine does not count). ``placements[i][k]``, where
+    the engine gives it, is the probability that ship i lies at ``config.placements(i)[k]``: the
+    finer posterior that answer probabilities, samplers and lookahead players need.
+    """
 
     cells: np.ndarray
     models: int | None = None
+    placements: tuple[np.ndarray, ...] | None = None
+
+    def answers(self, state: GameState) -> np.ndarray:
+        """``out[r, c, a]``: the probability that a shot at (r, c) is answered ``a``.
+
+        ``a`` is 0 for miss, 1 for a hit that sinks nothing, and ``2 + i`` for "sunk ship i". A
+        shot at x sinks ship i exactly when ship i lies on x and the rest of its cells are already
+        hit, so these follow from the placement marginals. Cells already shot are all zero.
+        """
+        if self.placements is None:
+            raise BattlelogError("this engine gives no placement marginals, so no answer probabilities")
+        n, ships = state.size, len(state.ships)
+        out = np.zeros((n, n, 2 + ships))
+        hits = state.hits
+        for ship in state.afloat:
+            for p, probability in zip(state.config.placements(ship), self.placements[ship]):
+                if probability == 0.0:
+                    continue
+                unhit = [cell for cell in p.cells if cell not in hits]
+                if len(unhit) == 1:
+                    out[unhit[0]][2 + ship] += probability
+        out[:, :, 0] = 1.0 - self.cells
+        out[:, :, 1] = self.cells - out[:, :, 2:].sum(axis=2)
+        for cell in state.shot_cells:
+            out[cell] = 0.0
+        return np.clip(out, 0.0, 1.0)
 
     def to_json(self) -> dict[str, Any]:
         """The spec's marginals format."""
@@ -44,9 +76,16 @@ class Engine(ABC):
     #: Whether ``Marginals.models`` is filled in (the number of layouts consistent with the state).
     counts_models: ClassVar[bool] = False
 
+    #: Whether :meth:`sample` draws layouts.
+    samples: ClassVar[bool] = False
+
     @abstractmethod
     def marginals(self, state: GameState) -> Marginals:
         """Exact marginals of ``state``; raises :class:`Inconsistent` when no layout fits it."""
+
+    def sample(self, state: GameState, count: int, rng: np.random.Generator) -> list[tuple[Placement, ...]]:
+        """``count`` layouts drawn independently and uniformly from those consistent with ``state``."""
+        raise BattlelogError(f"the {self.name} engine cannot draw layouts; use an engine that samples")
 
     def close(self) -> None:
         """Release caches and compiled models."""

@@ -22,8 +22,8 @@ node whose true branch is False), so the number of paths to True is exactly the 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -74,10 +74,10 @@ class Problem:
     required: frozenset[Cell]
 
     @classmethod
-    def from_model(cls, model: GroundModel) -> "Problem":
+    def from_model(cls, model: GroundModel) -> Problem:
         return cls(model.state.size, model.state.ships, model.domains, frozenset(model.hit_cells))
 
-    def split(self, cell: Cell) -> tuple["Problem", "Problem"]:
+    def split(self, cell: Cell) -> tuple[Problem, Problem]:
         """The layouts that leave ``cell`` empty, and those that cover it."""
         empty = tuple(tuple(p for p in domain if cell not in p.cells) for domain in self.domains)
         return (

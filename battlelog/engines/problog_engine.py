@@ -10,7 +10,7 @@ ProbLog's public pipeline; its speed comes from the encoding (see templates/rule
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 from problog import get_evaluatable

@@ -76,7 +76,7 @@ class Tally:
     models: float = 0.0
     uses: dict[Placement, float] = field(default_factory=dict)
 
-    def add(self, other: "Tally") -> None:
+    def add(self, other: Tally) -> None:
         self.models += other.models
         for p, count in other.uses.items():
             self.uses[p] = self.uses.get(p, 0.0) + count
@@ -117,7 +117,7 @@ class SddEngine(Engine):
         if tally.models == 0:
             self._kept = None  # a contradiction is no base for the next move
             raise Inconsistent("no layout of the fleet fits all the answers")
-        result = Marginals(tally.board(state.size), int(round(tally.models)))
+        result = Marginals(tally.board(state.size), round(tally.models))
         if not state.shots:
             _EMPTY_BOARDS[state.config] = Marginals(result.cells.copy(), result.models)
         return result
@@ -207,7 +207,7 @@ class Compiled:
         self.nodes = root.count()
 
     @classmethod
-    def from_diagram(cls, diagram: Diagram, problem: Problem) -> "Compiled":
+    def from_diagram(cls, diagram: Diagram, problem: Problem) -> Compiled:
         manager = sdd_manager(max(1, len(diagram.placements)))
         root = materialise(diagram, manager)
         return cls(manager, root, {p: i + 1 for i, p in enumerate(diagram.placements)}, problem)
@@ -221,7 +221,7 @@ class Compiled:
             and all(p in self.allowed for domain in problem.domains for p in domain)
         )
 
-    def conditioned(self, problem: Problem) -> "Compiled":
+    def conditioned(self, problem: Problem) -> Compiled:
         """This SDD with ``problem``'s extra evidence, in the same manager."""
         manager, var = self.manager, self.var
         node = self.root

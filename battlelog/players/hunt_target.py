@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from battlelog.game import Cell
-from battlelog.players.base import Player, pick_random
+from battlelog.players.base import ScoringPlayer, masked, pick_random
 from battlelog.state import GameState
 
 
@@ -31,10 +33,18 @@ def target_list(state: GameState) -> list[Cell]:
     return [cell for cell in queue if cell not in state.shot_cells]
 
 
-class HuntTargetPlayer(Player):
+class HuntTargetPlayer(ScoringPlayer):
     """Hunts at random; after a hit, shoots the target list (N, S, E, W neighbours) until it is empty."""
 
     name = "hunt-target"
+
+    def scores(self, state: GameState) -> np.ndarray:
+        """1 for the head of the target list (0 elsewhere); every unshot cell alike while hunting."""
+        values = np.zeros((state.size, state.size))
+        targets = target_list(state)
+        if targets:
+            values[targets[0]] = 1.0
+        return masked(values, state)
 
     def choose(self, state: GameState) -> Cell:
         targets = target_list(state)

@@ -7,7 +7,7 @@ from functools import lru_cache
 import numpy as np
 
 from battlelog.game import Cell, ship_placements
-from battlelog.players.base import Player, pick_best
+from battlelog.players.base import ScoringPlayer, masked
 from battlelog.state import GameState
 
 #: How much more a placement counts for each unresolved hit it passes through (target mode).
@@ -66,15 +66,13 @@ def density(state: GameState) -> np.ndarray:
     return scores.reshape(n, n)
 
 
-class PdfPlayer(Player):
+class PdfPlayer(ScoringPlayer):
     """Shoots the unshot cell with the highest placement density; ties broken at random."""
 
     name = "pdf"
 
-    def choose(self, state: GameState) -> Cell:
-        scores = density(state)
-        cells = state.unshot
-        return pick_best(cells, [scores[cell] for cell in cells], self.rng)
+    def scores(self, state: GameState) -> np.ndarray:
+        return masked(density(state), state)
 
 
-__all__ = ["PdfPlayer", "density", "resolved_cells", "TARGET_WEIGHT"]
+__all__ = ["TARGET_WEIGHT", "PdfPlayer", "density", "resolved_cells"]
