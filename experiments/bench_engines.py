@@ -89,12 +89,13 @@ def games(engine: str, config: GameConfig, count: int, seed: int) -> dict[str, A
 
 def sweep_only(config: GameConfig) -> dict[str, Any]:
     """The empty board's diagram from the sweep alone (no pysdd), under the engine's state budget."""
+    from battlelog.engines.budget import memory_budget
     from battlelog.engines.frontier import Problem, sweep
-    from battlelog.engines.sdd_engine import BYTES_PER_STATE, default_budget
+    from battlelog.engines.sdd_engine import BYTES_PER_STATE
     from battlelog.model import ground
 
     start = time.perf_counter()
-    diagram = sweep(Problem.from_model(ground(GameState.empty(config))), max_states=default_budget() // BYTES_PER_STATE)
+    diagram = sweep(Problem.from_model(ground(GameState.empty(config))), max_states=memory_budget() // BYTES_PER_STATE)
     return {"seconds": time.perf_counter() - start, "nodes": diagram.nodes, "states": diagram.states}
 
 

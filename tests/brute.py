@@ -10,7 +10,7 @@ from itertools import product
 
 import numpy as np
 
-from battlelog.game import GameConfig, Placement, ship_placements
+from battlelog.game import GameConfig, Placement, Referee, ship_placements
 from battlelog.harness import play_game
 from battlelog.players.base import Player
 from battlelog.state import GameState
@@ -64,6 +64,41 @@ def brute_marginals(state: GameState, layouts: list | None = None) -> tuple[np.n
     if models == 0:
         raise ValueError("no consistent layout")
     return counts / models, models
+
+
+def brute_placements(state: GameState, layouts: list) -> tuple[np.ndarray, ...]:
+    """Per ship, the posterior probability of each of its canonical placements (config.placements order)."""
+    config = state.config
+    index = [{p: k for k, p in enumerate(config.placements(i))} for i in range(len(config.ships))]
+    counts = [np.zeros(len(config.placements(i))) for i in range(len(config.ships))]
+    models = 0
+    for layout in layouts:
+        if consistent(layout, state):
+            models += 1
+            for i, p in enumerate(layout):
+                counts[i][index[i][p]] += 1
+    if models == 0:
+        raise ValueError("no consistent layout")
+    return tuple(c / models for c in counts)
+
+
+def brute_answers(state: GameState, layouts: list) -> np.ndarray:
+    """``out[r, c, a]``: the share of consistent layouts in which a shot at (r, c) gets answer ``a``
+    (0 miss, 1 hit, 2 + i sunk ship i), found by asking a referee of each layout."""
+    n, ships = state.size, len(state.ships)
+    out = np.zeros((n, n, 2 + ships))
+    models = 0
+    for layout in layouts:
+        if not consistent(layout, state):
+            continue
+        models += 1
+        for cell in state.unshot:
+            referee = Referee(state.config, layout)
+            for shot in state.shots:
+                referee.shoot(*shot.cell)
+            answer, ship = referee.shoot(*cell)
+            out[cell][0 if answer == "miss" else 1 if answer == "hit" else 2 + ship] += 1
+    return out / models
 
 
 class _ScriptedRandom(Player):

@@ -22,7 +22,7 @@ import numpy as np
 from battlelog.game import GameConfig, Placement, cell_name
 from battlelog.state import GameState, Shot
 
-from brute import all_layouts, brute_marginals, random_states
+from brute import all_layouts, brute_answers, brute_marginals, brute_placements, random_states
 
 #: (config, number of states, seed). 105 states on the paper's three smallest configurations, plus
 #: a few on a tiny board with ships of length 1 (one placement per cell, two ships alike). The
@@ -90,6 +90,16 @@ def reference(state: GameState) -> tuple[np.ndarray, int]:
     return brute_marginals(state, _layouts(state.config))
 
 
+def reference_placements(state: GameState) -> tuple[np.ndarray, ...]:
+    """Brute-force placement marginals, per ship in config.placements order."""
+    return brute_placements(state, _layouts(state.config))
+
+
+def reference_answers(state: GameState) -> np.ndarray:
+    """Brute-force answer probabilities: what a referee says of each unshot cell, over consistent layouts."""
+    return brute_answers(state, _layouts(state.config))
+
+
 def shots(config: GameConfig, *answers: str) -> GameState:
     """A state from answers such as ``"A1 hit"``, ``"B2 miss"``, ``"A3 sunk 0"``."""
     fired = []
@@ -150,5 +160,7 @@ __all__ = [
     "hand_cases",
     "random_cases",
     "reference",
+    "reference_answers",
+    "reference_placements",
     "shots",
 ]

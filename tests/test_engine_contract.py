@@ -26,6 +26,8 @@ from engine_cases import (
     hand_cases,
     random_cases,
     reference,
+    reference_answers,
+    reference_placements,
     shots,
 )
 
@@ -48,6 +50,19 @@ def check(engine: Engine, state: GameState, cells: np.ndarray, models: int) -> N
 @pytest.mark.parametrize("case", random_cases(), ids=lambda c: c.id)
 def test_matches_brute_force_on_random_states(engine: Engine, case: EngineCase) -> None:
     check(engine, case.state, *reference(case.state))
+
+
+@pytest.mark.parametrize("case", random_cases()[::4], ids=lambda c: c.id)
+def test_placement_marginals_and_answer_probabilities(engine: Engine, case: EngineCase) -> None:
+    marginals = engine.marginals(case.state)
+    if marginals.placements is None:
+        pytest.skip(f"the {engine.name} engine gives cell marginals only")
+    for ship, expected in enumerate(reference_placements(case.state)):
+        np.testing.assert_allclose(marginals.placements[ship], expected, rtol=0, atol=1e-9)
+    answers = marginals.answers(case.state)
+    np.testing.assert_allclose(answers, reference_answers(case.state), rtol=0, atol=1e-9)
+    unshot = np.array([answers[cell].sum() for cell in case.state.unshot])
+    np.testing.assert_allclose(unshot, 1.0, rtol=0, atol=1e-9)
 
 
 @pytest.mark.parametrize("case", hand_cases(), ids=lambda c: c.id)

@@ -14,8 +14,9 @@ import numpy as np
 import pytest
 
 from battlelog.engines import DEFAULT_ENGINE, make_engine
+from battlelog.engines.budget import DEFAULT_BUDGET, memory_budget, task_budget
 from battlelog.engines.frontier import DIRECTIONS, Problem, sweep
-from battlelog.engines.sdd_engine import BYTES_PER_NODE, DEFAULT_BUDGET, Compiled, SddEngine, default_budget
+from battlelog.engines.sdd_engine import BYTES_PER_NODE, Compiled, SddEngine
 from battlelog.errors import BattlelogError, BudgetExceeded
 from battlelog.game import GameConfig
 from battlelog.harness import game_seeds, layout_for, play_game
@@ -185,11 +186,16 @@ def test_a_tiny_budget_stops_with_one_line() -> None:
     assert "\n" not in message and "budget" in message and "5x5 3,3,2" in message
 
 
-def test_default_budget_follows_the_address_space_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_default_budget_follows_the_address_space_limit_and_the_task(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(resource, "getrlimit", lambda _: (2 * 2**30, resource.RLIM_INFINITY))
-    assert default_budget() == 2**30
+    assert memory_budget() == 2**30
     monkeypatch.setattr(resource, "getrlimit", lambda _: (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
-    assert default_budget() == DEFAULT_BUDGET
+    assert memory_budget() == DEFAULT_BUDGET
+    with task_budget(123 * 2**20):
+        assert memory_budget() == SddEngine().memory_budget == 123 * 2**20
+        with task_budget(None):
+            assert memory_budget() == 123 * 2**20
+    assert memory_budget() == DEFAULT_BUDGET
 
 
 def test_fleets_wider_than_a_word_are_a_clear_error() -> None:

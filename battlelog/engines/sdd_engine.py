@@ -22,8 +22,8 @@ the later ones. A cached prior conditioned per move does not scale: on 8x8 with 
 has 16 million nodes, several GB. The empty board's answer, the same in every game of a
 configuration, is kept per process.
 
-Memory budget: pysdd has no allocation hook, but the sweep knows the node count before pysdd
-allocates anything. A problem whose diagram would not fit is split exactly on one open cell (the
+Memory budget (battlelog.engines.budget): pysdd has no allocation hook, but the sweep knows the node
+count before pysdd allocates anything. A problem whose diagram would not fit is split exactly on one open cell (the
 layouts that leave it empty and those that cover it: disjoint, together complete) and each half is
 compiled, counted and freed in turn; counts add up. When even splitting does not fit, the engine
 raises :class:`~battlelog.errors.BudgetExceeded` with a one-line message.
@@ -31,14 +31,15 @@ raises :class:`~battlelog.errors.BudgetExceeded` with a one-line message.
 
 from __future__ import annotations
 
-import resource
 from array import array
 from dataclasses import dataclass, field
 
 import numpy as np
 from pysdd.sdd import SddManager, SddNode, Vtree
 
+from battlelog.engines import budget
 from battlelog.engines.base import Engine, Inconsistent, Marginals
+from battlelog.engines.budget import readable
 from battlelog.engines.frontier import FALSE, TRUE, Diagram, Problem, smallest_sweep
 from battlelog.errors import BudgetExceeded
 from battlelog.game import GameConfig, Placement
@@ -50,23 +51,10 @@ from battlelog.state import GameState
 BYTES_PER_NODE = 420
 #: Bytes per frontier state the sweep keeps (two int32 children) plus its widest level's work arrays.
 BYTES_PER_STATE = 32
-#: Default budget for one compilation when the process has no address-space limit.
-DEFAULT_BUDGET = 3 * 2**30
 #: At most 2**MAX_SPLIT_DEPTH cases per state before the engine gives up.
 MAX_SPLIT_DEPTH = 4
 
 _EMPTY_BOARDS: dict[GameConfig, Marginals] = {}
-
-
-def default_budget() -> int:
-    """DEFAULT_BUDGET, or half the address-space limit (RLIMIT_AS) when a smaller one is set.
-
-    Virtual memory runs well ahead of resident memory in numpy and pysdd, so half the limit keeps a
-    compilation clear of a worker's RLIMIT_AS: the engine splits or stops cleanly before pysdd's
-    malloc fails (which aborts the process).
-    """
-    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
-    return DEFAULT_BUDGET if soft == resource.RLIM_INFINITY else min(DEFAULT_BUDGET, soft // 2)
 
 
 @dataclass
@@ -80,6 +68,13 @@ class Tally:
         self.models += other.models
         for p, count in other.uses.items():
             self.uses[p] = self.uses.get(p, 0.0) + count
+
+    def placements(self, config: GameConfig) -> tuple[np.ndarray, ...]:
+        """Per ship, the probability of each of its canonical placements (config.placements order)."""
+        return tuple(
+            np.array([self.uses.get(p, 0.0) for p in config.placements(ship)]) / self.models
+            for ship in range(len(config.ships))
+        )
 
     def board(self, size: int) -> np.ndarray:
         """Occupancy marginals: each placement's share of the layouts, added over the cells it covers."""
@@ -101,14 +96,14 @@ class SddEngine(Engine):
     counts_models = True
 
     def __init__(self, memory_budget: int | None = None) -> None:
-        self.memory_budget = default_budget() if memory_budget is None else int(memory_budget)
+        self.memory_budget = budget.memory_budget() if memory_budget is None else int(memory_budget)
         self._kept: Compiled | None = None
 
     def marginals(self, state: GameState) -> Marginals:
         """Occupancy marginals of ``state`` and its number of layouts (exact below 2**53)."""
         if not state.shots and state.config in _EMPTY_BOARDS:
             cached = _EMPTY_BOARDS[state.config]
-            return Marginals(cached.cells.copy(), cached.models)
+            return Marginals(cached.cells.copy(), cached.models, cached.placements)
         model = ground(state)
         reason = model.empty_reason()
         if reason is not None:
@@ -117,9 +112,9 @@ class SddEngine(Engine):
         if tally.models == 0:
             self._kept = None  # a contradiction is no base for the next move
             raise Inconsistent("no layout of the fleet fits all the answers")
-        result = Marginals(tally.board(state.size), round(tally.models))
+        result = Marginals(tally.board(state.size), round(tally.models), tally.placements(state.config))
         if not state.shots:
-            _EMPTY_BOARDS[state.config] = Marginals(result.cells.copy(), result.models)
+            _EMPTY_BOARDS[state.config] = Marginals(result.cells.copy(), result.models, result.placements)
         return result
 
     def tally(self, problem: Problem) -> Tally:
@@ -173,15 +168,6 @@ class SddEngine(Engine):
 
     def close(self) -> None:
         self._kept = None
-
-
-def readable(size: float) -> str:
-    """A byte count for messages: ``512 kB``, ``3.2 GB``."""
-    for unit in ("B", "kB", "MB"):
-        if size < 1000:
-            return f"{size:.0f} {unit}"
-        size /= 1000
-    return f"{size:.1f} GB"
 
 
 def central(cells: list[tuple[int, int]], size: int) -> tuple[int, int]:

@@ -1,0 +1,51 @@
+"""How much memory one engine call may use: a default, the process's limit, or what a task says.
+
+A compiling engine knows how much memory a model needs before it allocates it, and splits the work
+or refuses it with a one-line error rather than letting the operating system kill the process. The
+budget it checks against comes from, in order: the engine's own ``memory_budget`` argument; the
+budget of the task being run (:func:`task_budget`, which an experiment sets around each game, so the
+budget travels with the task to any worker, local or remote); half the process's address-space limit
+when one is set (virtual memory runs well ahead of resident memory); else :data:`DEFAULT_BUDGET`.
+"""
+
+from __future__ import annotations
+
+import resource
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+#: The budget of one engine call when nothing else says otherwise.
+DEFAULT_BUDGET = 2 * 2**30
+
+#: The running task's budget. A context variable, not a global: a Dask worker runs tasks in threads.
+_task_budget: ContextVar[int | None] = ContextVar("battlelog_task_budget", default=None)
+
+
+def memory_budget() -> int:
+    """The budget in bytes for an engine call made now (see the module's docstring for the order)."""
+    task = _task_budget.get()
+    if task is not None:
+        return task
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    return DEFAULT_BUDGET if soft == resource.RLIM_INFINITY else min(DEFAULT_BUDGET, soft // 2)
+
+
+@contextmanager
+def task_budget(budget: int | None) -> Iterator[None]:
+    """Within the block, engines built without an explicit budget use ``budget`` bytes (None: no change)."""
+    token = _task_budget.set(int(budget)) if budget is not None else None
+    try:
+        yield
+    finally:
+        if token is not None:
+            _task_budget.reset(token)
+
+
+def readable(size: float) -> str:
+    """A byte count for messages: ``512 kB``, ``3.2 GB``."""
+    for unit in ("B", "kB", "MB"):
+        if size < 1000:
+            return f"{size:.0f} {unit}"
+        size /= 1000
+    return f"{size:.1f} GB"
