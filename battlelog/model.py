@@ -9,7 +9,8 @@ here once, by pruning each ship's domain:
 
 What remains are three families of constraints over the surviving placement atoms, which is what
 compiling engines encode: exactly one placement per ship, at most one placement per cell (no
-overlap), and at least one placement per hit cell.
+overlap), and at least one placement per hit cell. A :class:`Problem` is that, detached from the
+state, so that it can also be split into disjoint sub-problems on a cell.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from battlelog.game import Cell, Placement, cell_name
+from battlelog.game import Cell, Placement, cell_name, format_ships
 from battlelog.state import GameState
 
 
@@ -74,3 +75,43 @@ def ground(state: GameState) -> GroundModel:
                     allowed.append(p)
         domains.append(tuple(allowed))
     return GroundModel(state, tuple(domains))
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What a counting engine counts: one placement per ship from its domain, no overlap, required cells covered.
+
+    A :class:`GroundModel` gives one (its hit cells are the required cells); :meth:`split` gives two
+    smaller ones that share no layout and together have all of this one's layouts.
+    """
+
+    size: int
+    ships: tuple[int, ...]
+    domains: tuple[tuple[Placement, ...], ...]
+    required: frozenset[Cell]
+
+    @classmethod
+    def from_model(cls, model: GroundModel) -> Problem:
+        return cls(model.state.size, model.state.ships, model.domains, frozenset(model.hit_cells))
+
+    def split(self, cell: Cell) -> tuple[Problem, Problem]:
+        """The layouts that leave ``cell`` empty, and those that cover it."""
+        empty = tuple(tuple(p for p in domain if cell not in p.cells) for domain in self.domains)
+        return (
+            Problem(self.size, self.ships, empty, self.required),
+            Problem(self.size, self.ships, self.domains, self.required | {cell}),
+        )
+
+    def open_cells(self) -> list[Cell]:
+        """Cells some placement covers that are not required: the cells a split can decide."""
+        covered = {cell for domain in self.domains for p in domain for cell in p.cells}
+        return sorted(covered - self.required)
+
+    def split_cell(self) -> Cell | None:
+        """The open cell nearest the board's centre (where a raster sweep's frontier is widest), if any."""
+        middle = (self.size - 1) / 2
+        cells = self.open_cells()
+        return min(cells, key=lambda c: ((c[0] - middle) ** 2 + (c[1] - middle) ** 2, c)) if cells else None
+
+    def label(self) -> str:
+        return f"{self.size}x{self.size} {format_ships(self.ships)}"

@@ -90,9 +90,9 @@ def games(engine: str, config: GameConfig, count: int, seed: int) -> dict[str, A
 def sweep_only(config: GameConfig) -> dict[str, Any]:
     """The empty board's diagram from the sweep alone (no pysdd), under the engine's state budget."""
     from battlelog.engines.budget import memory_budget
-    from battlelog.engines.frontier import Problem, sweep
+    from battlelog.engines.frontier import sweep
     from battlelog.engines.sdd_engine import BYTES_PER_STATE
-    from battlelog.model import ground
+    from battlelog.model import Problem, ground
 
     start = time.perf_counter()
     diagram = sweep(Problem.from_model(ground(GameState.empty(config))), max_states=memory_budget() // BYTES_PER_STATE)
@@ -101,9 +101,9 @@ def sweep_only(config: GameConfig) -> dict[str, Any]:
 
 def measure_bytes(config: GameConfig, shots: int, seed: int) -> dict[str, Any]:
     """Resident bytes per kept sweep state and per SDD node (built and counted), for calibration."""
-    from battlelog.engines.frontier import Problem, sweep
+    from battlelog.engines.frontier import sweep
     from battlelog.engines.sdd_engine import Compiled
-    from battlelog.model import ground
+    from battlelog.model import Problem, ground
 
     full = play_game(config, layout_for(config, seed, 0), make_player("pdf", game_seeds(seed, 0)[1])).state
     problem = Problem.from_model(ground(full.prefix(shots)))
@@ -364,9 +364,8 @@ def _table_labels() -> set[str]:
 
 def reuse(configs: list[GameConfig], count: int, seed: int) -> None:
     """Every state after the first of ``count`` pdf games: a fresh engine per state, or one per game."""
-    from battlelog.engines.frontier import Problem
     from battlelog.engines.sdd_engine import SddEngine
-    from battlelog.model import ground
+    from battlelog.model import Problem, ground
 
     print(f"\n## Reuse across moves (sdd, in this process, {count} pdf games per board)\n")
     rows = []

@@ -15,12 +15,12 @@ import pytest
 
 from battlelog.engines import DEFAULT_ENGINE, make_engine
 from battlelog.engines.budget import DEFAULT_BUDGET, memory_budget, task_budget
-from battlelog.engines.frontier import DIRECTIONS, Problem, sweep
+from battlelog.engines.frontier import DIRECTIONS, sweep
 from battlelog.engines.sdd_engine import BYTES_PER_NODE, Compiled, SddEngine
 from battlelog.errors import BattlelogError, BudgetExceeded
 from battlelog.game import GameConfig
 from battlelog.harness import game_seeds, layout_for, play_game
-from battlelog.model import ground
+from battlelog.model import Problem, ground
 from battlelog.players import make_player
 from battlelog.state import GameState
 

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from battlelog.errors import BattlelogError, BudgetExceeded
-from battlelog.game import Cell, Placement, format_ships
-from battlelog.model import GroundModel
+from battlelog.game import Cell, Placement
+from battlelog.model import Problem
 
 #: Child references in :class:`Diagram` levels besides node indices (which are >= 0).
 FALSE, TRUE = -1, -2
@@ -58,49 +58,6 @@ def sweep_key(direction: str, size: int) -> Callable[[Placement], tuple]:
     """
     move = DIRECTIONS[direction]
     return lambda p: (min(move(r, c, size) for r, c in p.cells), p.ship, p.horizontal)
-
-
-@dataclass(frozen=True)
-class Problem:
-    """What the sweep counts: one placement per ship from its domain, no overlap, required cells covered.
-
-    A :class:`GroundModel` gives one (its hit cells are the required cells); :meth:`split` gives two
-    smaller ones that share no layout and together have all of this one's layouts.
-    """
-
-    size: int
-    ships: tuple[int, ...]
-    domains: tuple[tuple[Placement, ...], ...]
-    required: frozenset[Cell]
-
-    @classmethod
-    def from_model(cls, model: GroundModel) -> Problem:
-        return cls(model.state.size, model.state.ships, model.domains, frozenset(model.hit_cells))
-
-    def split(self, cell: Cell) -> tuple[Problem, Problem]:
-        """The layouts that leave ``cell`` empty, and those that cover it."""
-        empty = tuple(tuple(p for p in domain if cell not in p.cells) for domain in self.domains)
-        return (
-            Problem(self.size, self.ships, empty, self.required),
-            Problem(self.size, self.ships, self.domains, self.required | {cell}),
-        )
-
-    def seen_from(self, direction: str) -> tuple:
-        """The problem as a sweep in ``direction`` sees it: equal views give equal diagrams."""
-        move = DIRECTIONS[direction]
-        cells = lambda cs: frozenset(move(r, c, self.size) for r, c in cs)  # noqa: E731
-        return (
-            tuple(frozenset(cells(p.cells) for p in domain) for domain in self.domains),
-            cells(self.required),
-        )
-
-    def open_cells(self) -> list[Cell]:
-        """Cells some placement covers that are not required: the cells a split can decide."""
-        covered = {cell for domain in self.domains for p in domain for cell in p.cells}
-        return sorted(covered - self.required)
-
-    def label(self) -> str:
-        return f"{self.size}x{self.size} {format_ships(self.ships)}"
 
 
 @dataclass(frozen=True)
@@ -237,6 +194,16 @@ def _reduce(value: np.ndarray, high: np.ndarray, low: np.ndarray) -> tuple[np.nd
     return out, (((distinct >> 32) - 2).astype(np.int32), ((distinct & 0xFFFFFFFF) - 2).astype(np.int32))
 
 
+def seen_from(problem: Problem, direction: str) -> tuple:
+    """The problem as a sweep in ``direction`` sees it: equal views give equal diagrams."""
+    move = DIRECTIONS[direction]
+    cells = lambda cs: frozenset(move(r, c, problem.size) for r, c in cs)  # noqa: E731
+    return (
+        tuple(frozenset(cells(p.cells) for p in domain) for domain in problem.domains),
+        cells(problem.required),
+    )
+
+
 def smallest_sweep(problem: Problem, max_states: int | None = None) -> Diagram:
     """The smallest of the diagrams swept in the four directions.
 
@@ -250,7 +217,7 @@ def smallest_sweep(problem: Problem, max_states: int | None = None) -> Diagram:
     first_error: BudgetExceeded | None = None
     seen: set[tuple] = set()
     for direction in DIRECTIONS:
-        view = problem.seen_from(direction)
+        view = seen_from(problem, direction)
         if view in seen:
             continue
         seen.add(view)

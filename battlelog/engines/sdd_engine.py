@@ -3,7 +3,7 @@
 How (and why it is fast where ProbLog's pipeline is not):
 
 1. ``model.ground`` applies every piece of evidence that only rules placements out (misses, sinks,
-   not-sunk); what is left is a :class:`~battlelog.engines.frontier.Problem`.
+   not-sunk); what is left is a :class:`~battlelog.model.Problem`.
 2. The frontier sweep (battlelog.engines.frontier) turns it into a reduced ordered decision diagram
    over the surviving placements, with numpy, sweeping the board row by row in whichever of four
    directions gives the smallest diagram.
@@ -40,10 +40,10 @@ from pysdd.sdd import SddManager, SddNode, Vtree
 from battlelog.engines import budget
 from battlelog.engines.base import Engine, Inconsistent, Marginals
 from battlelog.engines.budget import readable
-from battlelog.engines.frontier import FALSE, TRUE, Diagram, Problem, smallest_sweep
+from battlelog.engines.frontier import FALSE, TRUE, Diagram, smallest_sweep
 from battlelog.errors import BudgetExceeded
 from battlelog.game import GameConfig, Placement
-from battlelog.model import ground
+from battlelog.model import Problem, ground
 from battlelog.state import GameState
 
 #: Resident bytes per SDD node while it is built and counted (pysdd's node, its two elements, the
@@ -151,14 +151,14 @@ class SddEngine(Engine):
         try:
             diagram = self.diagram(problem)
         except BudgetExceeded as exc:
-            cells = problem.open_cells()
-            if depth >= MAX_SPLIT_DEPTH or not cells:
+            cell = problem.split_cell()
+            if depth >= MAX_SPLIT_DEPTH or cell is None:
                 raise BudgetExceeded(
                     f"{exc}: over the sdd engine's memory budget of {readable(self.memory_budget)}, "
                     f"even split into {2**depth} cases"
                 ) from None
             tally = Tally()
-            for part in problem.split(central(cells, problem.size)):
+            for part in problem.split(cell):
                 tally.add(self.count(part, depth + 1))
             return tally
         compiled = Compiled.from_diagram(diagram, problem)
@@ -168,12 +168,6 @@ class SddEngine(Engine):
 
     def close(self) -> None:
         self._kept = None
-
-
-def central(cells: list[tuple[int, int]], size: int) -> tuple[int, int]:
-    """The cell nearest the board's centre: where a raster-order frontier is widest."""
-    middle = (size - 1) / 2
-    return min(cells, key=lambda c: ((c[0] - middle) ** 2 + (c[1] - middle) ** 2, c))
 
 
 class Compiled:
