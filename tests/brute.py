@@ -50,6 +50,56 @@ def consistent(layout: tuple[Placement, ...], state: GameState) -> bool:
     return True
 
 
+def consistent_layouts(state: GameState) -> list[tuple[Placement, ...]]:
+    """Every layout consistent with ``state``, by backtracking: feasible on any board late in a game.
+
+    Each ship's candidates are filtered by the spec's per-ship evidence read literally (no miss
+    covered; a sunk ship inside the hits up to its sinking shot and through that shot's cell; a ship
+    afloat not inside all the hits); ships are tried fewest candidates first, a branch is abandoned
+    when an uncovered hit can no longer be covered, and every complete layout is checked against the
+    whole state with :func:`consistent`.
+    """
+    config, misses, hits = state.config, state.misses, state.hits
+    sunk = {s.ship: (t, s.cell) for t, s in enumerate(state.shots) if s.result == "sunk"}
+    options = []
+    for ship, length in enumerate(config.ships):
+        candidates = []
+        for p in ship_placements(config.size, ship, length):
+            cells = set(p.cells)
+            if cells & misses:
+                continue
+            if ship in sunk:
+                t, cell = sunk[ship]
+                if cell not in cells or not cells <= {s.cell for s in state.shots[: t + 1] if s.result != "miss"}:
+                    continue
+            elif cells <= hits:
+                continue
+            candidates.append(p)
+        options.append(candidates)
+    order = sorted(range(len(options)), key=lambda i: len(options[i]))
+    found: list[tuple[Placement, ...]] = []
+    chosen: list[Placement | None] = [None] * len(options)
+
+    def extend(k: int, covered: set) -> None:
+        if k == len(order):
+            layout = tuple(p for p in chosen if p is not None)
+            if consistent(layout, state):
+                found.append(layout)
+            return
+        rest = order[k:]
+        for hit in hits - covered:
+            if not any(hit in p.cells and covered.isdisjoint(p.cells) for i in rest for p in options[i]):
+                return
+        for p in options[order[k]]:
+            if covered.isdisjoint(p.cells):
+                chosen[order[k]] = p
+                extend(k + 1, covered | set(p.cells))
+        chosen[order[k]] = None
+
+    extend(0, set())
+    return found
+
+
 def brute_marginals(state: GameState, layouts: list | None = None) -> tuple[np.ndarray, int]:
     """Occupancy marginals and the number of consistent layouts (raises if there are none)."""
     n = state.size

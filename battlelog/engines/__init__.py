@@ -10,12 +10,13 @@ from battlelog.errors import BattlelogError
 
 #: name -> "module:class"; the keys feed the command line's choices.
 ENGINES: dict[str, str] = {
+    "native": "battlelog.engines.native.engine:NativeEngine",
     "problog": "battlelog.engines.problog_engine:ProblogEngine",
     "sdd": "battlelog.engines.sdd_engine:SddEngine",
 }
 
 #: The engine the ``problog`` player uses unless told otherwise.
-DEFAULT_ENGINE = "sdd"
+DEFAULT_ENGINE = "native"
 
 
 def make_engine(name: str, **options: Any) -> Engine:

@@ -1,0 +1,81 @@
+"""Exact integer counts of a problem's layouts, and the marginals they give.
+
+Every probability the native engine reports is an integer count divided by the number of layouts,
+rounded once. So the same state gives bit-identical marginals however it was computed: swept in
+any direction, split into cases, or read from a cache under a symmetry.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from battlelog.engines.base import Marginals
+from battlelog.engines.native.layered import LayeredModel
+from battlelog.engines.native.tables import HORIZONTAL, VERTICAL
+from battlelog.game import GameConfig
+
+#: Below this, an int64 count converts to float64 exactly, so numpy's division is correctly rounded.
+EXACT_FLOAT = 2**53
+
+
+@dataclass(frozen=True)
+class Counts:
+    """Layouts (ships told apart) of a problem: in all, per cell covered, per ship and placement."""
+
+    layouts: int
+    cells: np.ndarray  # int64 (N, N): layouts in which a ship covers the cell
+    placements: tuple[np.ndarray, ...]  # per ship, int64 over config.placements(ship): layouts with it there
+
+    @classmethod
+    def of(cls, model: LayeredModel, config: GameConfig) -> Counts:
+        """Read a layered model's counts back onto the original board, per ship name."""
+        tables = model.tables
+        uses = model.uses()  # counted layouts per (kind, orientation, swept start)
+        if model.counted * tables.multiplicity >= 2**62:  # named counts may not fit 64 bits: use Python's integers
+            uses = uses.astype(object)
+        n = tables.size
+        cells = np.zeros(n * n, dtype=uses.dtype)
+        for k in range(len(tables.kinds)):
+            for orientation in (HORIZONTAL, VERTICAL):
+                covered = tables.covered_cells(k, orientation)
+                weights = uses[k, orientation]
+                for row in covered:  # the t-th cell of every placement
+                    fits = row >= 0
+                    np.add.at(cells, row[fits], weights[fits])
+        placements = []
+        for ship in range(len(config.ships)):
+            k = tables.kind_of(ship)
+            orientations, starts = tables.placement_index(ship)
+            # A kind of c ships: each names one of them, so ship `ship` lies there in 1/c of them.
+            per_ship = uses[k, orientations, starts] * (tables.multiplicity // len(tables.kinds[k].ships))
+            placements.append(per_ship)
+        return cls(model.counted * tables.multiplicity, (cells * tables.multiplicity).reshape(n, n), tuple(placements))
+
+    @classmethod
+    def none(cls, config: GameConfig) -> Counts:
+        """The counts of a problem with no layout."""
+        n = config.size
+        return cls(0, np.zeros((n, n), dtype=np.int64), tuple(np.zeros(len(config.placements(i)), dtype=np.int64) for i in range(len(config.ships))))
+
+    def __add__(self, other: Counts) -> Counts:
+        """Counts of two problems that share no layout (the two cases of a split)."""
+        return Counts(
+            self.layouts + other.layouts,
+            self.cells + other.cells,
+            tuple(a + b for a, b in zip(self.placements, other.placements)),
+        )
+
+    def marginals(self) -> Marginals:
+        """Each count divided by the number of layouts, correctly rounded."""
+        return Marginals(
+            _ratio(self.cells, self.layouts), self.layouts, tuple(_ratio(p, self.layouts) for p in self.placements)
+        )
+
+
+def _ratio(counts: np.ndarray, total: int) -> np.ndarray:
+    """``counts / total`` rounded once (Python's integer division is correctly rounded at any size)."""
+    if total < EXACT_FLOAT and (counts.size == 0 or int(counts.max()) < EXACT_FLOAT):
+        return counts / total
+    return np.array([int(c) / total for c in counts.ravel()]).reshape(counts.shape)

@@ -1,0 +1,49 @@
+"""The kernel as plain Python or compiled by numba: whichever is cheaper for the work at hand.
+
+Why numba: the sweep is a tight loop over tens of millions of transitions of 64-bit keys (about
+25 million for the empty 10x10 board); numpy cannot vectorise its hash merge, and interpreted Python
+is a hundred times too slow. numba compiles the same source to machine code and caches it on disk
+(``cache=True``), so only the very first process on a machine pays for compiling.
+
+Importing numba and loading its cache costs about half a second, more than a whole 5x5 or 6x6
+board takes interpreted. So a sweep starts interpreted and switches to the compiled kernel the
+first time a level has more than :data:`COMPILE_ABOVE` states; from then on the process always
+uses the compiled kernel.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType, SimpleNamespace
+
+import numpy as np
+
+from battlelog.engines.native import kernel
+
+#: A level with more states than this is worth compiling the kernel for.
+COMPILE_ABOVE = 2000
+
+_compiled: SimpleNamespace | None = None
+_interpreted = SimpleNamespace(expand=kernel.expand, merge=kernel.merge, collect=kernel.collect, choose=kernel.choose)
+
+
+def kernels(states: int) -> SimpleNamespace:
+    """The kernel functions to use for a level of ``states`` states."""
+    global _compiled  # noqa: PLW0603 - one compiled kernel per process, built on first need
+    if _compiled is None and states > COMPILE_ABOVE:
+        numba = _import_numba()
+        jit = numba.njit(cache=True, nogil=True)
+        _compiled = SimpleNamespace(
+            expand=jit(kernel.expand), merge=jit(kernel.merge), collect=jit(kernel.collect), choose=jit(kernel.choose)
+        )
+    return _compiled if _compiled is not None else _interpreted
+
+
+def _import_numba() -> ModuleType:
+    import numba
+
+    return numba
+
+
+def quiet() -> np.errstate:
+    """Interpreted, the hash multiplies 64-bit integers modulo 2**64 on purpose: no overflow warnings."""
+    return np.errstate(over="ignore")

@@ -1,0 +1,178 @@
+"""The counting kernel: one sweep step forward, one step back. Plain Python in numba's subset.
+
+This module does not import numba. :mod:`battlelog.engines.native.jit` runs these functions as
+they are while the levels of a sweep are small (no compilation, no numba import: a 5x5 board
+answers in milliseconds from a cold start) and compiles them with numba, cached on disk, once a
+level grows large. Every integer is an explicit numpy type, so the two agree bit for bit.
+
+A transition's action is 0 when no placement starts at the cell (the cell is left empty, or it is
+covered by a ship started earlier) and ``1 + 2 * kind + orientation`` when a ship of that kind
+starts there (orientation 0 horizontal, 1 vertical). See :mod:`battlelog.engines.native.tables`
+for the layout of a state's key.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Golden-ratio multiplier of the hash (Fibonacci hashing spreads structured keys well).
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+
+
+def expand(
+    keys: np.ndarray,
+    cell: int,
+    size: int,
+    field_bits: int,
+    lengths: np.ndarray,
+    count_shift: np.ndarray,
+    count_mask: np.ndarray,
+    starts: np.ndarray,
+    required: np.ndarray,
+    settled_after: np.uint64,
+    out_keys: np.ndarray,
+    out_action: np.ndarray,
+    out_first: np.ndarray,
+) -> int:
+    """Every transition out of the states ``keys`` at ``cell``; returns how many were written.
+
+    Transitions of state ``s`` go to ``out_*[out_first[s]:out_first[s + 1]]``. A transition that
+    would leave a required (hit) cell uncovered, or pass the last start of a kind that still has
+    ships to place (``settled_after``), is not written: that state has no future.
+    """
+    row = cell // size
+    col = cell - row * size
+    one = np.uint64(1)
+    field = np.uint64((1 << field_bits) - 1)
+    col_shift = np.uint64(field_bits * col)
+    run_shift = np.uint64(field_bits * size)
+    kinds = lengths.shape[0]
+    written = 0
+    for s in range(keys.shape[0]):
+        out_first[s] = written
+        key = keys[s]
+        below = (key >> col_shift) & field  # ext[col]: a vertical ship covers this cell
+        along = (key >> run_shift) & field  # hrem: a horizontal ship covers this cell
+        if below > 0 or along > 0:
+            child = key - (one << run_shift) if along > 0 else key - (one << col_shift)
+            if child & settled_after == 0:
+                out_keys[written] = child
+                out_action[written] = 0
+                written += 1
+            continue
+        if not required[cell] and key & settled_after == 0:
+            out_keys[written] = key
+            out_action[written] = 0
+            written += 1
+        for k in range(kinds):
+            shift = np.uint64(count_shift[k])
+            if (key >> shift) & count_mask[k] == 0:
+                continue
+            length = lengths[k]
+            placed = key - (one << shift)
+            if starts[k, 0, cell]:
+                free = True
+                for c in range(col + 1, col + length):
+                    if (key >> np.uint64(field_bits * c)) & field != 0:
+                        free = False
+                        break
+                child = placed | (np.uint64(length - 1) << run_shift)
+                if free and child & settled_after == 0:
+                    out_keys[written] = child
+                    out_action[written] = 1 + 2 * k
+                    written += 1
+            if starts[k, 1, cell]:
+                child = placed | (np.uint64(length - 1) << col_shift)
+                if child & settled_after == 0:
+                    out_keys[written] = child
+                    out_action[written] = 2 + 2 * k
+                    written += 1
+    out_first[keys.shape[0]] = written
+    return written
+
+
+def merge(
+    parent_fwd: np.ndarray,
+    first: np.ndarray,
+    child_keys: np.ndarray,
+    table: np.ndarray,
+    table_bits: int,
+    out_index: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct child keys (the next level's states) and their forward counts.
+
+    ``table`` is an all -1 hash table of ``2 ** table_bits`` slots, more than the number of
+    transitions; ``out_index[t]`` receives the next-level index of transition t's child.
+    """
+    transitions = child_keys.shape[0]
+    slots = np.uint64(table.shape[0] - 1)
+    bits = np.uint64(64 - table_bits)
+    states = np.empty(transitions, dtype=np.uint64)
+    distinct = 0
+    for t in range(transitions):
+        key = child_keys[t]
+        slot = ((key * _MIX) >> bits) & slots
+        while True:
+            at = table[slot]
+            if at < 0:
+                table[slot] = distinct
+                states[distinct] = key
+                out_index[t] = distinct
+                distinct += 1
+                break
+            if states[at] == key:
+                out_index[t] = at
+                break
+            slot = (slot + np.uint64(1)) & slots
+    fwd = np.zeros(distinct, dtype=np.int64)
+    for s in range(parent_fwd.shape[0]):
+        count = parent_fwd[s]
+        for t in range(first[s], first[s + 1]):
+            fwd[out_index[t]] += count
+    return states[:distinct].copy(), fwd
+
+
+def collect(
+    child_bwd: np.ndarray,
+    fwd: np.ndarray,
+    first: np.ndarray,
+    child: np.ndarray,
+    action: np.ndarray,
+    uses: np.ndarray,
+) -> np.ndarray:
+    """One step back: each state's backward count, and ``uses[a - 1] += fwd * bwd`` per placement action a.
+
+    A state's backward count is the number of ways to complete the board from it; ``fwd * bwd``
+    over a transition counts the layouts that take it, so ``uses`` ends up counting, per kind and
+    orientation, the layouts with a ship of that kind starting at this cell.
+    """
+    states = first.shape[0] - 1
+    bwd = np.zeros(states, dtype=np.int64)
+    for s in range(states):
+        total = np.int64(0)
+        count = fwd[s]
+        for t in range(first[s], first[s + 1]):
+            ways = child_bwd[child[t]]
+            total += ways
+            if action[t] > 0:
+                uses[action[t] - 1] += count * ways
+        bwd[s] = total
+    return bwd
+
+
+def choose(bwd_here: np.ndarray, child_bwd: np.ndarray, first: np.ndarray, child: np.ndarray, at: np.ndarray, draws: np.ndarray) -> np.ndarray:
+    """For walkers at states ``at`` of one level, the transition each takes, drawn with probability
+    proportional to the ways to complete the board through it (``draws[i]`` uniform in [0, bwd_here[at[i]]))."""
+    out = np.empty(at.shape[0], dtype=np.int64)
+    for i in range(at.shape[0]):
+        s = at[i]
+        left = draws[i]
+        t = first[s]
+        while True:
+            ways = child_bwd[child[t]]
+            if left < ways:
+                break
+            left -= ways
+            t += 1
+        out[i] = t
+    return out

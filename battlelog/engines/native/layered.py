@@ -1,0 +1,271 @@
+"""The compiled model: a layered graph of frontier states, built by a forward sweep, read by a backward one.
+
+Level j holds the distinct frontier states before swept cell j; each transition out of a state
+either starts no ship at cell j or starts one ship of some kind in some orientation. Every path
+from the single state before the first cell to the single state after the last one is one layout
+(counted once per kind, not per ship name), and no two paths give the same layout. Read over the
+placement variables, the graph is a deterministic, decomposable decision diagram of the ground
+model: the model compiled (:mod:`battlelog.engines.native.export` writes it out as an SDD).
+
+- forward counts (``fwd``): the ways to reach each state; the last level's one state counts the layouts;
+- backward counts: the ways to finish the board from each state;
+- a transition's ``fwd x bwd`` counts the layouts that take it, so one backward pass gives, for every
+  kind, orientation and start cell, the layouts with such a ship there: every placement's posterior.
+
+Memory. The levels are grouped into segments of about sqrt(cells) levels, and the states at the
+start of each segment are always kept. While the whole graph fits the budget every level is kept
+too; when it would not, the sweep drops the levels it has built and goes on keeping only the
+segment starts, and reading the model rebuilds one segment at a time from its start (a second
+forward pass, the same states in the same order). The graph then needs the segment starts plus
+one segment, instead of every level.
+
+Counts are exact 64-bit integers: a level whose forward counts could overflow stops the sweep with
+a one-line error instead of wrapping around.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from battlelog.engines.budget import readable
+from battlelog.engines.native import jit
+from battlelog.engines.native.tables import SweepTables
+from battlelog.errors import BattlelogError, BudgetExceeded
+
+#: Forward counts stay below this, so that no sum of them can wrap around a signed 64-bit integer.
+COUNT_LIMIT = float(2**62)
+#: Working bytes per possible transition while a level is expanded (key, action, child index).
+_WORK_BYTES = 8 + 1 + 4
+
+Progress = Callable[[float], None]
+
+
+@dataclass(frozen=True)
+class Level:
+    """The states before one cell: their forward counts and their transitions (CSR: ``first[s]`` to ``first[s + 1]``)."""
+
+    fwd: np.ndarray  # int64, one per state
+    first: np.ndarray  # int32, one per state and one more
+    child: np.ndarray  # int32, the next level's state each transition leads to
+    action: np.ndarray  # int8, 0 or 1 + 2 * kind + orientation
+
+    @property
+    def nbytes(self) -> int:
+        return self.fwd.nbytes + self.first.nbytes + self.child.nbytes + self.action.nbytes
+
+
+@dataclass
+class Segment:
+    """Levels ``start`` to ``stop - 1``: the states at ``start`` (always kept), and the levels when kept."""
+
+    start: int
+    stop: int
+    keys: np.ndarray
+    fwd: np.ndarray
+    levels: list[Level] | None = field(default=None)
+    #: The most memory rebuilding it needs beyond the segment starts: its levels so far and one level's work.
+    rebuild: int = 0
+
+    @property
+    def nbytes(self) -> int:
+        return self.keys.nbytes + self.fwd.nbytes + sum(level.nbytes for level in self.levels or ())
+
+
+class LayeredModel:
+    """The forward sweep of a problem: its segments, and the number of (counted) layouts."""
+
+    def __init__(self, tables: SweepTables, segments: list[Segment], counted: int, peak: int, budget: int) -> None:
+        self.tables = tables
+        self.segments = segments
+        #: Layouts with interchangeable ships not told apart (multiply by ``tables.multiplicity`` for all).
+        self.counted = counted
+        #: The most memory the sweep needed at once (the graph so far and one level's working arrays).
+        self.peak = peak
+        self.budget = budget
+
+    @property
+    def rebuilds(self) -> bool:
+        """True when the levels were not all kept, so that reading the model sweeps again."""
+        return any(segment.levels is None for segment in self.segments)
+
+    @property
+    def nbytes(self) -> int:
+        return sum(segment.nbytes for segment in self.segments)
+
+    def levels(self) -> Iterator[tuple[int, Level]]:
+        """Every level with its index, first to last (rebuilding segments that were not kept)."""
+        for segment in self.segments:
+            for offset, level in enumerate(self._levels_of(segment)):
+                yield segment.start + offset, level
+
+    def uses(self, progress: Progress | None = None) -> np.ndarray:
+        """``out[k, o, j]``: counted layouts in which a ship of kind k starts at swept cell j in orientation o."""
+        tables = self.tables
+        out = np.zeros((tables.cells, 2 * len(tables.kinds)), dtype=np.int64)
+        bwd = np.ones(1, dtype=np.int64) if self.counted else np.zeros(1, dtype=np.int64)
+        with jit.quiet():
+            for done, segment in enumerate(reversed(self.segments)):
+                levels = self._levels_of(segment)
+                for j in range(segment.stop - 1, segment.start - 1, -1):
+                    level = levels[j - segment.start]
+                    bwd = jit.kernels(len(level.fwd)).collect(bwd, level.fwd, level.first, level.child, level.action, out[j])
+                if progress is not None and self.rebuilds:
+                    progress((done + 1) / len(self.segments))
+        return out.T.reshape(len(tables.kinds), 2, tables.cells)
+
+    def draw(self, count: int, rng: np.random.Generator) -> np.ndarray:
+        """``count`` paths drawn uniformly among all paths: ``out[i, j]`` is the action path i takes at cell j.
+
+        At every state a walker takes each transition with probability proportional to the ways to
+        finish the board through it, drawn with exact integer arithmetic.
+        """
+        if self.counted == 0:
+            raise BattlelogError("there is no layout to draw from")
+        ends = self._backward_at_segment_ends()
+        at = np.zeros(count, dtype=np.int64)
+        out = np.zeros((count, self.tables.cells), dtype=np.int8)
+        with jit.quiet():
+            for segment, end in zip(self.segments, ends):
+                levels = self._levels_of(segment)
+                bwd = _backward_through(levels, end, len(self.tables.kinds))
+                for offset, level in enumerate(levels):
+                    run = jit.kernels(len(level.fwd))
+                    taken = run.choose(bwd[offset], bwd[offset + 1], level.first, level.child, at, rng.integers(0, bwd[offset][at]))
+                    out[:, segment.start + offset] = level.action[taken]
+                    at = level.child[taken].astype(np.int64)
+        return out
+
+    # ----- internals ----------------------------------------------------------------------------------
+    def _backward_at_segment_ends(self) -> list[np.ndarray]:
+        """The backward counts of the states just after each segment (the last one: the final state)."""
+        ends = [np.ones(1, dtype=np.int64)]
+        with jit.quiet():
+            for segment in reversed(self.segments[1:]):
+                ends.append(_backward_through(self._levels_of(segment), ends[-1], len(self.tables.kinds))[0])
+        ends.reverse()
+        return ends
+
+    def _levels_of(self, segment: Segment) -> list[Level]:
+        """The segment's levels: kept, or rebuilt from its start (the same states, in the same order)."""
+        if segment.levels is not None:
+            return segment.levels
+        levels: list[Level] = []
+        keys, fwd = segment.keys, segment.fwd
+        held = self.nbytes
+        with jit.quiet():
+            for j in range(segment.start, segment.stop):
+                level, keys, fwd, _ = _advance(self.tables, keys, fwd, j, self.budget, held)
+                levels.append(level)
+                held += level.nbytes
+        return levels
+
+
+def _backward_through(levels: list[Level], end: np.ndarray, kinds: int) -> list[np.ndarray]:
+    """Backward counts of every level of a segment (and of the states after it), from those after it."""
+    scratch = np.zeros(2 * kinds, dtype=np.int64)  # collect's per-placement tallies, not needed here
+    out = [end]
+    for level in reversed(levels):
+        run = jit.kernels(len(level.fwd))
+        out.append(run.collect(out[-1], level.fwd, level.first, level.child, level.action, scratch))
+    out.reverse()
+    return out
+
+
+def sweep(tables: SweepTables, budget: int, progress: Progress | None = None, keep_levels: bool = True) -> LayeredModel:
+    """Build the layered model of ``tables``'s problem within ``budget`` bytes, or raise BudgetExceeded.
+
+    Each level's size is known before its arrays are allocated: the transitions out of ``n`` states
+    are at most ``n * (1 + 2 * kinds)``, and the hash merge is sized from the exact count. With
+    ``keep_levels`` false, only segment starts are kept from the first level on. Otherwise, the first
+    time keeping every level would exceed the budget, the levels kept so far are dropped and the
+    sweep goes on keeping segment starts only. A rebuild recreates exactly the levels of the first
+    pass, so from then on each level is checked as if the earlier levels of its segment were held
+    (as they will be while it is rebuilt); a level that does not fit even so raises BudgetExceeded.
+    """
+    length = math.isqrt(tables.cells - 1) + 1
+    keys = np.array([tables.root], dtype=np.uint64)
+    fwd = np.ones(1, dtype=np.int64)
+    segments: list[Segment] = []
+    held = peak = in_segment = 0
+    with jit.quiet():
+        for j in range(tables.cells):
+            if j % length == 0:
+                segments.append(Segment(j, min(j + length, tables.cells), keys, fwd, [] if keep_levels else None))
+                held += keys.nbytes + fwd.nbytes
+                in_segment = 0
+            try:
+                level, next_keys, next_fwd, work = _advance(tables, keys, fwd, j, budget, held + in_segment)
+            except BudgetExceeded:
+                if not keep_levels:
+                    raise
+                keep_levels = False
+                in_segment = sum(level.nbytes for level in segments[-1].levels or ())
+                for segment in segments:
+                    segment.levels = None
+                held = sum(segment.nbytes for segment in segments)
+                level, next_keys, next_fwd, work = _advance(tables, keys, fwd, j, budget, held + in_segment)
+            peak = max(peak, held + in_segment + work)
+            segments[-1].rebuild = max(segments[-1].rebuild, in_segment + work)
+            if keep_levels:
+                segments[-1].levels.append(level)  # type: ignore[union-attr]
+                held += level.nbytes
+            else:
+                in_segment += level.nbytes
+            keys, fwd = next_keys, next_fwd
+            if progress is not None:
+                progress((j + 1) / tables.cells)
+    if len(keys) > 1 or (len(keys) == 1 and keys[0] != 0):
+        raise AssertionError("the sweep ended in a state with ships left to place")  # settled[] forbids it
+    if not keep_levels:  # reading rebuilds one segment at a time while every segment start is held
+        starts = sum(segment.nbytes for segment in segments)
+        for segment in segments:
+            peak = max(peak, _check(tables, budget, starts + segment.rebuild, segment.stop - 1, len(segment.keys)))
+    return LayeredModel(tables, segments, int(fwd[0]) if len(fwd) else 0, peak, budget)
+
+
+def _advance(
+    tables: SweepTables, keys: np.ndarray, fwd: np.ndarray, j: int, budget: int | None, held: int
+) -> tuple[Level, np.ndarray, np.ndarray, int]:
+    """One level: the transitions out of ``keys`` at cell j, and the next level's states and counts.
+
+    Returns the level, the next states and their forward counts, and the most working memory this
+    needed beyond ``held`` (checked, with ``held``, against ``budget`` before each allocation).
+    """
+    kinds = len(tables.kinds)
+    total = float(fwd.sum())
+    if total * (1 + 2 * kinds) >= COUNT_LIMIT:
+        raise BattlelogError(
+            f"the layouts of {tables.problem.label()} are too many to count exactly in 64 bits "
+            f"(over {total:.3g} partial layouts at cell {j + 1})"
+        )
+    bound = len(keys) * (1 + 2 * kinds)
+    _check(tables, budget, held + _WORK_BYTES * bound + 4 * len(keys), j, len(keys))
+    out_keys = np.empty(bound, dtype=np.uint64)
+    out_action = np.empty(bound, dtype=np.int8)
+    first = np.empty(len(keys) + 1, dtype=np.int32)
+    run = jit.kernels(len(keys))
+    written = run.expand(
+        keys, j, tables.size, tables.field_bits, tables.lengths, tables.count_shift, tables.count_mask,
+        tables.starts, tables.required, tables.settled[j + 1], out_keys, out_action, first,
+    )  # fmt: skip
+    table_bits = max(1, (2 * written).bit_length())
+    work = _WORK_BYTES * bound + 4 * len(keys) + 8 * (1 << table_bits) + 24 * written
+    _check(tables, budget, held + work, j, len(keys))
+    table = np.full(1 << table_bits, -1, dtype=np.int64)
+    child = np.empty(written, dtype=np.int32)
+    next_keys, next_fwd = run.merge(fwd, first, out_keys[:written], table, table_bits, child)
+    return Level(fwd, first, child, out_action[:written].copy()), next_keys, next_fwd, work
+
+
+def _check(tables: SweepTables, budget: int | None, needed: int, cell: int, states: int) -> int:
+    """``needed``, after raising BudgetExceeded if that would outgrow ``budget`` (or 32-bit indices)."""
+    if (budget is not None and needed > budget) or states * (1 + 2 * len(tables.kinds)) >= 2**31:
+        raise BudgetExceeded(
+            f"the compiled model of {tables.problem.label()} needs more than {readable(needed)} "
+            f"by cell {cell + 1} of {tables.cells} ({states:,} states)"
+        )
+    return needed

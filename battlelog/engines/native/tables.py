@@ -1,0 +1,135 @@
+"""The constant tables one sweep reads, built in plain numpy from a ground problem.
+
+The sweep visits the cells of the board in row-major order (of the board's image under a symmetry,
+which is how the other seven raster orders are obtained). Before each cell, a frontier state says
+all that the rest of the board needs to know about the placements decided so far, packed into one
+64-bit key:
+
+- ``ext[c]`` for every column c (``field_bits`` bits each, at bit ``field_bits * c``): how many cells
+  of column c, from the next one the sweep will visit, are covered by a vertical ship started above;
+- ``hrem`` (at bit ``field_bits * size``): how many cells of the current row, from the next one, are
+  covered by the horizontal ship started to the left;
+- for every kind of ship, how many of its ships are still to place (``count_bits[k]`` bits at
+  ``count_shift[k]``).
+
+That is the set of covered cells ahead of the sweep, run-length coded: a ship covers consecutive
+cells, so what lies ahead of the frontier in one column (or in the current row) is one run. A
+*kind* is a set of ships of equal length with the same allowed placements (afloat ships of equal
+length, typically): they are interchangeable, so the sweep counts how many of them are placed,
+not which, and counts are multiplied back by the factorials of the kinds' sizes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from math import factorial
+
+import numpy as np
+
+from battlelog.errors import BattlelogError
+from battlelog.game import Placement, ship_placements
+from battlelog.model import Problem
+from battlelog.symmetry import Symmetry
+
+#: Orientations as the kernel numbers them (action ``1 + 2 * kind + orientation``).
+HORIZONTAL, VERTICAL = 0, 1
+
+
+@dataclass(frozen=True)
+class Kind:
+    """Interchangeable ships: the same length and the same allowed placements."""
+
+    length: int
+    ships: tuple[int, ...]
+    placements: frozenset[tuple[int, int, bool]]  # (row, col, horizontal) of the allowed placements
+
+
+def kinds_of(problem: Problem) -> tuple[Kind, ...]:
+    """The problem's ships grouped into kinds, longest first (ships in fleet order within a kind)."""
+    groups: dict[tuple[int, frozenset[tuple[int, int, bool]]], list[int]] = {}
+    for ship, domain in enumerate(problem.domains):
+        allowed = frozenset((p.row, p.col, p.horizontal) for p in domain)
+        groups.setdefault((problem.ships[ship], allowed), []).append(ship)
+    kinds = [Kind(length, tuple(ships), allowed) for (length, allowed), ships in groups.items()]
+    return tuple(sorted(kinds, key=lambda k: (-k.length, k.ships)))
+
+
+class SweepTables:
+    """Everything the kernel reads about one problem swept in row-major order of its image under ``symmetry``."""
+
+    def __init__(self, problem: Problem, symmetry: Symmetry) -> None:
+        self.problem = problem
+        self.symmetry = symmetry
+        self.size = n = problem.size
+        self.kinds = kinds_of(problem)
+        self.cells = n * n
+        longest = max(kind.length for kind in self.kinds)
+        #: Bits of one ext / hrem field: enough for the longest ship's length minus one.
+        self.field_bits = max(1, (longest - 1).bit_length())
+        self.lengths = np.array([kind.length for kind in self.kinds], dtype=np.int64)
+        self.count_bits = np.array([len(kind.ships).bit_length() for kind in self.kinds], dtype=np.int64)
+        self.count_shift = self.field_bits * (n + 1) + np.concatenate([[0], np.cumsum(self.count_bits)[:-1]])
+        self.key_bits = int(self.field_bits * (n + 1) + self.count_bits.sum())
+        if self.key_bits > 64:
+            raise BattlelogError(
+                f"the native engine packs a frontier state into 64 bits, and {problem.label()} needs {self.key_bits} "
+                f"({n + 1} fields of {self.field_bits} bits and {int(self.count_bits.sum())} bits of ship counts)"
+            )
+        self.count_mask = ((np.uint64(1) << self.count_bits.astype(np.uint64)) - np.uint64(1)).astype(np.uint64)
+
+        image = symmetry.index_map(n)  # original row-major index -> swept index
+        #: starts[k, o, j]: kind k may start a placement of orientation o at swept cell j.
+        self.starts = np.zeros((len(self.kinds), 2, self.cells), dtype=np.bool_)
+        for k, kind in enumerate(self.kinds):
+            for row, col, horizontal in kind.placements:
+                start, orientation = self._swept(Placement(kind.ships[0], kind.length, row, col, horizontal), image)
+                self.starts[k, orientation, start] = True
+        #: required[j]: swept cell j is a hit, so some ship must cover it.
+        self.required = np.zeros(self.cells, dtype=np.bool_)
+        for r, c in problem.required:
+            self.required[image[r * n + c]] = True
+        #: settled[j]: the count fields that must be zero before cell j (kinds with no start at j or later).
+        self.settled = np.zeros(self.cells + 1, dtype=np.uint64)
+        for k in range(len(self.kinds)):
+            starts = np.flatnonzero(self.starts[k].any(axis=0))
+            last = int(starts[-1]) if len(starts) else -1
+            self.settled[last + 1 :] |= self.count_mask[k] << np.uint64(self.count_shift[k])
+        #: The state before the first cell: nothing placed, every ship still to place.
+        self.root = int(sum(len(kind.ships) << int(self.count_shift[k]) for k, kind in enumerate(self.kinds)))
+
+    def _swept(self, placement: Placement, image: np.ndarray) -> tuple[int, int]:
+        """(first swept cell, orientation) of a placement's image."""
+        n = self.size
+        swept = sorted(int(image[r * n + c]) for r, c in placement.cells)
+        horizontal = placement.length == 1 or swept[-1] - swept[0] == placement.length - 1
+        return swept[0], HORIZONTAL if horizontal else VERTICAL
+
+    @cached_property
+    def multiplicity(self) -> int:
+        """Layouts per counted layout: the orders in which a kind's interchangeable ships can be named."""
+        out = 1
+        for kind in self.kinds:
+            out *= factorial(len(kind.ships))
+        return out
+
+    def covered_cells(self, kind: int, orientation: int) -> np.ndarray:
+        """``out[t, j]``: the original row-major index of the t-th cell of the placement of ``kind`` in
+        ``orientation`` that starts at swept cell j (or -1 where no such placement fits the board)."""
+        n, length = self.size, int(self.lengths[kind])
+        step = 1 if orientation == HORIZONTAL else n
+        original = self.symmetry.inverse.index_map(n)
+        swept = np.arange(self.cells)[None, :] + step * np.arange(length)[:, None]
+        fits = (swept[-1] < self.cells) & ((swept[-1] // n == swept[0] // n) if orientation == HORIZONTAL else True)
+        return np.where(fits[None, :], original[np.minimum(swept, self.cells - 1)], -1)
+
+    def placement_index(self, ship: int) -> tuple[np.ndarray, np.ndarray]:
+        """For each of ``ship``'s canonical placements (config order): its (orientation, swept start),
+        so that a per-(kind, orientation, start) table can be read per placement."""
+        image = self.symmetry.index_map(self.size)
+        pairs = [self._swept(p, image) for p in ship_placements(self.size, ship, self.problem.ships[ship])]
+        return np.array([o for _, o in pairs], dtype=np.int64), np.array([s for s, _ in pairs], dtype=np.int64)
+
+    def kind_of(self, ship: int) -> int:
+        """The index of the kind ``ship`` belongs to."""
+        return next(k for k, kind in enumerate(self.kinds) if ship in kind.ships)

@@ -1,0 +1,294 @@
+"""The ``native`` engine beyond the contract every engine meets (tests/test_engine_contract.py).
+
+Here: the standard 10x10 game (its layout count and symmetric marginals), late-game 10x10 states
+against enumeration, 8x8 mid-game states against the independent ``sdd`` path, exact uniform
+sampling, the interpreted and compiled kernels agreeing bit for bit, the caches, the memory budget,
+and the one-line refusals.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats as scipy_stats
+
+from battlelog.engines import DEFAULT_ENGINE, make_engine, progress
+from battlelog.engines.native import cache, jit, layered
+from battlelog.engines.native.cache import STATES, EmptyBoards
+from battlelog.engines.native.engine import NativeEngine, sweep_order
+from battlelog.engines.native.tables import SweepTables
+from battlelog.errors import BattlelogError, BudgetExceeded
+from battlelog.game import GameConfig
+from battlelog.harness import game_seeds, layout_for, play_game
+from battlelog.model import Problem, ground
+from battlelog.players import make_player
+from battlelog.state import GameState
+from battlelog.symmetry import IDENTITY, SYMMETRIES
+
+from brute import all_layouts, brute_marginals, consistent, consistent_layouts
+from engine_cases import shots
+
+STANDARD = GameConfig(10, (5, 4, 3, 3, 2))
+
+
+@pytest.fixture(autouse=True)
+def fresh_caches(tmp_path, monkeypatch: pytest.MonkeyPatch):
+    """Every test starts with an empty state cache and its own empty-board folder."""
+    monkeypatch.setenv("BATTLELOG_CACHE_DIR", str(tmp_path / "cache"))
+    STATES.clear()
+    yield
+    STATES.clear()
+
+
+def engine() -> NativeEngine:
+    return NativeEngine()
+
+
+def pdf_game(config: GameConfig, seed: int) -> GameState:
+    """The finished game of the pdf player on game 0's board of ``seed`` (an engine-independent history)."""
+    return play_game(config, layout_for(config, seed, 0), make_player("pdf", game_seeds(seed, 0)[1])).state
+
+
+def test_the_problog_player_uses_this_engine_by_default() -> None:
+    assert DEFAULT_ENGINE == "native" and isinstance(make_engine("native"), NativeEngine)
+    assert make_player("problog", 0).engine == "native"
+
+
+# ----- the standard game ------------------------------------------------------------------------------
+def test_the_empty_standard_board_has_30093975536_layouts_and_the_boards_symmetries() -> None:
+    marginals = engine().marginals(GameState.empty(STANDARD))
+    assert marginals.models == 30_093_975_536
+    for symmetry in SYMMETRIES:
+        np.testing.assert_array_equal(symmetry.board(marginals.cells), marginals.cells)  # exact, not approximate
+    assert marginals.cells.sum() == pytest.approx(17.0, abs=1e-12)  # 17 ship cells in every layout
+    assert marginals.placements is not None
+    for values in marginals.placements:
+        assert values.sum() == pytest.approx(1.0, abs=1e-12)  # each ship lies somewhere
+        assert values.min() > 0  # and nowhere is impossible on an empty board
+    assert marginals.cells[0, 0] == pytest.approx(0.0800, abs=5e-5)  # corner and centre, as published
+    assert marginals.cells[4, 4] == pytest.approx(0.2136, abs=5e-5)
+
+
+def late_states() -> list[GameState]:
+    """Late states of three 10x10 games, from the end back to where about two thousand layouts remain."""
+    out = []
+    for seed in (1, 2, 3):
+        full = pdf_game(STANDARD, seed)
+        for count in range(len(full.shots) - 1, 0, -1):
+            state = full.prefix(count)
+            if engine().counts(state).layouts > 2000:
+                break
+            out.append(state)
+    return out[::3]
+
+
+@pytest.mark.parametrize("state", late_states(), ids=lambda s: f"{len(s.shots)} shots {len(s.sinks)} sunk")
+def test_late_10x10_states_match_enumeration(state: GameState) -> None:
+    layouts = consistent_layouts(state)
+    expected, models = brute_marginals(state, layouts)
+    marginals = engine().marginals(state)
+    assert marginals.models == models
+    np.testing.assert_allclose(marginals.cells, expected, rtol=0, atol=1e-9)
+
+
+def mid_states() -> list[GameState]:
+    config = GameConfig(8, (5, 4, 3, 3, 2))
+    return [pdf_game(config, seed).prefix(shots) for seed, shots in ((4, 12), (5, 18), (6, 24), (7, 30))]
+
+
+@pytest.mark.parametrize("state", mid_states(), ids=lambda s: f"8x8 {len(s.shots)} shots")
+def test_8x8_mid_game_states_match_the_sdd_engine(state: GameState) -> None:
+    mine, theirs = engine().marginals(state), make_engine("sdd").marginals(state)
+    assert mine.models == theirs.models
+    np.testing.assert_allclose(mine.cells, theirs.cells, rtol=0, atol=1e-9)
+    assert mine.placements is not None and theirs.placements is not None
+    for a, b in zip(mine.placements, theirs.placements):
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-9)
+
+
+def test_every_sweep_order_gives_the_same_exact_counts() -> None:
+    state = pdf_game(GameConfig(7, (5, 5, 4)), 9).prefix(14)
+    problem = Problem.from_model(ground(state))
+    reference = None
+    for symmetry in SYMMETRIES:
+        model = layered.sweep(SweepTables(problem, symmetry), 2**30)
+        uses = model.uses()
+        assert uses.sum() == model.counted * 3  # every layout places its three ships once
+        if reference is None:
+            reference = model.counted
+        assert model.counted == reference
+    assert sweep_order(GameState.empty(STANDARD)) == IDENTITY
+    corner = shots(STANDARD, "J10 hit")
+    assert sweep_order(corner).cell((9, 9), 10) == (0, 0)  # the sweep starts where the evidence is
+
+
+# ----- the kernel ---------------------------------------------------------------------------------------
+def test_the_interpreted_and_compiled_kernels_agree_bit_for_bit(monkeypatch: pytest.MonkeyPatch) -> None:
+    state = pdf_game(GameConfig(7, (5, 5, 4)), 3).prefix(6)
+    tables = SweepTables(Problem.from_model(ground(state)), sweep_order(state))
+    jit.kernels(jit.COMPILE_ABOVE + 1)  # compile (or load) the numba kernel
+    compiled = layered.sweep(tables, 2**30)
+    monkeypatch.setattr(jit, "kernels", lambda states: jit._interpreted)
+    interpreted = layered.sweep(tables, 2**30)
+    assert compiled.counted == interpreted.counted > 0
+    for (_, a), (_, b) in zip(compiled.levels(), interpreted.levels(), strict=True):
+        for field in ("fwd", "first", "child", "action"):
+            np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
+    np.testing.assert_array_equal(compiled.uses(), interpreted.uses())
+
+
+def test_counts_that_could_overflow_64_bits_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(layered, "COUNT_LIMIT", 1e4)  # 7x7 5,5,4 passes 10,000 partial layouts early
+    with pytest.raises(BattlelogError, match="too many to count exactly in 64 bits") as info:
+        engine().marginals(GameState.empty(GameConfig(7, (5, 5, 4))))
+    assert "\n" not in str(info.value)
+
+
+def test_a_board_whose_frontier_does_not_fit_64_bits_is_refused() -> None:
+    with pytest.raises(BattlelogError, match=r"packs a frontier state into 64 bits, and 21x21 5 needs 67") as info:
+        engine().marginals(GameState.empty(GameConfig(21, (5,))))
+    assert "\n" not in str(info.value)
+
+
+# ----- sampling -----------------------------------------------------------------------------------------
+SAMPLED = shots(GameConfig(4, (3, 2, 2)), "B2 miss", "C3 hit", "A4 miss")
+
+
+def test_samples_are_consistent_and_uniform() -> None:
+    layouts = [layout for layout in all_layouts(SAMPLED.config) if consistent(layout, SAMPLED)]
+    draws = engine().sample(SAMPLED, 20_000, np.random.default_rng(5))
+    assert all(consistent(layout, SAMPLED) for layout in draws)
+    seen = {layout: 0 for layout in layouts}
+    for layout in draws:
+        seen[layout] += 1  # a layout outside the consistent set would raise KeyError
+    expected = len(draws) / len(layouts)
+    assert scipy_stats.chisquare(list(seen.values()), [expected] * len(layouts)).pvalue > 1e-4
+    again = engine().sample(SAMPLED, 50, np.random.default_rng(5))
+    assert again == engine().sample(SAMPLED, 50, np.random.default_rng(5))  # reproducible from the generator
+
+
+# ----- caches -------------------------------------------------------------------------------------------
+def test_a_state_and_its_images_share_one_cache_entry_and_agree_exactly() -> None:
+    state = pdf_game(GameConfig(7, (5, 5, 4)), 4).prefix(9)
+    fresh = {s: NativeEngine().counts(s.state(state)).marginals() for s in SYMMETRIES}
+    first = engine().marginals(state)
+    for symmetry in SYMMETRIES:
+        image = symmetry.state(state)
+        cached = engine().marginals(image)
+        np.testing.assert_array_equal(cached.cells, fresh[symmetry].cells)
+        np.testing.assert_array_equal(cached.cells, symmetry.board(first.cells))
+        assert cached.placements is not None
+        for a, b in zip(cached.placements, fresh[symmetry].placements or ()):
+            np.testing.assert_array_equal(a, b)
+    assert len(STATES._entries) == 1
+
+
+def test_the_empty_board_is_stored_on_disk_and_read_back(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = EmptyBoards(tmp_path / "boards")
+    config = GameConfig(7, (5, 5, 4))
+    first = NativeEngine(empty_boards=store).marginals(GameState.empty(config))
+    assert store.path(config).is_file() and f"native-v{cache.FORMAT}" in str(store.path(config))
+    STATES.clear()
+
+    def no_counting(self, state):
+        raise AssertionError("counted again instead of reading the stored board")
+
+    monkeypatch.setattr(NativeEngine, "counts", no_counting)
+    again = NativeEngine(empty_boards=store).marginals(GameState.empty(config))
+    np.testing.assert_array_equal(again.cells, first.cells)
+    assert again.models == first.models
+    STATES.clear()
+    store.path(config).write_bytes(b"not a numpy file")  # damaged: ignored, then recomputed
+    monkeypatch.undo()
+    np.testing.assert_array_equal(NativeEngine(empty_boards=store).marginals(GameState.empty(config)).cells, first.cells)
+
+
+# ----- memory budget and progress -----------------------------------------------------------------------
+MID = pdf_game(GameConfig(7, (5, 5, 4)), 12).prefix(5)
+EIGHT = GameState.empty(GameConfig(8, (5, 4, 3, 3, 2)))
+
+
+def peak_bytes(state: GameState, keep_levels: bool = True) -> int:
+    """The most memory the engine's sweep of ``state`` needs at once, keeping every level or not."""
+    tables = SweepTables(Problem.from_model(ground(state)), sweep_order(state))
+    return layered.sweep(tables, 2**31, keep_levels=keep_levels).peak
+
+
+@pytest.fixture
+def compiles(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The split depth of every layered model the engines build (depth > 0: the state was split)."""
+    built: list[int] = []
+    original = NativeEngine._compile
+
+    def counted(self, problem, order, depth):
+        built.append(depth)
+        return original(self, problem, order, depth)
+
+    monkeypatch.setattr(NativeEngine, "_compile", counted)
+    return built
+
+
+def test_a_model_over_budget_keeps_segment_starts_and_rebuilds_exactly() -> None:
+    tables = SweepTables(Problem.from_model(ground(EIGHT)), IDENTITY)
+    kept = layered.sweep(tables, 2**31)
+    lean = layered.sweep(tables, int(kept.peak * 0.9))
+    assert not kept.rebuilds and lean.rebuilds and lean.peak <= kept.peak * 0.9
+    assert lean.nbytes < kept.nbytes / 5  # segment starts only
+    assert lean.counted == kept.counted
+    np.testing.assert_array_equal(lean.uses(), kept.uses())
+    np.testing.assert_array_equal(lean.draw(300, np.random.default_rng(3)), kept.draw(300, np.random.default_rng(3)))
+    assert peak_bytes(EIGHT, keep_levels=False) < kept.peak * 0.6  # what rebuilding saves at the peak
+
+
+def test_states_that_do_not_fit_even_rebuilt_are_split_exactly(compiles: list[int]) -> None:
+    whole = NativeEngine().counts(EIGHT)
+    split = NativeEngine(memory_budget=int(peak_bytes(EIGHT, keep_levels=False) * 0.95)).counts(EIGHT)
+    assert max(compiles) == 1  # one split was enough
+    assert split.layouts == whole.layouts
+    np.testing.assert_array_equal(split.cells, whole.cells)
+    for a, b in zip(split.placements, whole.placements):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.fixture
+def forced_split(monkeypatch: pytest.MonkeyPatch, compiles: list[int]) -> list[int]:
+    """Engines split every state once, whatever its size, so that splitting can be checked on small boards."""
+    counted = NativeEngine._compile
+
+    def refuse_whole(self, problem, order, depth):
+        if depth == 0:
+            raise BudgetExceeded("forced split")
+        return counted(self, problem, order, depth)
+
+    monkeypatch.setattr(NativeEngine, "_compile", refuse_whole)
+    return compiles
+
+
+def test_a_split_state_gives_exact_counts_and_uniform_samples(forced_split: list[int]) -> None:
+    state = SAMPLED
+    layouts = [layout for layout in all_layouts(state.config) if consistent(layout, state)]
+    counts = NativeEngine().counts(state)
+    assert forced_split == [1, 1] and counts.layouts == len(layouts)
+    np.testing.assert_allclose(counts.cells / counts.layouts, brute_marginals(state, layouts)[0], rtol=0, atol=1e-12)
+    draws = NativeEngine().sample(state, 12_000, np.random.default_rng(8))
+    seen = np.array([draws.count(layout) for layout in layouts])
+    assert seen.sum() == len(draws)
+    assert scipy_stats.chisquare(seen, np.full(len(layouts), len(draws) / len(layouts))).pvalue > 1e-4
+
+
+def test_a_tiny_budget_stops_with_one_line() -> None:
+    with pytest.raises(BudgetExceeded) as info:
+        NativeEngine(memory_budget=1000).marginals(MID)
+    message = str(info.value)
+    assert "\n" not in message and "memory budget of 1 kB" in message and "7x7 5,5,4" in message
+
+
+def test_progress_is_reported_to_a_listener_and_to_no_one_else() -> None:
+    seen: list[tuple[str, float]] = []
+    with progress.listening(lambda what, done: seen.append((what, done))):
+        engine().counts(MID)
+    fractions = [done for _, done in seen]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0 and len(fractions) == 49
+    assert {what for what, _ in seen} == {"7x7 5,5,4"}
+    engine().counts(MID)  # no listener: nothing to call
+    assert len(seen) == 49
