@@ -16,7 +16,7 @@ from battlelog import __version__
 from battlelog.errors import BattlelogError
 
 #: Subcommand modules; each has ``HELP``, ``add_arguments(parser)`` and ``run(args) -> int``.
-COMMANDS = ("play", "experiment", "summarize", "script", "marginals", "reproduce")
+COMMANDS = ("play", "experiment", "summarize", "script", "marginals", "compile", "reproduce")
 
 
 def build_parser() -> argparse.ArgumentParser:

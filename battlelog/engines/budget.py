@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 
 #: The budget of one engine call when nothing else says otherwise.
-DEFAULT_BUDGET = 2 * 2**30
+DEFAULT_BUDGET = 2 * 10**9
 
 #: The running task's budget. A context variable, not a global: a Dask worker runs tasks in threads.
 _task_budget: ContextVar[int | None] = ContextVar("battlelog_task_budget", default=None)

@@ -45,24 +45,28 @@ class Kind:
     placements: frozenset[tuple[int, int, bool]]  # (row, col, horizontal) of the allowed placements
 
 
-def kinds_of(problem: Problem) -> tuple[Kind, ...]:
-    """The problem's ships grouped into kinds, longest first (ships in fleet order within a kind)."""
-    groups: dict[tuple[int, frozenset[tuple[int, int, bool]]], list[int]] = {}
+def kinds_of(problem: Problem, merge: bool = True) -> tuple[Kind, ...]:
+    """The problem's ships grouped into kinds, longest first (ships in fleet order within a kind).
+
+    With ``merge`` false every ship is a kind of its own: the sweep then tells ships apart, as a
+    diagram over named placement variables must.
+    """
+    groups: dict[tuple[int, frozenset[tuple[int, int, bool]], int], list[int]] = {}
     for ship, domain in enumerate(problem.domains):
         allowed = frozenset((p.row, p.col, p.horizontal) for p in domain)
-        groups.setdefault((problem.ships[ship], allowed), []).append(ship)
-    kinds = [Kind(length, tuple(ships), allowed) for (length, allowed), ships in groups.items()]
+        groups.setdefault((problem.ships[ship], allowed, -1 if merge else ship), []).append(ship)
+    kinds = [Kind(length, tuple(ships), allowed) for (length, allowed, _), ships in groups.items()]
     return tuple(sorted(kinds, key=lambda k: (-k.length, k.ships)))
 
 
 class SweepTables:
     """Everything the kernel reads about one problem swept in row-major order of its image under ``symmetry``."""
 
-    def __init__(self, problem: Problem, symmetry: Symmetry) -> None:
+    def __init__(self, problem: Problem, symmetry: Symmetry, merge_kinds: bool = True) -> None:
         self.problem = problem
         self.symmetry = symmetry
         self.size = n = problem.size
-        self.kinds = kinds_of(problem)
+        self.kinds = kinds_of(problem, merge_kinds)
         self.cells = n * n
         longest = max(kind.length for kind in self.kinds)
         #: Bits of one ext / hrem field: enough for the longest ship's length minus one.

@@ -1,0 +1,70 @@
+"""``battlelog compile``: the native engine's model written as an SDD that pysdd reads and counts alike."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from pysdd.sdd import SddManager, Vtree
+
+from battlelog.cli import main
+from battlelog.engines.native.engine import NativeEngine
+from battlelog.engines.native.export import compile_state
+from battlelog.game import GameConfig
+from battlelog.state import GameState
+
+from brute import random_states
+from engine_cases import shots
+
+STATES = [
+    GameState.empty(GameConfig(4, (3, 2, 2))),
+    *random_states(GameConfig(5, (3, 3, 2)), 4, seed=17),
+    shots(GameConfig(5, (3, 2)), "A1 hit", "A2 hit", "A3 sunk 0", "B1 miss"),
+    random_states(GameConfig(6, (4, 3, 3)), 1, seed=3)[0],
+]
+
+
+def read_back(sdd: Path, vtree: Path) -> tuple[SddManager, object]:
+    manager = SddManager.from_vtree(Vtree.from_file(str(vtree).encode()))
+    return manager, manager.read_sdd_file(str(sdd).encode())
+
+
+@pytest.mark.parametrize("state", STATES, ids=lambda s: f"{s.config.label()} {len(s.shots)} shots")
+def test_pysdd_counts_the_written_model_as_the_native_engine_does(state: GameState, tmp_path: Path) -> None:
+    written = compile_state(state, tmp_path / "m.sdd", tmp_path / "m.vtree", 2**30)
+    native = NativeEngine().counts(state)
+    assert written.layouts == native.layouts
+    manager, root = read_back(tmp_path / "m.sdd", tmp_path / "m.vtree")
+    assert manager.global_model_count(root) == native.layouts
+    # Each variable is one named placement: the models with it true are the layouts with that ship there.
+    for number, placement in enumerate(written.variables, start=1):
+        with_it = manager.global_model_count(manager.conjoin(root, manager.literal(number)))
+        where = state.config.placements(placement.ship).index(placement)
+        assert with_it == native.placements[placement.ship][where]
+
+
+def test_the_command_writes_the_sdd_its_vtree_and_the_variable_map(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    out = tmp_path / "empty.sdd"
+    assert main(["compile", "--size", "4", "--ships", "3,2,2", "-o", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "pysdd reads it back: 3,200 models; the native engine counts 3,200 layouts" in printed
+    variables = json.loads(out.with_suffix(".vars.json").read_text())
+    assert len(variables) == 16 + 24 + 24  # every placement of the three ships
+    assert variables[0] == {"variable": 1, "ship": 0, "length": 3, "row": 0, "col": 0, "orientation": "h"}
+    assert out.with_suffix(".vtree").read_text().startswith("c ids of vtree nodes")
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--size", "8", "--ships", "5,4,3,3,2"], "the SDD of 8x8 5,4,3,3,2 would have about"),
+        (["{contradictory}"], "contradictory state: shot 3 (E5, sunk ship 0)"),
+    ],
+)
+def test_what_cannot_be_written_is_refused_in_one_line(argv, message, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    contradictory = Path(__file__).parent / "fixtures" / "contradictory_5x5.json"
+    argv = [a.format(contradictory=contradictory) for a in argv]
+    assert main(["compile", *argv, "-o", str(tmp_path / "x.sdd")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err, err
