@@ -1,4 +1,4 @@
-"""How fast the exact engines are: ProbLog's stock pipeline (``problog``) against ``sdd``.
+"""How fast the exact engines are: ProbLog's stock pipeline (``problog``), ``sdd`` and ``native``.
 
 For every configuration, each engine runs in its own child process (so that its peak memory is its
 own and a time limit can stop it cleanly) on three tasks:
@@ -7,11 +7,13 @@ own and a time limit can stop it cleanly) on three tasks:
 - mid-game: the marginals of one state halfway through a game of the pdf player on the same board;
 - game: whole games of the problog player using the engine (median and worst move, total time).
 
-Both engines compute the same marginals, so the problog player makes the same shots with either:
-the games are the same games. Then, for the sdd engine alone: whether reusing the previous move's
-SDD pays (every state of a few pdf games, compiled anew against conditioned move to move), and how
-the empty board's compilation grows with the board (prior size from the sweep alone, then the
-engine's whole first move).
+All engines compute the same marginals, so the problog player makes the same shots with any of
+them: the games are the same games. Every child has an empty cache folder of its own
+(BATTLELOG_CACHE_DIR), so no empty board is read from disk. The native engine's own targets (the
+standard 10x10 game, larger boards) are in experiments/bench_native.py. Then, for the sdd engine
+alone: whether reusing the previous move's SDD pays (every state of a few pdf games, compiled anew
+against conditioned move to move), and how the empty board's compilation grows with the board
+(prior size from the sweep alone, then the engine's whole first move).
 
 usage:
   python experiments/bench_engines.py                                   # everything (long)
@@ -32,6 +34,7 @@ import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from typing import Any
 
@@ -155,15 +158,18 @@ def child(task: dict[str, Any]) -> dict[str, Any]:
 
 
 # ----- the parent ---------------------------------------------------------------------------------
-def run_child(task: dict[str, Any], limit: float) -> dict[str, Any]:
-    """The task's result, or {"status": ...} when it gave up, ran over budget or failed."""
+def run_child(task: dict[str, Any], limit: float, script: str = __file__, env: dict[str, str] | None = None) -> dict[str, Any]:
+    """The task's result from ``script --child TASK`` in a new process, or {"status": ...} when it gave
+    up, ran over budget or failed."""
     start = time.perf_counter()
-    try:
-        done = subprocess.run(
-            [sys.executable, __file__, "--child", json.dumps(task)], capture_output=True, text=True, timeout=limit
-        )
-    except subprocess.TimeoutExpired:
-        return {"status": f"gave up at {limit:.0f} s"}
+    with tempfile.TemporaryDirectory(prefix="battlelog-bench-") as cold:  # unless told otherwise: no stored empty boards
+        try:
+            done = subprocess.run(
+                [sys.executable, script, "--child", json.dumps(task)], capture_output=True, text=True, timeout=limit,
+                env={**os.environ, "BATTLELOG_CACHE_DIR": cold} if env is None else env,
+            )  # fmt: skip
+        except subprocess.TimeoutExpired:
+            return {"status": f"gave up at {limit:.0f} s"}
     lines = done.stdout.strip().splitlines()
     if done.returncode != 0 or not lines:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
@@ -259,12 +265,13 @@ def ratio(slow: dict[str, Any], fast: dict[str, Any], key: str) -> str:
         if not slow["status"].startswith("gave up"):
             return "-"
         bound = float(slow["status"].split()[3]) / fast[key]
-        return f"> {bound:,.0f}x" if bound >= 2 else "unknown (problog gave up sooner)"
-    return f"{slow[key] / fast[key]:,.0f}x"
+        return f"> {bound:,.0f}x" if bound >= 2 else "unknown (the slower engine gave up sooner)"
+    value = slow[key] / fast[key]
+    return f"{value:.2g}x" if value < 10 else f"{value:,.0f}x"
 
 
-def ratio_rows(config: GameConfig, results: dict[str, dict]) -> list[list[str]]:
-    slow, fast = results["problog"], results["sdd"]
+def ratio_rows(config: GameConfig, results: dict[str, dict], slow_engine: str, fast_engine: str) -> list[list[str]]:
+    slow, fast = results[slow_engine], results[fast_engine]
 
     def game_key(r: dict[str, Any], what: str) -> dict[str, Any]:
         if "moves" not in r["game"]:
@@ -273,7 +280,7 @@ def ratio_rows(config: GameConfig, results: dict[str, dict]) -> list[list[str]]:
         return {"value": value}
 
     return [[
-        config.label(), ratio(slow["first"], fast["first"], "seconds"), ratio(slow["mid"], fast["mid"], "seconds"),
+        config.label(), f"{slow_engine} / {fast_engine}", ratio(slow["first"], fast["first"], "seconds"), ratio(slow["mid"], fast["mid"], "seconds"),
         ratio(game_key(slow, "median"), game_key(fast, "median"), "value"),
         ratio(game_key(slow, "total"), game_key(fast, "total"), "value"),
     ]]  # fmt: skip
@@ -301,9 +308,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add = parser.add_argument
     add("--configs", default=f"{TABLE},{BIG}", help=f"size:fleet list (default: the paper's table and {BIG})")
-    add("--engines", default="problog,sdd", help="engines to compare (default: problog,sdd)")
-    add("--time-limit", default="problog=120,sdd=3600",
-        help="seconds per task: one number, or engine=seconds pairs (default: problog=120,sdd=3600)")
+    add("--engines", default="problog,sdd,native", help="engines to compare (default: problog,sdd,native)")
+    add("--time-limit", default="problog=120,sdd=3600,native=600",
+        help="seconds per task: one number, or engine=seconds pairs (default: problog=120,sdd=3600,native=600)")
     add("--games", type=int, default=1, help="whole games per engine and configuration (default: 1)")
     add("--seed", type=int, default=0, help="root seed of the boards (default: 0)")
     add("--reuse", default=REUSE,
@@ -340,14 +347,15 @@ def main(argv: list[str] | None = None) -> int:
         for config in configs:
             results = measure_config(config, engines, limits, args.games, args.seed)
             rows += engine_rows(config, results)
-            if {"problog", "sdd"} <= results.keys():
-                ratios += ratio_rows(config, results)
+            for slow, fast in (("problog", "sdd"), ("problog", "native"), ("sdd", "native")):
+                if {slow, fast} <= results.keys():
+                    ratios += ratio_rows(config, results, slow, fast)
             if "sdd" in results:
                 verdicts.append(verdict(config, results["sdd"], big=config.label() not in _table_labels()))
         print(table(header, rows + [["(idle process)", e, "", megabytes(idle[e]), "", "", "", "", "", ""] for e in engines]))
         if ratios:
-            print("\n## problog / sdd time ratio\n")
-            print(table(["board", "first move", "mid-game move", "game: median move", "whole game"], ratios))
+            print("\n## Time ratios between engines (same states, same games)\n")
+            print(table(["board", "ratio", "first move", "mid-game move", "game: median move", "whole game"], ratios))
         if verdicts:
             print("\n## Targets (sdd)\n")
             print("\n".join(f"- {line}" for line in verdicts))
