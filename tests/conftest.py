@@ -22,6 +22,7 @@ _SOURCE = '''
 """Players that fail on purpose, for the experiment runner's tests."""
 
 import os
+import sys
 import time
 
 from battlelog.players.random import RandomPlayer
@@ -56,6 +57,27 @@ class Broken(RandomPlayer):
         raise RuntimeError("this player is broken\\non purpose")
 
 
+class Exiter(RandomPlayer):
+    """Ends its worker process with exit status 3 at its first move, as a careless library might."""
+
+    def choose(self, state):
+        os._exit(3)
+
+
+class Quitter(RandomPlayer):
+    """Calls sys.exit(3) at its first move."""
+
+    def choose(self, state):
+        sys.exit(3)
+
+
+class Segfaulter(RandomPlayer):
+    """Dies of SIGSEGV at its first move (a crash, not a lack of memory)."""
+
+    def choose(self, state):
+        os.kill(os.getpid(), 11)
+
+
 class Ballast(RandomPlayer):
     """Touches 200 MB at its first move, so the game's peak memory must show it."""
 
@@ -71,6 +93,14 @@ class Slow(RandomPlayer):
 
     def choose(self, state):
         time.sleep(0.005)
+        return super().choose(state)
+
+
+class Dawdler(RandomPlayer):
+    """A random player that takes 0.1 s per move: at least 0.7 s for a 4x4 3,2,2 game, at most 1.6 s."""
+
+    def choose(self, state):
+        time.sleep(0.1)
         return super().choose(state)
 
 
