@@ -57,6 +57,18 @@ class Broken(RandomPlayer):
         raise RuntimeError("this player is broken\\non purpose")
 
 
+class Grower(RandomPlayer):
+    """Fills 100 MB more every 10 ms at its first move, up to 3 GB: a game the cluster must stop for memory."""
+
+    def choose(self, state):
+        if not state.shots:
+            blocks = []
+            for _ in range(30):
+                blocks.append(b"x" * (100 * 2**20))
+                time.sleep(0.01)
+        return super().choose(state)
+
+
 class Exiter(RandomPlayer):
     """Ends its worker process with exit status 3 at its first move, as a careless library might."""
 
@@ -94,6 +106,15 @@ class Slow(RandomPlayer):
     def choose(self, state):
         time.sleep(0.005)
         return super().choose(state)
+
+
+class BudgetTeller(RandomPlayer):
+    """Fails at its first move with the engine memory budget it sees, so that a test can read it in the record."""
+
+    def choose(self, state):
+        from battlelog.engines.budget import memory_budget
+
+        raise RuntimeError(f"budget {memory_budget()}")
 
 
 class Dawdler(RandomPlayer):

@@ -70,6 +70,8 @@ def test_bad_fleets(capsys: pytest.CaptureFixture, argv: list[str], message: str
         (["--memory-limit", "99999999T"], "--memory-limit '99999999T' is more than 1024T; give none for no limit"),
         (["--players", "battlelog.game:GameConfig"], "player 'battlelog.game:GameConfig': GameConfig is not a Player subclass"),
         (["--players", "battlelog.players.base:Player"], "player 'battlelog.players.base:Player': Player is abstract"),
+        (["--scheduler", "tcp://127.0.0.1:9"], "--scheduler is for --executor dask"),
+        (["--executor", "dask", "--scheduler", "tcp://127.0.0.1:9"], "--workers sizes the workers this command starts"),
         (["--executor", "ray"], "--executor: invalid choice: 'ray'"),
     ],
 )
@@ -244,7 +246,7 @@ def test_help_explains_every_experiment_option(capsys: pytest.CaptureFixture) ->
     assert exit_.value.code == 0
     text = " ".join(capsys.readouterr().out.split())
     for option in ("--size", "--ships", "--players", "--games", "--seed", "--out", "--workers", "--memory-limit",
-                   "--time-limit", "--engine", "--executor"):  # fmt: skip
+                   "--time-limit", "--engine", "--executor", "--scheduler"):  # fmt: skip
         assert f"{option} " in text
     assert "run the same command again to resume" in text and "default: all cores" in text
 
@@ -282,5 +284,5 @@ def test_the_experiment_commands_import_no_heavy_library_until_they_run() -> Non
     assert "battlelog.commands.experiment" in loaded  # the check itself works
     heavy = {"tqdm", "scipy", "matplotlib", "dask", "distributed", "multiprocessing", "battlelog.experiment", "battlelog.analysis",
              "battlelog.stats", "battlelog.plots", "battlelog.reproduce", "battlelog.executors.base", "battlelog.executors.local",
-             }  # fmt: skip
+             "battlelog.executors.dask_cluster"}  # fmt: skip
     assert sorted(heavy & loaded) == []

@@ -104,8 +104,9 @@ def add_limit_arguments(parser: Arguments) -> None:
         "--memory-limit",
         metavar="SIZE",
         default="4G",
-        help="memory limit of each worker, e.g. 512M or 4G, or none: its address space; a game that exceeds it fails "
-        "with reason 'memory'. Half of it (at most 2G) is the engine's budget in every game (default: 4G)",
+        help="memory limit of each worker, e.g. 512M or 4G, or none: its address space with --executor local, its "
+        "resident memory in a local dask cluster; a game that exceeds it fails with reason 'memory'. Half of it "
+        "(at most 2G) is the engine's budget in every game, on any executor (default: 4G)",
     )
     parser.add_argument(
         "--time-limit",
@@ -122,18 +123,33 @@ def limits_from(args: argparse.Namespace) -> Limits:
 
 
 def add_executor_arguments(parser: Arguments) -> None:
-    """``--executor``: where the games run."""
+    """``--executor`` and ``--scheduler``: where the games run."""
     parser.add_argument(
         "--executor",
         choices=sorted(EXECUTORS),
         default=DEFAULT_EXECUTOR,
-        help=f"where games run: local (worker processes of this command) (default: {DEFAULT_EXECUTOR})",
+        help="where games run: local (worker processes of this command) or dask (a dask.distributed cluster: the one "
+        "at --scheduler, else a local one of --workers processes; needs pip install 'battlelog[dask]') "
+        f"(default: {DEFAULT_EXECUTOR})",
+    )
+    parser.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="with --executor dask: the running cluster's scheduler, e.g. tcp://10.0.0.5:8786 (its workers need "
+        "battlelog installed; --memory-limit then only sets the engine's budget, the workers keep their own limit)",
     )
 
 
 def executor_from(args: argparse.Namespace) -> Executor:
     """The executor named by the arguments of :func:`add_executor_arguments` and :func:`add_limit_arguments`."""
-    return make_executor(args.executor, limits_from(args))
+    limits = limits_from(args)
+    if args.scheduler is None:
+        return make_executor(args.executor, limits)
+    if args.executor != "dask":
+        raise BattlelogError("--scheduler is for --executor dask")
+    if args.workers is not None:
+        raise BattlelogError("--workers sizes the workers this command starts; the cluster at --scheduler has its own")
+    return make_executor(args.executor, limits, scheduler=args.scheduler)
 
 
 def add_engine_argument(parser: argparse.ArgumentParser, default: str | None = None) -> None:

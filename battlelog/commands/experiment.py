@@ -1,7 +1,8 @@
 """Play many games with several players on the same boards, and summarise their scores.
 
 Every player plays the same boards: game i's layout depends only on --seed and i. Games run in
-long-lived worker processes (one per core by default), each game under --memory-limit and --time-limit; a game that
+long-lived worker processes (one per core by default), or on a dask cluster with --executor dask
+(the same games, record for record), each game under --memory-limit and --time-limit; a game that
 runs out of either (or raises an error) is recorded as failed with the reason, and the experiment
 goes on. Each game is appended to OUT/games.jsonl as soon as it ends, by this command alone, so an
 interrupted run loses nothing: run the same command again to resume it, or with a larger --games or
@@ -15,6 +16,8 @@ example:
   battlelog experiment --size 5 --ships 3,3,2 --players random,hunt-target,pdf --games 1000 --seed 7 --out results/
   battlelog experiment --size 5 --ships 3,3,2 --players problog --engine problog --games 100 --seed 7 \\
       --out results/ --time-limit 120
+  battlelog experiment --size 7 --ships 5,5,4 --players pdf,problog --games 10000 --out results/7x7 \\
+      --executor dask --scheduler tcp://10.0.0.5:8786
   battlelog summarize results/
 """
 

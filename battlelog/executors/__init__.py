@@ -2,8 +2,9 @@
 
 An executor takes game tasks and gives back their outcomes as games end (see
 :class:`battlelog.executors.base.Executor`); the experiment runner never knows which one it talks
-to. ``local`` is a pool of worker processes on this machine (no server). Executors import their
-libraries only when built, so this module stays light enough for the command line to import.
+to. ``local`` is a pool of worker processes on this machine (no server); ``dask`` runs the same
+tasks on a dask.distributed cluster. Executors import their libraries only when built, so this
+module stays light enough for the command line to import.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 #: name -> "module:class"; the keys feed the command line's choices.
 EXECUTORS: dict[str, str] = {
     "local": "battlelog.executors.local:LocalExecutor",
+    "dask": "battlelog.executors.dask_cluster:DaskExecutor",
 }
 DEFAULT_EXECUTOR = "local"
 
@@ -42,7 +44,8 @@ def available_cores() -> int:
 class Limits:
     """How games run: worker processes, memory limit per worker (bytes), time limit per game (s).
 
-    The memory limit is enforced by the executor (an address-space limit on a local worker), and half of it, capped at the engines' default, is the budget an
+    The memory limit is enforced by the executor (an address-space limit on a local worker, the
+    nanny's limit on a dask worker), and half of it, capped at the engines' default, is the budget an
     engine plans its memory around (:attr:`engine_budget`), sent along with every game.
     """
 
