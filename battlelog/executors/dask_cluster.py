@@ -127,6 +127,7 @@ class _Game:
     worker: str | None = None  # the worker that announced it
     threads: int = 1  # how many games that worker plays at once
     done: bool = False
+    result: TaskResult | None = None  # fetched from its worker once the game ended
     lost_at: float | None = None  # when its future failed because its worker died
     lost_worker: str | None = None
 
@@ -287,6 +288,7 @@ class DaskExecutor(Executor):
 
     def _settle(self, games: dict[str, _Game]) -> Iterator[Outcome]:
         """Yield the outcome of every game whose fate is known now, and submit again the games to play again."""
+        self._fetch_results(games)
         now = time.monotonic()
         for key, game in list(games.items()):
             verdict = self._verdict(game, now)
@@ -297,6 +299,14 @@ class DaskExecutor(Executor):
                 self._submit(games, game.task, verdict)
             else:
                 yield verdict
+
+    def _fetch_results(self, games: dict[str, _Game]) -> None:
+        """Fetch the results of every game that ended, in one round trip (one per game would hold the client up)."""
+        ready = [g for g in games.values() if g.done and g.result is None and g.future.status == "finished"]
+        if ready:
+            for game, result in zip(ready, self._client.gather([g.future for g in ready])):
+                game.result = result
+                game.future.release()
 
     def _verdict(self, game: _Game, now: float) -> Outcome | _Attempt | None:
         """What to do with ``game`` now: record an outcome, play it again, or wait (None)."""
@@ -315,14 +325,15 @@ class DaskExecutor(Executor):
         return None
 
     def _finished(self, game: _Game, now: float) -> Outcome | None:
-        """The outcome of a game whose future is done, or None when its worker died (marked lost, see :meth:`_lost`)."""
+        """The outcome of a game whose future is done; None while its result is on the way, or when its worker
+        died (then it is marked lost, see :meth:`_lost`)."""
         from distributed.scheduler import KilledWorker
 
+        if game.result is not None:
+            return Outcome(game.task, game.result, game.attempt.retried)
         future = game.future
-        if future.status == "finished":
-            result = future.result()
-            future.release()
-            return Outcome(game.task, result, game.attempt.retried)
+        if future.status == "finished":  # its result is fetched with the next batch
+            return None
         error = future.exception() if future.status == "error" else None
         if error is None or isinstance(error, KilledWorker):  # cancelled by the cluster, or its worker died
             game.lost_at = now
