@@ -195,6 +195,7 @@ def open_journal(out: Path, manifest: Mapping[str, Any]) -> Iterator[Journal]:
     if out.exists() and not out.is_dir():
         raise BattlelogError(f"{out} is not a directory")
     created_dirs = _missing_directories(out)
+    created_journal = not (out / GAMES).exists()
     try:
         out.mkdir(parents=True, exist_ok=True)
         handle = open(out / GAMES, "a+b")  # noqa: SIM115 - closed by the with block below
@@ -235,13 +236,14 @@ def open_journal(out: Path, manifest: Mapping[str, Any]) -> Iterator[Journal]:
                 if journal.superseded:  # also after an interruption: the journal in memory is what is on disk
                     journal.compact()
     finally:
-        if created_manifest and (journal is None or not journal.appended):
-            _remove_created(out, created_dirs)
+        if journal is None or not journal.appended:
+            created = [name for name, made in ((GAMES, created_journal), (MANIFEST, created_manifest)) if made]
+            _remove_created(out, created, created_dirs)
 
 
-def _remove_created(out: Path, created_dirs: list[Path]) -> None:
-    """Undo the creation of an experiment that recorded no game: its two files and the directories made for it."""
-    for name in (GAMES, MANIFEST):
+def _remove_created(out: Path, names: list[str], created_dirs: list[Path]) -> None:
+    """Undo what a run that recorded no game created: its files in ``out`` and the directories made for it."""
+    for name in names:
         (out / name).unlink(missing_ok=True)
     for directory in created_dirs:
         try:

@@ -111,3 +111,10 @@ def test_an_experiment_refused_before_its_first_game_leaves_no_files(tmp_path: P
             run_experiment(experiment, out, too_small, progress=False)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["empty"]  # made by the test, and left empty
     assert list((tmp_path / "empty").iterdir()) == []
+
+
+def test_a_run_refused_in_another_experiments_directory_leaves_it_as_it_was(tmp_path: Path) -> None:
+    (tmp_path / MANIFEST).write_text(json.dumps({"size": 4, "ships": [3, 2, 2], "seed": 1}))
+    with pytest.raises(BattlelogError, match="holds an experiment on 4x4 3,2,2 with seed 1, not 4x4 3,2,2 with seed 5"):
+        play(tmp_path, ("random",), games=1)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [MANIFEST]  # no games.jsonl was left
