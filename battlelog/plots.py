@@ -1,7 +1,9 @@
-"""PNG figures for experiment results, drawn with matplotlib (headless Agg backend).
+"""PNG figures for experiment results, drawn with matplotlib.
 
 Score distributions are shown as the Battleship literature shows them: one line per player for the
 probability of finishing in exactly n shots, and one for finishing within n shots (the CDF).
+Figures are built as ``matplotlib.figure.Figure`` objects and saved directly, without pyplot: no
+backend is chosen and no global state is touched, at import or ever (PNG needs no display).
 """
 
 from __future__ import annotations
@@ -10,11 +12,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.figure import Figure
 
 #: One colour per player, stable across figures.
 PLAYER_COLORS = {"random": "#9e9e9e", "hunt-target": "#1f77b4", "pdf": "#ff7f0e", "problog": "#2ca02c"}
@@ -26,7 +25,8 @@ def _color(player: str) -> str | None:
 
 def plot_distributions(scores: Mapping[str, Sequence[int]], title: str, path: Path, max_score: int) -> None:
     """Two panels: P(score = n) and P(score <= n) per player, n from 1 to ``max_score`` (the board's cells)."""
-    fig, (pmf_ax, cdf_ax) = plt.subplots(1, 2, figsize=(11, 4.2))
+    fig = Figure(figsize=(11, 4.2))
+    pmf_ax, cdf_ax = fig.subplots(1, 2)
     grid = np.arange(1, max_score + 1)
     for player, raw in scores.items():
         values = np.asarray(raw, dtype=int)
@@ -44,7 +44,6 @@ def plot_distributions(scores: Mapping[str, Sequence[int]], title: str, path: Pa
     fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 def plot_means_vs_paper(rows: Sequence[Mapping[str, Any]], players: Sequence[str], path: Path) -> None:
@@ -56,7 +55,8 @@ def plot_means_vs_paper(rows: Sequence[Mapping[str, Any]], players: Sequence[str
     configs = list(dict.fromkeys(str(r["config"]) for r in rows))
     by_key = {(str(r["config"]), str(r["player"])): r for r in rows}
     width = 0.8 / max(1, len(players))
-    fig, ax = plt.subplots(figsize=(max(7.0, 1.6 * len(configs)), 4.5))
+    fig = Figure(figsize=(max(7.0, 1.6 * len(configs)), 4.5))
+    ax = fig.subplots()
     x = np.arange(len(configs))
     for k, player in enumerate(players):
         offs = x - 0.4 + width * (k + 0.5)
@@ -75,4 +75,3 @@ def plot_means_vs_paper(rows: Sequence[Mapping[str, Any]], players: Sequence[str
     ax.legend(fontsize=8, ncol=2)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
-    plt.close(fig)

@@ -23,26 +23,28 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from battlelog.engines import DEFAULT_ENGINE
-from battlelog.experiment import (
-    Experiment,
-    Limits,
-    load_results,
-    paired_scores,
-    run_experiment,
+from battlelog.analysis import (
+    COMPARISON_HEADER,
+    Comparison,
+    all_comparisons,
+    compare,
+    comparison_cells,
     summarize_records,
     write_summary,
 )
+from battlelog.engines import DEFAULT_ENGINE
+from battlelog.executors.base import Executor
+from battlelog.experiment import Experiment, run_experiment
 from battlelog.game import GameConfig, format_ships
+from battlelog.harness import OK
+from battlelog.journal import load_results
 from battlelog.plots import plot_distributions, plot_means_vs_paper
-from battlelog.stats import PairedDifference, paired_difference
-from battlelog.workers import OK
+from battlelog.tables import interval, markdown_table, number
 
 #: The paper's players, in its column order; the CSV names hunt-target "hunt_target".
 PLAYERS = ("random", "hunt-target", "pdf", "problog")
 #: Paired comparisons the report makes: (a, b) reports a - b on the same boards.
 COMPARISONS = (("problog", "pdf"), ("pdf", "hunt-target"))
-QUICK_GAMES = 100
 
 
 @dataclass(frozen=True)
@@ -96,26 +98,16 @@ class CellResult:
 
 
 @dataclass(frozen=True)
-class Comparison:
-    """A paired difference between two players on the games both finished, on one configuration."""
-
-    config: GameConfig
-    a: str
-    b: str
-    difference: PairedDifference
-
-
-@dataclass(frozen=True)
 class Reproduction:
     """Everything the report shows; built from the game records alone."""
 
     cells: list[CellResult]
-    comparisons: list[Comparison]
+    comparisons: list[tuple[GameConfig, Comparison]]
     scores: dict[str, dict[str, list[int]]]  # slug -> player -> scores of finished games
 
 
 def run_all(
-    out: Path, rows: Sequence[PaperRow], games: int, seed: int, limits: Limits, engine: str | None, progress: bool
+    out: Path, rows: Sequence[PaperRow], games: int, seed: int, executor: Executor, engine: str | None, progress: bool
 ) -> tuple[int, int]:
     """Play (or resume) every configuration's experiment under ``out``: (games played now, found recorded)."""
     played = before = 0
@@ -124,7 +116,7 @@ def run_all(
         if progress:
             print(f"[{k}/{len(rows)}] {row.config.label()}: {games} games x {len(PLAYERS)} players", flush=True)
         experiment = Experiment(row.config, PLAYERS, games, seed, options)
-        report = run_experiment(experiment, out / slug(row.config), limits, progress=progress)
+        report = run_experiment(experiment, out / slug(row.config), executor, progress=progress)
         played, before = played + report.played, before + report.recorded_before
     return played, before
 
@@ -135,7 +127,7 @@ def analyse(out: Path, rows: Sequence[PaperRow]) -> Reproduction:
     for row in rows:
         manifest, records = load_results(out / slug(row.config))
         summaries = {summary.player: summary for summary in summarize_records(records)}
-        write_summary(out / slug(row.config), manifest, list(summaries.values()))
+        write_summary(out / slug(row.config), manifest, list(summaries.values()), all_comparisons(records))
         scores[slug(row.config)] = {
             p: [r["score"] for r in records if r["player"] == p and r["status"] == OK] for p in PLAYERS
         }
@@ -150,46 +142,40 @@ def analyse(out: Path, rows: Sequence[PaperRow]) -> Reproduction:
                 )
             )  # fmt: skip
         for a, b in COMPARISONS:
-            first, second = paired_scores(records, a, b)
-            if len(first) >= 2:
-                comparisons.append(Comparison(row.config, a, b, paired_difference(first, second)))
+            comparison = compare(records, a, b)
+            if comparison is not None:
+                comparisons.append((row.config, comparison))
     return Reproduction(cells, comparisons, scores)
 
 
-def _fmt(value: float | None, digits: int = 2) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
+def _board(config: GameConfig) -> list[str]:
+    return [f"{config.size}x{config.size}", format_ships(config.ships)]
 
 
 def results_markdown(result: Reproduction) -> str:
-    """Table 1 reproduced: per configuration, each player's mean [95% CI] and the paper's number."""
-    header = "| board | ships | " + " | ".join(f"{p} | paper" for p in PLAYERS) + " |"
-    rule = "|---|---|" + "---:|---:|" * len(PLAYERS)
-    lines = [header, rule]
+    """Table 1 reproduced: per configuration, each player's mean [95% CI] and the paper's number.
+
+    A cell with failed games says so: its mean is over the finished games only.
+    """
     by_config: dict[GameConfig, dict[str, CellResult]] = {}
     for cell in result.cells:
         by_config.setdefault(cell.config, {})[cell.player] = cell
+    rows = []
     for config, cells in by_config.items():
         parts = []
         for player in PLAYERS:
             c = cells[player]
-            mean = "-" if c.mean is None else f"{c.mean:.2f} [{_fmt(c.ci_low)}, {_fmt(c.ci_high)}]"
-            parts += [mean + (f" ({c.failed} failed)" if c.failed else ""), _fmt(c.paper, 1)]
-        lines.append(f"| {config.size}x{config.size} | {format_ships(config.ships)} | " + " | ".join(parts) + " |")
-    return "\n".join(lines)
+            mean = "-" if c.mean is None else f"{c.mean:.2f} {interval(c.ci_low, c.ci_high)}"
+            parts += [mean + (f" ({c.failed} failed, not scored)" if c.failed else ""), number(c.paper, 1)]
+        rows.append(_board(config) + parts)
+    header = ["board", "ships"] + [name for p in PLAYERS for name in (p, "paper")]
+    return markdown_table(header, rows, align="ll" + "rr" * len(PLAYERS))
 
 
 def paired_markdown(result: Reproduction) -> str:
     """Paired differences with their intervals and whether they are significant at 95%."""
-    lines = ["| board | ships | difference | games | mean | 95% CI | p | significant |", "|---|---|---|---:|---:|---|---:|---|"]
-    for c in result.comparisons:
-        d = c.difference
-        lines.append(
-            f"| {c.config.size}x{c.config.size} | {format_ships(c.config.ships)} | {c.a} - {c.b} | {d.interval.n} | "
-            f"{d.mean:+.2f} | [{_fmt(d.interval.low)}, {_fmt(d.interval.high)}] | "
-            f"{'-' if d.p_value is None else f'{d.p_value:.2g}'} | "
-            f"{('yes: ' + (c.a if d.mean < 0 else c.b) + ' needs fewer shots') if d.significant else 'no'} |"
-        )
-    return "\n".join(lines)
+    rows = [_board(config) + comparison_cells(c) for config, c in result.comparisons]
+    return markdown_table(["board", "ships", *COMPARISON_HEADER], rows, align="lllrrrrl")
 
 
 def random_check_markdown(result: Reproduction) -> str:
@@ -198,22 +184,19 @@ def random_check_markdown(result: Reproduction) -> str:
     The score's standard deviation is known exactly too, so z = (mean - K(M+1)/(K+1)) / (sd / sqrt(n))
     and its two-sided p-value test the random player itself, not just the sample's own interval.
     """
-    lines = [
-        "| board | ships | K | M | closed form | measured mean [95% CI] | inside CI | z (exact sd) | p |",
-        "|---|---|---:|---:|---:|---|---|---:|---:|",
-    ]
+    rows = []
     for c in result.cells:
         if c.player != "random" or c.mean is None:
             continue
         expected = random_closed_form(c.config)
         inside = c.ci_low is not None and c.ci_low <= expected <= c.ci_high  # type: ignore[operator]
         z = (c.mean - expected) / (random_closed_form_sd(c.config) / math.sqrt(c.games))
-        lines.append(
-            f"| {c.config.size}x{c.config.size} | {format_ships(c.config.ships)} | {c.config.ship_cells} | "
-            f"{c.config.cells} | {expected:.3f} | {c.mean:.3f} [{_fmt(c.ci_low, 3)}, {_fmt(c.ci_high, 3)}] | "
-            f"{'yes' if inside else 'no'} | {z:+.2f} | {math.erfc(abs(z) / math.sqrt(2)):.2g} |"
-        )
-    return "\n".join(lines)
+        rows.append(_board(c.config) + [
+            str(c.config.ship_cells), str(c.config.cells), f"{expected:.3f}", f"{c.mean:.3f} {interval(c.ci_low, c.ci_high, 3)}",
+            "yes" if inside else "no", f"{z:+.2f}", f"{math.erfc(abs(z) / math.sqrt(2)):.2g}",
+        ])  # fmt: skip
+    header = ["board", "ships", "K", "M", "closed form", "measured mean [95% CI]", "inside CI", "z (exact sd)", "p"]
+    return markdown_table(header, rows, align="llrrrrlrr")
 
 
 def write_csvs(out: Path, result: Reproduction) -> None:
@@ -227,9 +210,9 @@ def write_csvs(out: Path, result: Reproduction) -> None:
     with open(out / "paired.csv", "w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["board", "ships", "a", "b", "games", "mean_a_minus_b", "ci_low", "ci_high", "p_value", "significant"])
-        for comparison in result.comparisons:
+        for config, comparison in result.comparisons:
             d = comparison.difference
-            writer.writerow([comparison.config.size, format_ships(comparison.config.ships), comparison.a, comparison.b, d.interval.n, d.mean,
+            writer.writerow([config.size, format_ships(config.ships), comparison.a, comparison.b, d.interval.n, d.mean,
                              d.interval.low, d.interval.high, d.p_value, d.significant])  # fmt: skip
 
 
@@ -302,17 +285,19 @@ def reproduce(
     out: Path,
     games: int,
     seed: int,
-    limits: Limits,
+    executor: Executor,
     engine: str | None = None,
     rows: Sequence[PaperRow] | None = None,
     command: str = "battlelog reproduce",
     progress: bool = True,
 ) -> Reproduction:
-    """Run (or resume) every configuration, then write the tables, plots and report into ``out``."""
+    """Run (or resume) every configuration, then write the tables, plots and report into ``out``.
+
+    ``out`` is created with the first configuration's experiment, so a refused run leaves nothing behind.
+    """
     rows = list(paper_table() if rows is None else rows)
-    out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
-    played = run_all(out, rows, games, seed, limits, engine, progress)
+    played = run_all(out, rows, games, seed, executor, engine, progress)
     wall = time.perf_counter() - start
     result = analyse(out, rows)
     (out / "results.md").write_text(results_markdown(result) + "\n\n" + paired_markdown(result) + "\n")

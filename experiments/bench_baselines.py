@@ -21,11 +21,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from battlelog.experiment import Experiment, Limits, load_results, run_experiment
+from battlelog.executors import Limits, available_cores
+from battlelog.executors.local import LocalExecutor
+from battlelog.experiment import Experiment, run_experiment
 from battlelog.game import GameConfig, parse_ships
 from battlelog.harness import game_seeds, layout_for, play_game
+from battlelog.journal import load_results
 from battlelog.players import make_player
-from battlelog.workers import available_cores
+from battlelog.tables import markdown_table
 
 BASELINES = ("random", "hunt-target", "pdf")
 
@@ -47,14 +50,10 @@ def through_runner(config: GameConfig, player: str, games: int, seed: int, worke
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch)
         start = time.perf_counter()
-        run_experiment(Experiment(config, (player,), games, seed), out, Limits(workers=workers), progress=False)
+        with LocalExecutor(Limits(workers=workers)) as executor:
+            run_experiment(Experiment(config, (player,), games, seed), out, executor, progress=False)
         wall = time.perf_counter() - start
         return wall, [r["score"] for r in load_results(out)[1]]
-
-
-def table(header: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---:" if i else ":---" for i in range(len(header))) + "|"]
-    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -78,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
             player, f"{args.games / wall:.1f}", f"{1000 * wall / args.games:.2f}",
             f"{1000 * thinking / sum(scores):.3f}", f"{statistics.mean(scores):.2f}",
         ])  # fmt: skip
-    print(table(["player", "games/s", "ms/game", "ms/move (choose only)", "mean shots"], rows))
+    print(markdown_table(["player", "games/s", "ms/game", "ms/move (choose only)", "mean shots"], rows))
 
     if args.runner_games > 0:
         print(f"\n## Through the runner, {args.workers} workers, {args.runner_games} games per player\n")
@@ -86,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         for player in BASELINES:
             wall, scores = through_runner(config, player, args.runner_games, args.seed, args.workers)
             rows.append([player, f"{len(scores) / wall:.1f}", f"{wall:.2f}", f"{statistics.mean(scores):.2f}"])
-        print(table(["player", "games/s", "wall s (start-up included)", "mean shots"], rows))
+        print(markdown_table(["player", "games/s", "wall s (start-up included)", "mean shots"], rows))
     return 0
 
 

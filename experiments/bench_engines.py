@@ -20,8 +20,9 @@ usage:
   python experiments/bench_engines.py --configs 5:3,3,2,7:5,5,4 --engines sdd --reuse "" --growth ""
   python experiments/bench_engines.py --configs 8:5,4,3,3,2 --engines sdd --time-limit sdd=3600
   python experiments/bench_engines.py --measure-bytes                   # calibrate the budget
-Prints Markdown tables to stdout. Peak memory is the child's peak resident set (VmHWM, Linux),
-interpreter and libraries included; the "idle" row shows that part alone.
+Prints Markdown tables to stdout. Peak memory is the child's peak resident set (VmHWM, Linux: not
+ru_maxrss, which Linux carries over from a large parent), interpreter and libraries included; the
+"idle" row shows that part alone.
 """
 
 from __future__ import annotations
@@ -43,7 +44,9 @@ from battlelog.errors import BattlelogError
 from battlelog.game import GameConfig, format_ships
 from battlelog.harness import game_seeds, layout_for, play_game
 from battlelog.players import make_player
+from battlelog.procmem import peak_bytes, reset_peak, status_bytes
 from battlelog.state import GameState
+from battlelog.tables import duration, markdown_table, megabytes
 
 #: The paper's Table 1 configurations, then the board the paper could not play.
 TABLE = "4:3,2,2,5:3,2,5:3,3,2,6:4,3,3,6:5,5,4,7:5,5,4"
@@ -57,15 +60,6 @@ BIG_TARGET = (2.0, 4 * 10**9)
 
 
 # ----- what a child process measures --------------------------------------------------------------
-def peak_bytes() -> int:
-    """This process's peak resident memory.
-
-    VmHWM, not ru_maxrss: Linux carries a parent's ru_maxrss over fork and exec, so a child of a
-    large parent would report the parent's peak.
-    """
-    return status("VmHWM")
-
-
 def mid_game_state(config: GameConfig, seed: int) -> GameState:
     """Halfway through the pdf player's game on game 0's board: an engine-independent mid-game state."""
     full = play_game(config, layout_for(config, seed, 0), make_player("pdf", game_seeds(seed, 0)[1])).state
@@ -111,29 +105,27 @@ def measure_bytes(config: GameConfig, shots: int, seed: int) -> dict[str, Any]:
     full = play_game(config, layout_for(config, seed, 0), make_player("pdf", game_seeds(seed, 0)[1])).state
     problem = Problem.from_model(ground(full.prefix(shots)))
 
-    def reset_peak() -> int:
+    def restart_peak() -> int:
         gc.collect()
-        with open("/proc/self/clear_refs", "w") as handle:  # Linux: VmHWM restarts from VmRSS
-            handle.write("5")
-        return status("VmRSS")
+        reset_peak()  # Linux: VmHWM restarts from VmRSS
+        return memory("VmRSS")
 
-    base = reset_peak()
+    base = restart_peak()
     diagram = sweep(problem)
-    sweep_peak = status("VmHWM") - base
-    base = reset_peak()
+    sweep_peak = memory("VmHWM") - base
+    base = restart_peak()
     Compiled.from_diagram(diagram, problem).tally()
-    count_peak = status("VmHWM") - base
+    count_peak = memory("VmHWM") - base
     return {"nodes": diagram.nodes, "states": diagram.states,
             "per_state": sweep_peak / diagram.states, "per_node": count_peak / diagram.nodes}  # fmt: skip
 
 
-def status(field: str) -> int:
-    """A /proc/self/status memory field in bytes."""
-    with open("/proc/self/status") as handle:
-        for line in handle:
-            if line.startswith(field + ":"):
-                return int(line.split()[1]) * 1024
-    raise RuntimeError(f"no {field} in /proc/self/status")
+def memory(field: str) -> int:
+    """A /proc/self/status memory field in bytes (this benchmark measures on Linux only)."""
+    value = status_bytes(field)
+    if value is None:
+        raise RuntimeError(f"no {field} in /proc/self/status")
+    return value
 
 
 def child(task: dict[str, Any]) -> dict[str, Any]:
@@ -204,24 +196,9 @@ def parse_limits(text: str, engines: list[str]) -> dict[str, float]:
     return limits
 
 
-def seconds(value: float | None) -> str:
-    if value is None:
-        return "-"
-    return f"{value * 1000:.1f} ms" if value < 1 else f"{value:.2f} s"
-
-
-def megabytes(value: int | None) -> str:
-    return "-" if value is None else f"{value / 2**20:,.0f} MB"
-
-
-def table(header: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---:" if i else ":---" for i in range(len(header))) + "|"]
-    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows])
-
-
 def cell(result: dict[str, Any], key: str) -> str:
     """A time from a child's result, or why there is none."""
-    return result.get("status") or seconds(result.get(key))
+    return result.get("status") or duration(result.get(key))
 
 
 def measure_config(config: GameConfig, engines: list[str], limits: dict[str, float], count: int, seed: int) -> dict[str, dict]:
@@ -245,7 +222,7 @@ def engine_rows(config: GameConfig, results: dict[str, dict]) -> list[list[str]]
         game = r["game"]
         if "moves" in game:
             moves = game["moves"]
-            summary = [seconds(statistics.median(moves)), seconds(max(moves)), seconds(statistics.mean(game["totals"])),
+            summary = [duration(statistics.median(moves)), duration(max(moves)), duration(statistics.mean(game["totals"])),
                        f"{statistics.mean(game['scores']):.1f}", megabytes(game["peak"])]  # fmt: skip
         else:
             summary = [game["status"], "", "", "", "-"]
@@ -295,12 +272,12 @@ def verdict(config: GameConfig, results: dict[str, Any], big: bool) -> str:
     if big:
         target_median, target_peak = BIG_TARGET
         ok = median < target_median and game["peak"] < target_peak
-        detail = f"median move {seconds(median)} (target < 2 s), peak {megabytes(game['peak'])} (target < 4 GB)"
+        detail = f"median move {duration(median)} (target < 2 s), peak {megabytes(game['peak'])} (target < 4 GB)"
     else:
         target_median, target_game = TABLE_TARGET
         total = max(game["totals"])
         ok = median < target_median and total < target_game
-        detail = f"median move {seconds(median)} (target < 50 ms), slowest game {seconds(total)} (target < 2 s)"
+        detail = f"median move {duration(median)} (target < 50 ms), slowest game {duration(total)} (target < 2 s)"
     return f"{config.label()}: {'met' if ok else 'MISSED'}: {detail}"
 
 
@@ -352,10 +329,10 @@ def main(argv: list[str] | None = None) -> int:
                     ratios += ratio_rows(config, results, slow, fast)
             if "sdd" in results:
                 verdicts.append(verdict(config, results["sdd"], big=config.label() not in _table_labels()))
-        print(table(header, rows + [["(idle process)", e, "", megabytes(idle[e]), "", "", "", "", "", ""] for e in engines]))
+        print(markdown_table(header, rows + [["(idle process)", e, "", megabytes(idle[e]), "", "", "", "", "", ""] for e in engines]))
         if ratios:
             print("\n## Time ratios between engines (same states, same games)\n")
-            print(table(["board", "ratio", "first move", "mid-game move", "game: median move", "whole game"], ratios))
+            print(markdown_table(["board", "ratio", "first move", "mid-game move", "game: median move", "whole game"], ratios))
         if verdicts:
             print("\n## Targets (sdd)\n")
             print("\n".join(f"- {line}" for line in verdicts))
@@ -392,10 +369,10 @@ def reuse(configs: list[GameConfig], count: int, seed: int) -> None:
                 engine.marginals(state)
                 kept.append(time.perf_counter() - start)
         rows.append([
-            config.label(), str(len(fresh)), seconds(sum(fresh) / count), seconds(statistics.median(fresh)),
-            seconds(sum(kept) / count), seconds(statistics.median(kept)),
+            config.label(), str(len(fresh)), duration(sum(fresh) / count), duration(statistics.median(fresh)),
+            duration(sum(kept) / count), duration(statistics.median(kept)),
         ])  # fmt: skip
-    print(table(["board", "states", "compiled anew: per game", "median state", "conditioned: per game", "median state"], rows))
+    print(markdown_table(["board", "states", "compiled anew: per game", "median state", "conditioned: per game", "median state"], rows))
 
 
 def growth(sizes: str, limit: float) -> None:
@@ -412,7 +389,7 @@ def growth(sizes: str, limit: float) -> None:
             f"{first['models']:,}" if "models" in first else "-",
         ])  # fmt: skip
         print(f"  growth {size}x{size}: done", file=sys.stderr, flush=True)
-    print(table(["board", "prior SDD nodes", "sweep states", "sweep time", "sweep peak", "first move (sdd engine)",
+    print(markdown_table(["board", "prior SDD nodes", "sweep states", "sweep time", "sweep peak", "first move (sdd engine)",
                  "its peak", "layouts"], rows))  # fmt: skip
 
 
@@ -427,7 +404,7 @@ def calibrate(seed: int) -> int:
             rows.append([label, r["status"], "", "", ""])
         else:
             rows.append([label, f"{r['states']:,}", f"{r['nodes']:,}", f"{r['per_state']:.0f}", f"{r['per_node']:.0f}"])
-    print(table(["state", "sweep states", "SDD nodes", "bytes per state", "bytes per node"], rows))
+    print(markdown_table(["state", "sweep states", "SDD nodes", "bytes per state", "bytes per node"], rows))
     return 0
 
 

@@ -35,13 +35,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from bench_engines import engine_rows, measure_config, megabytes, parse_configs, peak_bytes, ratio_rows, run_child, seconds, table
+from bench_engines import engine_rows, measure_config, parse_configs, ratio_rows, run_child
 
 from battlelog.errors import BattlelogError
 from battlelog.game import GameConfig
 from battlelog.harness import game_seeds, layout_for, play_game
 from battlelog.players import make_player
+from battlelog.procmem import peak_bytes
 from battlelog.state import GameState
+from battlelog.tables import duration, markdown_table, megabytes
 
 STANDARD = GameConfig(10, (5, 4, 3, 3, 2))
 PAPER = "4:3,2,2,5:3,2,5:3,3,2,6:4,3,3,6:5,5,4,7:5,5,4"
@@ -160,13 +162,13 @@ def standard_section(games: int, seed: int, limit: float) -> None:
         ["empty board, first run on a machine (numba compiles the kernel)", _time(first_ever), megabytes(first_ever.get("peak"))],
         ["empty board, cold (nothing stored, kernel cached by numba)", _time(cold), megabytes(cold.get("peak"))],
         ["empty board, from the disk cache (new process)", _time(stored), megabytes(stored.get("peak"))],
-        ["empty board, from memory (same process)", seconds(cold.get("again")), ""],
+        ["empty board, from memory (same process)", duration(cold.get("again")), ""],
     ]
-    print(table(["what", "time", "process peak"], rows))
+    print(markdown_table(["what", "time", "process peak"], rows))
     if "models" in cold:
         print(f"\nlayouts of the empty board: {cold['models']:,}\n")
     header = ["greedy games (problog player)", "games", "mean shots", "median move", "slowest move", "mean game", "slowest game", "process peak"]
-    print(table(header, [_game_row("each from a cold start (caches emptied)", cold_games),
+    print(markdown_table(header, [_game_row("each from a cold start (caches emptied)", cold_games),
                          _game_row("one after another in one process (an experiment worker)", warm_games)]))  # fmt: skip
     print("\nTargets (issue 8):")
     checks = [("empty board cold <= 1.5 s", cold.get("seconds"), 1.5),
@@ -176,21 +178,21 @@ def standard_section(games: int, seed: int, limit: float) -> None:
                    ("median move <= 20 ms (cold games)", statistics.median(cold_games["moves"]), 0.02),
                    ("whole game mean <= 5 s (cold games)", statistics.mean(cold_games["totals"]), 5.0)]  # fmt: skip
     for name, value, target in checks:
-        print(f"- {name}: {seconds(value)}: {'met' if value is not None and value <= target else 'MISSED'}")
+        print(f"- {name}: {duration(value)}: {'met' if value is not None and value <= target else 'MISSED'}")
     peak = max(cold_games.get("peak", 0), cold.get("peak", 0))
     print(f"- peak memory <= 1 GB: {megabytes(peak)}: {'met' if 0 < peak <= 10**9 else 'MISSED'}\n")
 
 
 def _time(result: dict[str, Any]) -> str:
-    return result.get("status") or seconds(result.get("seconds"))
+    return result.get("status") or duration(result.get("seconds"))
 
 
 def _game_row(label: str, result: dict[str, Any]) -> list[str]:
     if "moves" not in result:
         return [label, result.get("status", "-"), "", "", "", "", "", ""]
     moves, totals = result["moves"], result["totals"]
-    return [label, str(len(totals)), f"{statistics.mean(result['scores']):.1f}", seconds(statistics.median(moves)),
-            seconds(max(moves)), seconds(statistics.mean(totals)), seconds(max(totals)), megabytes(result["peak"])]  # fmt: skip
+    return [label, str(len(totals)), f"{statistics.mean(result['scores']):.1f}", duration(statistics.median(moves)),
+            duration(max(moves)), duration(statistics.mean(totals)), duration(max(totals)), megabytes(result["peak"])]  # fmt: skip
 
 
 def engines_section(games: int, seed: int) -> None:
@@ -206,9 +208,9 @@ def engines_section(games: int, seed: int) -> None:
             ratios += ratio_rows(config, results, slow, fast)
     header = ["board", "engine", "first move", "its peak", "mid-game move", "game: median move", "worst move",
               "whole game", "shots", "game peak"]  # fmt: skip
-    print(table(header, rows))
+    print(markdown_table(header, rows))
     print("\nTime ratios (how many times longer the other engine takes than native):\n")
-    print(table(["board", "ratio", "first move", "mid-game move", "game: median move", "whole game"], ratios))
+    print(markdown_table(["board", "ratio", "first move", "mid-game move", "game: median move", "whole game"], ratios))
     print()
 
 
@@ -224,9 +226,9 @@ def large_section(seed: int, limit: float) -> None:
                 rows.append([label, r["status"], "", "", "", "", ""])
             else:
                 rows.append([label, f"{r['layouts']:,}", f"{r['states']:,}", f"{r['widest']:,}",
-                             "rebuilt" if r["rebuilt"] else "kept", seconds(r["seconds"]), megabytes(r["peak"])])  # fmt: skip
+                             "rebuilt" if r["rebuilt"] else "kept", duration(r["seconds"]), megabytes(r["peak"])])  # fmt: skip
             print(f"  {label}: done", file=sys.stderr, flush=True)
-    print(table(["state", "layouts", "states", "widest level", "levels", "time", "process peak"], rows))
+    print(markdown_table(["state", "layouts", "states", "widest level", "levels", "time", "process peak"], rows))
     print()
 
 
@@ -241,7 +243,7 @@ def orders_section(games: int, seed: int, limit: float) -> None:
             for name, key in (("the engine's choice (sweep from the hits)", "chosen"), ("always row-major", "identity"),
                               ("the worst of the eight", "worst"))]  # fmt: skip
     print(f"{len(best)} states of {games} greedy 10x10 games; transitions relative to the best of the eight orders:\n")
-    print(table(["order", "total work / best", "worst state / best"], rows))
+    print(markdown_table(["order", "total work / best", "worst state / best"], rows))
     print()
 
 

@@ -22,6 +22,7 @@ _SOURCE = '''
 """Players that fail on purpose, for the experiment runner's tests."""
 
 import os
+import sys
 import time
 
 from battlelog.players.random import RandomPlayer
@@ -56,6 +57,39 @@ class Broken(RandomPlayer):
         raise RuntimeError("this player is broken\\non purpose")
 
 
+class Grower(RandomPlayer):
+    """Fills 100 MB more every 10 ms at its first move, up to 3 GB: a game the cluster must stop for memory."""
+
+    def choose(self, state):
+        if not state.shots:
+            blocks = []
+            for _ in range(30):
+                blocks.append(b"x" * (100 * 2**20))
+                time.sleep(0.01)
+        return super().choose(state)
+
+
+class Exiter(RandomPlayer):
+    """Ends its worker process with exit status 3 at its first move, as a careless library might."""
+
+    def choose(self, state):
+        os._exit(3)
+
+
+class Quitter(RandomPlayer):
+    """Calls sys.exit(3) at its first move."""
+
+    def choose(self, state):
+        sys.exit(3)
+
+
+class Segfaulter(RandomPlayer):
+    """Dies of SIGSEGV at its first move (a crash, not a lack of memory)."""
+
+    def choose(self, state):
+        os.kill(os.getpid(), 11)
+
+
 class Ballast(RandomPlayer):
     """Touches 200 MB at its first move, so the game's peak memory must show it."""
 
@@ -71,6 +105,23 @@ class Slow(RandomPlayer):
 
     def choose(self, state):
         time.sleep(0.005)
+        return super().choose(state)
+
+
+class BudgetTeller(RandomPlayer):
+    """Fails at its first move with the engine memory budget it sees, so that a test can read it in the record."""
+
+    def choose(self, state):
+        from battlelog.engines.budget import memory_budget
+
+        raise RuntimeError(f"budget {memory_budget()}")
+
+
+class Dawdler(RandomPlayer):
+    """A random player that takes 0.1 s per move: at least 0.7 s for a 4x4 3,2,2 game, at most 1.6 s."""
+
+    def choose(self, state):
+        time.sleep(0.1)
         return super().choose(state)
 
 

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import csv
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from battlelog.analysis import SUMMARY_CSV, SUMMARY_MD
 from battlelog.cli import main
-from battlelog.experiment import GAMES, MANIFEST, SUMMARY_CSV, SUMMARY_MD
+from battlelog.journal import GAMES, MANIFEST
 
 
 def one_line_error(capsys: pytest.CaptureFixture, argv: list[str], message: str) -> None:
@@ -63,11 +66,44 @@ def test_bad_fleets(capsys: pytest.CaptureFixture, argv: list[str], message: str
         (["--time-limit", "-3"], "--time-limit '-3' is not a positive number of seconds (or none)"),
         (["--time-limit", "nan"], "--time-limit 'nan' is not a positive number"),
         (["--players", "random", "--engine", "problog"], "--engine is for the problog player, who is not among --players"),
+        (["--time-limit", "1e300"], "--time-limit '1e300' is more than a year (31536000 s); give none for no limit"),
+        (["--memory-limit", "99999999T"], "--memory-limit '99999999T' is more than 1024T; give none for no limit"),
+        (["--players", "battlelog.game:GameConfig"], "player 'battlelog.game:GameConfig': GameConfig is not a Player subclass"),
+        (["--players", "battlelog.players.base:Player"], "player 'battlelog.players.base:Player': Player is abstract"),
+        (["--scheduler", "tcp://127.0.0.1:9"], "--scheduler is for --executor dask"),
+        (["--executor", "dask", "--scheduler", "tcp://127.0.0.1:9"], "--workers sizes the workers this command starts"),
+        (["--executor", "ray"], "--executor: invalid choice: 'ray'"),
     ],
 )
 def test_bad_experiment_settings(capsys: pytest.CaptureFixture, tmp_path: Path, extra: list[str], message: str) -> None:
-    one_line_error(capsys, experiment(tmp_path / "out", *extra), message)
-    assert not (tmp_path / "out" / GAMES).exists()
+    if message.startswith("--executor: invalid choice"):  # argparse's own error: usage line, then the message
+        with pytest.raises(SystemExit) as exit_:
+            main(experiment(tmp_path / "out", *extra))
+        assert exit_.value.code == 2 and message in capsys.readouterr().err
+    else:
+        one_line_error(capsys, experiment(tmp_path / "out", *extra), message)
+    assert not (tmp_path / "out").exists()  # refused before anything ran: not even the directory
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["experiment", "--size", "4", "--ships", "3,2", "--out", "{out}", "--memory-limit", "50M"],
+         r"the memory limit of 50 MB is below the \d+ MB of address space a worker takes"),
+        (["experiment", "--size", "4", "--ships", "3,2", "--out", "{out}", "--time-limit", "1e300"], r"--time-limit '1e300' is more than a year"),
+        (["experiment", "--size", "4", "--ships", "3,2", "--out", "{out}", "--players", "battlelog.game:GameConfig"],
+         r"GameConfig is not a Player subclass"),
+        (["reproduce", "--out", "{out}", "--config", "4:3,2,2", "--games", "2", "--memory-limit", "50M"], r"memory limit of 50 MB is below"),
+    ],
+)  # fmt: skip
+def test_a_refused_run_is_one_line_and_leaves_no_files(tmp_path: Path, argv: list[str], message: str) -> None:
+    out = tmp_path / "new" / "results"
+    argv = [arg.format(out=out) for arg in argv]
+    done = subprocess.run([sys.executable, "-m", "battlelog.cli", *argv], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("battlelog: error: "), done.stderr
+    assert re.search(message, done.stderr), done.stderr
+    assert list(tmp_path.iterdir()) == []
 
 
 REPEATED_SHOT = (
@@ -107,9 +143,48 @@ def test_experiment_prints_and_saves_the_summary(finished: Path, capsys: pytest.
     assert out[0] == f"4x4 3,2 with seed 3: 4 games recorded in {finished / GAMES}"
     assert out[1].split() == ["|", "player", "|", "games", "|", "failed", "|", "mean", "|", "95%", "CI", "|", "median", "|", "std", "|", "min", "|", "max", "|", "ms/move", "|"]
     assert [line.split()[1] for line in out[3:5]] == ["random", "pdf"]
-    assert out[5] == f"wrote {finished / SUMMARY_CSV} and {finished / SUMMARY_MD}"
+    assert out[5:7] == ["", "Paired differences on the games both players finished (negative: the first player needs fewer shots):"]
+    assert out[7].split() == ["|", "difference", "|", "games", "|", "mean", "|", "95%", "CI", "|", "p", "|", "significant", "|"]
+    score = {(r["player"], r["game"]): r["score"] for r in map(json.loads, (finished / GAMES).read_text().splitlines())}
+    cells = [c.strip() for c in out[9].split("|")[1:-1]]
+    assert cells[:3] == ["pdf - random", "2", f"{(score['pdf', 0] - score['random', 0] + score['pdf', 1] - score['random', 1]) / 2:+.2f}"]
+    assert out[10] == f"wrote {finished / SUMMARY_CSV} and {finished / SUMMARY_MD}"
     assert main(["summarize", str(finished / GAMES)]) == 0  # the games file names its directory too
-    assert capsys.readouterr().out.splitlines()[:5] == out[:5]
+    assert capsys.readouterr().out.splitlines()[:10] == out[:10]
+
+
+def test_summarize_exports_one_row_per_game_and_plots_the_scores(finished: Path, capsys: pytest.CaptureFixture) -> None:
+    assert main(["summarize", str(finished), "--csv", "--plots"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[-1] == f"wrote {finished / SUMMARY_CSV}, {finished / SUMMARY_MD}, {finished / 'games.csv'} and {finished / 'plots' / 'scores.png'}"
+    records = {(r["player"], int(r["game"])): r for r in map(json.loads, (finished / GAMES).read_text().splitlines())}
+    rows = list(csv.DictReader((finished / "games.csv").open()))
+    assert [(r["player"], int(r["game"])) for r in rows] == [("random", 0), ("random", 1), ("pdf", 0), ("pdf", 1)]
+    for row in rows:
+        record = records[row["player"], int(row["game"])]
+        assert (row["status"], int(row["score"]), float(row["seconds"])) == (record["status"], record["score"], record["seconds"])
+    png = (finished / "plots" / "scores.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000
+
+
+def test_summarize_retries_failed_games_under_new_limits(tmp_path: Path, capsys: pytest.CaptureFixture, test_players: Path) -> None:
+    out = tmp_path / "results"
+    dawdler = "battlelog_test_players:Dawdler"  # 0.7 to 1.6 s a game
+    assert main(experiment(out, "--players", f"random,{dawdler}", "--time-limit", "0.5")) == 0
+    first = capsys.readouterr().out
+    assert "played 4 games (2 failed)" in first and f"{dawdler} *" in first and "finished games only" in first
+    assert main(["summarize", str(out), "--retry-failed", "--time-limit", "60", "--workers", "2"]) == 0
+    second = capsys.readouterr().out
+    assert second.startswith("replayed 2 failed games (0 failed again)\n") and "*" not in second
+    lines = [json.loads(line) for line in (out / GAMES).read_text().splitlines()]
+    assert sorted((r["player"], r["game"], r["status"]) for r in lines) == sorted(
+        (p, g, "ok") for p in ("random", dawdler) for g in range(2))
+    assert all(r["replaces"]["status"] == "timeout" for r in lines if r["player"] == dawdler)
+
+
+def test_retry_failed_needs_an_experiment_directory(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    one_line_error(capsys, ["summarize", str(tmp_path), "--retry-failed"], "holds no experiment (no experiment.json)")
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_directory_of_another_experiment_is_refused(finished: Path, capsys: pytest.CaptureFixture) -> None:
@@ -171,7 +246,7 @@ def test_help_explains_every_experiment_option(capsys: pytest.CaptureFixture) ->
     assert exit_.value.code == 0
     text = " ".join(capsys.readouterr().out.split())
     for option in ("--size", "--ships", "--players", "--games", "--seed", "--out", "--workers", "--memory-limit",
-                   "--time-limit", "--engine"):  # fmt: skip
+                   "--time-limit", "--engine", "--executor", "--scheduler"):  # fmt: skip
         assert f"{option} " in text
     assert "run the same command again to resume" in text and "default: all cores" in text
 
@@ -192,3 +267,22 @@ def test_errors_in_a_real_process_are_one_line(tmp_path: Path, argv: list[str], 
     done = subprocess.run([sys.executable, "-m", "battlelog.cli", *argv], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert done.stderr == message + "\n" and done.stdout == ""
+
+
+def test_the_experiment_commands_import_no_heavy_library_until_they_run() -> None:
+    """`battlelog --help` builds every command's parser: these modules must import only light ones."""
+    code = (
+        "import sys\n"
+        "import battlelog.commands.common, battlelog.commands.experiment, battlelog.commands.reproduce, battlelog.commands.summarize\n"
+        "from battlelog.cli import build_parser\n"
+        "build_parser()\n"
+        "print(' '.join(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    loaded = set(done.stdout.split())
+    assert "battlelog.commands.experiment" in loaded  # the check itself works
+    heavy = {"tqdm", "scipy", "matplotlib", "dask", "distributed", "multiprocessing", "battlelog.experiment", "battlelog.analysis",
+             "battlelog.stats", "battlelog.plots", "battlelog.reproduce", "battlelog.executors.base", "battlelog.executors.local",
+             "battlelog.executors.dask_cluster"}  # fmt: skip
+    assert sorted(heavy & loaded) == []

@@ -5,36 +5,26 @@ from __future__ import annotations
 import fcntl
 import math
 import re
-import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
+from battlelog.analysis import SUMMARY_CSV, SUMMARY_MD, paired_scores, summarize_records, summary_table, write_summary
 from battlelog.errors import BattlelogError
-from battlelog.experiment import (
-    GAMES,
-    SUMMARY_CSV,
-    SUMMARY_MD,
-    Experiment,
-    Limits,
-    RunReport,
-    load_results,
-    paired_scores,
-    run_experiment,
-    summarize_records,
-    summary_table,
-    write_summary,
-)
+from battlelog.executors import Limits
+from battlelog.executors.local import LocalExecutor
+from battlelog.experiment import Experiment, RunReport, run_experiment
 from battlelog.game import GameConfig
 from battlelog.harness import game_seeds, layout_for, play_game
+from battlelog.journal import GAMES, load_results
 from battlelog.players import make_player
 from battlelog.state import GameState
 from battlelog.stats import mean_ci, paired_difference, summarize_scores
+
+from runs import check_interrupted_runs_resume
 
 #: Prefix of the misbehaving players of tests/conftest.py.
 T = "battlelog_test_players:"
@@ -44,7 +34,8 @@ SMALL = GameConfig(4, (3, 2, 2))
 def play(out: Path, players: tuple[str, ...], games: int, seed: int = 5, options=None, **limits) -> RunReport:
     experiment = Experiment(SMALL, players, games, seed, options or {})
     settings = {"workers": 2, "memory_bytes": None, "time_seconds": None, **limits}
-    return run_experiment(experiment, out, Limits(**settings), progress=False)
+    with LocalExecutor(Limits(**settings)) as executor:
+        return run_experiment(experiment, out, executor, progress=False)
 
 
 # ----- statistics ------------------------------------------------------------------------------
@@ -158,6 +149,33 @@ def test_failed_games_are_recorded_with_their_reason_and_the_others_finish(tmp_p
     assert re.search(r"\| +2 \(2 memory\) \|", summary_table(list(rows.values())))
 
 
+def test_a_worker_that_exits_by_itself_is_an_error_with_its_status_not_memory(tmp_path: Path, test_players: Path) -> None:
+    players = ("random", T + "Exiter", T + "Quitter", T + "Segfaulter")
+    assert play(tmp_path, players, games=2) == RunReport(0, 8, 6)
+    game = {(r["player"], r["game"]): r for r in load_results(tmp_path)[1]}
+    for g in range(2):
+        assert game["random", g]["status"] == "ok"
+        assert (game[T + "Exiter", g]["status"], game[T + "Exiter", g]["message"]) == (
+            "error", "the worker process exited by itself with status 3 while playing")
+        assert (game[T + "Quitter", g]["status"], game[T + "Quitter", g]["message"]) == (
+            "error", "the game's code exited with status 3")
+        assert (game[T + "Segfaulter", g]["status"], game[T + "Segfaulter", g]["message"]) == (
+            "error", "the worker process was killed by SIGSEGV while playing")
+
+
+def test_failures_are_marked_in_the_summary_and_never_averaged(tmp_path: Path, test_players: Path) -> None:
+    play(tmp_path, ("random", T + "Broken"), games=3)
+    rows = summarize_records(load_results(tmp_path)[1])
+    table = summary_table(rows)
+    lines = table.splitlines()
+    assert lines[2].split("|")[1].strip() == "random" and lines[3].split("|")[1].strip() == f"{T}Broken *"
+    assert lines[3].split("|")[3].strip() == "3 (3 error)" and lines[3].split("|")[4].strip() == "-"  # no mean of nothing
+    assert table.endswith("* some games of this player failed: its statistics are over its finished games only "
+                          "(failures are counted, not scored)")  # fmt: skip
+    play(tmp_path / "clean", ("random",), games=2)
+    assert "*" not in summary_table(summarize_records(load_results(tmp_path / "clean")[1]))
+
+
 def test_peak_memory_is_measured_per_game(tmp_path: Path, test_players: Path) -> None:
     # One worker plays Ballast then random on each board: the random game right after the
     # ballast must not inherit its peak, or the high-water mark was not reset.
@@ -234,44 +252,8 @@ def test_unknown_players_and_bad_settings_are_refused_before_anything_runs(tmp_p
 
 
 # ----- interrupting ------------------------------------------------------------------------------
-def _lines(path: Path) -> int:
-    return path.read_bytes().count(b"\n") if path.exists() else 0
-
-
-def _run_until(argv: list[str], env: dict[str, str], games: Path, lines: int, sig: int) -> tuple[int, str]:
-    """Start the command, send ``sig`` once ``games`` has ``lines`` lines; exit status and stderr."""
-    process = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while _lines(games) < lines and process.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert process.poll() is None, "the run ended before it could be interrupted"
-    process.send_signal(sig)
-    _, stderr = process.communicate(timeout=60)
-    return process.returncode, stderr
-
-
 def test_an_interrupted_or_killed_run_resumes_without_replaying_games(tmp_path: Path, subprocess_env: dict) -> None:
     out = tmp_path / "results"
-    games = out / GAMES
     argv = [sys.executable, "-m", "battlelog.cli", "experiment", "--size", "5", "--ships", "3,3,2",
             "--players", f"random,{T}Slow", "--games", "24", "--seed", "9", "--out", str(out), "--workers", "1"]  # fmt: skip
-
-    status, stderr = _run_until(argv, subprocess_env, games, 5, signal.SIGINT)  # Ctrl-C
-    assert status == 130
-    assert "Traceback" not in stderr and stderr.strip().splitlines()[-1].endswith("run the same command again to resume")
-    interrupted = games.read_bytes()
-    assert interrupted.endswith(b"\n") and 5 <= interrupted.count(b"\n") < 48
-
-    status, _ = _run_until(argv, subprocess_env, games, interrupted.count(b"\n") + 5, signal.SIGKILL)
-    assert status == -signal.SIGKILL
-    killed = games.read_bytes()
-    assert killed.startswith(interrupted)
-    kept = killed[: killed.rfind(b"\n") + 1]
-
-    finished = subprocess.run(argv, env=subprocess_env, capture_output=True, text=True, timeout=120)
-    assert finished.returncode == 0, finished.stderr
-    assert games.read_bytes().startswith(kept)
-    played = int(re.search(r"played (\d+) games", finished.stdout)[1])
-    assert played == 48 - kept.count(b"\n")
-    records = load_results(out)[1]  # also checks that no (player, game) appears twice
-    assert len(records) == 48 and all(r["status"] == "ok" for r in records)
+    check_interrupted_runs_resume(argv, subprocess_env, out, 48)

@@ -21,7 +21,7 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("reproduce")
     status = main(
         ["reproduce", "--out", str(out), "--games", str(GAMES), "--seed", "3", "--workers", "2",
-         "--config", "4:3,2,2", "--config", "5:3,2"]
+         "--config", "4:3,2,2", "--config", "5:3,2", "--config", "4:3,2,2"]  # the repeat is played once
     )  # fmt: skip
     assert status == 0
     return out
@@ -89,6 +89,7 @@ def test_paired_differences_follow_from_the_games(tiny: Path) -> None:
 def test_report_shows_command_and_random_check(tiny: Path) -> None:
     report = (tiny / "report.md").read_text()
     assert "battlelog reproduce --out" in report and "--seed 3" in report
+    assert report.count("--config 4:3,2,2") == 1 and "--config 5:3,2`" in report
     assert "14.875" in report  # the closed form of 4x4 3,2,2 in the random check
     assert "plots/means_vs_paper.png" in report
 

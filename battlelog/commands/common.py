@@ -1,16 +1,31 @@
-"""Arguments that several subcommands share, parsed the same way everywhere."""
+"""Arguments that several subcommands share, parsed the same way everywhere.
+
+Imported by every command's module to build its parser, so only light modules at the top: the
+executors' registry builds an executor (and imports its libraries) only when a command runs.
+"""
 
 from __future__ import annotations
 
 import argparse
 import re
+from typing import TYPE_CHECKING
 
 from battlelog.engines import DEFAULT_ENGINE, ENGINES
 from battlelog.errors import BattlelogError
-from battlelog.experiment import Limits
+from battlelog.executors import (
+    DEFAULT_EXECUTOR,
+    EXECUTORS,
+    MAX_MEMORY_LIMIT,
+    MAX_TIME_LIMIT,
+    Limits,
+    available_cores,
+    make_executor,
+)
 from battlelog.game import GameConfig, parse_ships
 from battlelog.state import GameState
-from battlelog.workers import available_cores
+
+if TYPE_CHECKING:
+    from battlelog.executors.base import Executor
 
 
 def add_board_arguments(parser: argparse.ArgumentParser, required: bool = True) -> None:
@@ -52,7 +67,10 @@ def parse_memory(text: str) -> int | None:
     match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)B?\s*", text, re.IGNORECASE)
     if not match or float(match[1]) <= 0:
         raise BattlelogError(f"--memory-limit {text!r} is not a size such as 512M or 4G (or none)")
-    return int(float(match[1]) * _UNITS[match[2].upper()])
+    size = int(float(match[1]) * _UNITS[match[2].upper()])
+    if size > MAX_MEMORY_LIMIT:
+        raise BattlelogError(f"--memory-limit {text!r} is more than {MAX_MEMORY_LIMIT // 2**40}T; give none for no limit")
+    return size
 
 
 def parse_seconds(text: str) -> float | None:
@@ -65,20 +83,30 @@ def parse_seconds(text: str) -> float | None:
         seconds = -1.0
     if not seconds > 0 or seconds == float("inf"):
         raise BattlelogError(f"--time-limit {text!r} is not a positive number of seconds (or none)")
+    if seconds > MAX_TIME_LIMIT:
+        raise BattlelogError(f"--time-limit {text!r} is more than a year ({MAX_TIME_LIMIT:.0f} s); give none for no limit")
     return seconds
 
 
-def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
+#: A parser or an argument group of one: both take add_argument (argparse names their common base privately).
+Arguments = argparse._ActionsContainer
+
+
+def add_limit_arguments(parser: Arguments) -> None:
     """``--workers``, ``--memory-limit`` and ``--time-limit`` of commands that run experiments."""
     parser.add_argument(
-        "--workers", type=int, metavar="N", default=available_cores(), help="worker processes playing at once (default: all cores)"
+        "--workers",
+        type=int,
+        metavar="N",
+        help="worker processes playing at once, on this machine (default: all cores)",
     )
     parser.add_argument(
         "--memory-limit",
         metavar="SIZE",
         default="4G",
-        help="address-space limit of each worker, e.g. 512M or 4G, or none; a game that exceeds it fails "
-        "with reason 'memory' (default: 4G)",
+        help="memory limit of each worker, e.g. 512M or 4G, or none: its address space with --executor local, its "
+        "resident memory in a local dask cluster; a game that exceeds it fails with reason 'memory'. Half of it "
+        "(at most 2G) is the engine's budget in every game, on any executor (default: 4G)",
     )
     parser.add_argument(
         "--time-limit",
@@ -90,7 +118,38 @@ def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
 
 def limits_from(args: argparse.Namespace) -> Limits:
     """The Limits named by the arguments of :func:`add_limit_arguments`."""
-    return Limits(args.workers, parse_memory(args.memory_limit), parse_seconds(args.time_limit))
+    workers = available_cores() if args.workers is None else args.workers
+    return Limits(workers, parse_memory(args.memory_limit), parse_seconds(args.time_limit))
+
+
+def add_executor_arguments(parser: Arguments) -> None:
+    """``--executor`` and ``--scheduler``: where the games run."""
+    parser.add_argument(
+        "--executor",
+        choices=sorted(EXECUTORS),
+        default=DEFAULT_EXECUTOR,
+        help="where games run: local (worker processes of this command) or dask (a dask.distributed cluster: the one "
+        "at --scheduler, else a local one of --workers processes; needs pip install 'battlelog[dask]') "
+        f"(default: {DEFAULT_EXECUTOR})",
+    )
+    parser.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="with --executor dask: the running cluster's scheduler, e.g. tcp://10.0.0.5:8786 (its workers need "
+        "battlelog installed; --memory-limit then only sets the engine's budget, the workers keep their own limit)",
+    )
+
+
+def executor_from(args: argparse.Namespace) -> Executor:
+    """The executor named by the arguments of :func:`add_executor_arguments` and :func:`add_limit_arguments`."""
+    limits = limits_from(args)
+    if args.scheduler is None:
+        return make_executor(args.executor, limits)
+    if args.executor != "dask":
+        raise BattlelogError("--scheduler is for --executor dask")
+    if args.workers is not None:
+        raise BattlelogError("--workers sizes the workers this command starts; the cluster at --scheduler has its own")
+    return make_executor(args.executor, limits, scheduler=args.scheduler)
 
 
 def add_engine_argument(parser: argparse.ArgumentParser, default: str | None = None) -> None:

@@ -1,11 +1,13 @@
 """Play many games with several players on the same boards, and summarise their scores.
 
 Every player plays the same boards: game i's layout depends only on --seed and i. Games run in
-long-lived worker processes (one per core by default), each game under --memory-limit and
---time-limit; a game that runs out of either (or raises an error) is recorded as failed with the
-reason, and the experiment goes on. Each game is appended to OUT/games.jsonl as soon as it ends,
-so an interrupted run loses nothing: run the same command again to resume it, or with a larger
---games or more players to extend it on the same boards. Failed games are not retried.
+long-lived worker processes (one per core by default), or on a dask cluster with --executor dask
+(the same games, record for record), each game under --memory-limit and --time-limit; a game that
+runs out of either (or raises an error) is recorded as failed with the reason, and the experiment
+goes on. Each game is appended to OUT/games.jsonl as soon as it ends, by this command alone, so an
+interrupted run loses nothing: run the same command again to resume it, or with a larger --games or
+more players to extend it on the same boards. Failed games stay failed until you replay them with
+`battlelog summarize OUT --retry-failed` (under new limits if you like).
 
 Players are registered names or, for your own players, module:Class (a Player subclass importable
 from the workers, e.g. through PYTHONPATH).
@@ -14,6 +16,8 @@ example:
   battlelog experiment --size 5 --ships 3,3,2 --players random,hunt-target,pdf --games 1000 --seed 7 --out results/
   battlelog experiment --size 5 --ships 3,3,2 --players problog --engine problog --games 100 --seed 7 \\
       --out results/ --time-limit 120
+  battlelog experiment --size 7 --ships 5,5,4 --players pdf,problog --games 10000 --out results/7x7 \\
+      --executor dask --scheduler tcp://10.0.0.5:8786
   battlelog summarize results/
 """
 
@@ -26,14 +30,13 @@ from pathlib import Path
 from battlelog.commands.common import (
     add_board_arguments,
     add_engine_argument,
+    add_executor_arguments,
     add_limit_arguments,
     config_from,
-    limits_from,
+    executor_from,
 )
-from battlelog.commands.summarize import show_summary
 from battlelog.engines import DEFAULT_ENGINE
 from battlelog.errors import BattlelogError
-from battlelog.experiment import GAMES, Experiment, load_results, run_experiment
 from battlelog.players import PLAYERS
 
 HELP = "play many games with several players and summarise the scores"
@@ -51,24 +54,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="root seed: decides every board and every player's draws (default: 0)")
     parser.add_argument("--out", required=True, metavar="DIR", help="output directory for experiment.json, games.jsonl and the summary")
     add_limit_arguments(parser)
+    add_executor_arguments(parser)
     add_engine_argument(parser)
 
+
 def run(args: argparse.Namespace) -> int:
+    from battlelog.commands.summarize import recorded_games, show_summary
+    from battlelog.experiment import Experiment, run_experiment
+    from battlelog.journal import GAMES
+
     config = config_from(args)
     players = [p.strip() for p in args.players.split(",") if p.strip()]
     if args.engine and "problog" not in players:
         raise BattlelogError("--engine is for the problog player, who is not among --players")
     options = {"problog": {"engine": args.engine or DEFAULT_ENGINE}} if "problog" in players else {}
     experiment = Experiment(config, tuple(players), args.games, args.seed, options)
-    limits = limits_from(args)
+    executor = executor_from(args)
     out = Path(args.out)
-    print(f"{config.label()} with seed {args.seed}: games 0..{args.games - 1} for {', '.join(players)} -> {out / GAMES}")
+    print(
+        f"{config.label()} with seed {args.seed}: games 0..{args.games - 1} for {', '.join(players)} "
+        f"on {executor.describe()} -> {out / GAMES}"
+    )
     try:
-        report = run_experiment(experiment, out, limits)
+        with executor:
+            report = run_experiment(experiment, out, executor)
     except KeyboardInterrupt:
-        recorded = len(load_results(out)[1])
         print(
-            f"battlelog: interrupted; the {recorded} games recorded in {out / GAMES} are kept: "
+            f"battlelog: interrupted; the {recorded_games(out)} games recorded in {out / GAMES} are kept: "
             "run the same command again to resume",
             file=sys.stderr,
         )

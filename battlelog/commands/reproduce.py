@@ -19,12 +19,18 @@ import argparse
 import shlex
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from battlelog.commands.common import add_engine_argument, add_limit_arguments, limits_from
+from battlelog.commands.common import add_engine_argument, add_executor_arguments, add_limit_arguments, executor_from
 from battlelog.engines import DEFAULT_ENGINE
 from battlelog.errors import BattlelogError
 from battlelog.game import GameConfig, parse_ships
-from battlelog.reproduce import QUICK_GAMES, PaperRow, paper_table, reproduce, results_markdown
+
+if TYPE_CHECKING:
+    from battlelog.reproduce import PaperRow
+
+#: Games per cell with --quick.
+QUICK_GAMES = 100
 
 HELP = "reproduce the paper's results table, with confidence intervals and plots"
 
@@ -40,18 +46,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--config",
         action="append",
         metavar="SIZE:SHIPS",
-        help="only this configuration of the paper's table, e.g. 5:3,3,2 (repeatable; default: all six)",
+        help="only this configuration of the paper's table, e.g. 5:3,3,2 (repeatable, each played once; default: all six)",
     )
     add_limit_arguments(parser)
+    add_executor_arguments(parser)
     add_engine_argument(parser, default=DEFAULT_ENGINE)
 
+
 def _rows(specs: list[str] | None) -> list[PaperRow]:
-    """The paper's rows, or the ones named by --config SIZE:SHIPS."""
+    """The paper's rows, or the ones named by --config SIZE:SHIPS (in the order given, each once)."""
+    from battlelog.reproduce import paper_table
+
     table = paper_table()
     if not specs:
         return table
     by_config = {row.config: row for row in table}
-    rows = []
+    rows: list[PaperRow] = []
     for spec in specs:
         size, _, ships = spec.partition(":")
         if not size.strip().isdigit() or not ships:
@@ -60,7 +70,8 @@ def _rows(specs: list[str] | None) -> list[PaperRow]:
         if config not in by_config:
             known = ", ".join(f"{r.config.size}:{','.join(map(str, r.config.ships))}" for r in table)
             raise BattlelogError(f"--config {spec} is not in the paper's table ({known})")
-        rows.append(by_config[config])
+        if by_config[config] not in rows:
+            rows.append(by_config[config])
     return rows
 
 
@@ -69,20 +80,24 @@ def _command(args: argparse.Namespace) -> str:
     words = ["battlelog", "reproduce", "--out", args.out]
     words += ["--quick"] if args.quick else ["--games", str(args.games)]
     words += ["--seed", str(args.seed), "--engine", args.engine]
-    for spec in args.config or []:
+    for spec in dict.fromkeys(args.config or []):
         words += ["--config", spec]
     return " ".join(shlex.quote(w) for w in words)
 
 
 def run(args: argparse.Namespace) -> int:
+    from battlelog.reproduce import reproduce, results_markdown
+
     games = QUICK_GAMES if args.quick else args.games
     if games < 2:
         raise BattlelogError(f"--games must be at least 2 for confidence intervals, got {games}")
-    limits = limits_from(args)
+    rows = _rows(args.config)
+    executor = executor_from(args)
     out = Path(args.out)
     command = _command(args)
     try:
-        result = reproduce(out, games, args.seed, limits, args.engine, _rows(args.config), command)
+        with executor:
+            result = reproduce(out, games, args.seed, executor, args.engine, rows, command)
     except KeyboardInterrupt:
         print("battlelog: interrupted; finished games are kept: run the same command again to resume", file=sys.stderr)
         return 130

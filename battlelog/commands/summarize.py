@@ -1,12 +1,19 @@
-"""Summarise a finished or partial experiment, one row per player.
+"""Summarise a finished or partial experiment: one row per player, and how the players differ.
 
 Columns: games finished, games failed (by reason: memory, timeout, error), mean score (shots) with
 its 95% confidence interval (Student t), median, standard deviation, min, max, and milliseconds per
-move. Failed games are counted but not scored. The table is printed, and DIR/summary.csv and
-DIR/summary.md are (re)written.
+move. Failed games are counted but not scored: a player with failed games is marked with *, and its
+statistics are over its finished games only. Below it, the paired difference of every two players on
+the boards both finished (mean, 95% CI, paired t-test), as `battlelog reproduce` reports them. The
+tables are printed, and DIR/summary.csv and DIR/summary.md are (re)written.
+
+--retry-failed first replays every failed game (same board, player and options) under the limits
+given here, each replay replacing its failure in DIR/games.jsonl.
 
 example:
   battlelog summarize results/
+  battlelog summarize results/ --plots --csv
+  battlelog summarize results/ --retry-failed --time-limit 3600 --memory-limit 16G
 """
 
 from __future__ import annotations
@@ -14,26 +21,74 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from battlelog.experiment import GAMES, describe_experiment, load_results, summarize_records, summary_table, write_summary
+from battlelog.commands.common import add_executor_arguments, add_limit_arguments, executor_from
+from battlelog.journal import GAMES
 
 HELP = "summarise the results of an experiment"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("directory", metavar="DIR", help="the output directory of `battlelog experiment` (its --out)")
+    parser.add_argument("--plots", action="store_true", help="also write DIR/plots/scores.png: the distribution of shots and its CDF")
+    parser.add_argument("--csv", action="store_true", help="also write DIR/games.csv: one row per game, failed ones included")
+    parser.add_argument(
+        "--retry-failed", action="store_true", help="first replay the failed games, under the limits below, replacing their records"
+    )
+    group = parser.add_argument_group("limits and executor of --retry-failed")
+    add_limit_arguments(group)
+    add_executor_arguments(group)
 
 
-def show_summary(out: Path) -> None:
-    """Print the summary of the experiment in ``out`` and write its summary files."""
+def recorded_games(out: Path) -> int:
+    """How many games ``out`` records (0 when there is no experiment there, e.g. one refused before its first game)."""
+    from battlelog.journal import MANIFEST, load_results
+
+    return len(load_results(out)[1]) if (out / MANIFEST).is_file() else 0
+
+
+def show_summary(out: Path, plots: bool = False, games_csv: bool = False) -> None:
+    """Print the summary of the experiment in ``out`` and write its summary files (and plots, CSV if asked)."""
+    from battlelog.analysis import (
+        GAMES_CSV,
+        PAIRED_TITLE,
+        PLOTS,
+        all_comparisons,
+        comparisons_table,
+        summarize_records,
+        summary_table,
+        write_games_csv,
+        write_score_plot,
+        write_summary,
+    )
+    from battlelog.journal import describe_experiment, load_results
+
     manifest, records = load_results(out)
     rows = summarize_records(records)
+    comparisons = all_comparisons(records)
     print(f"{describe_experiment(manifest)}: {len(records)} games recorded in {out / GAMES}")
     print(summary_table(rows))
-    csv_path, md_path = write_summary(out, manifest, rows)
-    print(f"wrote {csv_path} and {md_path}")
+    if comparisons:
+        print(f"\n{PAIRED_TITLE}:")
+        print(comparisons_table(comparisons))
+    csv_path, md_path = write_summary(out, manifest, rows, comparisons)
+    written = [csv_path, md_path]
+    if games_csv:
+        written.append(write_games_csv(out / GAMES_CSV, records))
+    if plots:
+        written.append(write_score_plot(out / PLOTS / "scores.png", manifest, records))
+    print("wrote " + ", ".join(map(str, written[:-1])) + f" and {written[-1]}")
 
 
 def run(args: argparse.Namespace) -> int:
     out = Path(args.directory)
-    show_summary(out.parent if out.name == GAMES and out.is_file() else out)
+    out = out.parent if out.name == GAMES and out.is_file() else out
+    if args.retry_failed:
+        from battlelog.experiment import retry_failed
+        from battlelog.journal import read_manifest
+
+        read_manifest(out)  # a directory without an experiment is an error before any worker starts
+        with executor_from(args) as executor:
+            report = retry_failed(out, executor)
+        print(f"replayed {report.played} failed games ({report.failed} failed again)")
+    show_summary(out, plots=args.plots, games_csv=args.csv)
     return 0
