@@ -89,6 +89,9 @@ STATE_ERRORS = [
         "shot 2 sinks ship 2, but the fleet 3,2 has ships 0..1",
     ),
     ('{"size": 5, "ships": [3, 2], "shots": [{"row": 0, "col": 0, "result": "boom"}]}', "shot 1 has result 'boom'"),
+    ('{"size": 5, "ships": [3, 2], "shot": [{"row": 0, "col": 0, "result": "hit"}]}', "unknown key 'shot' (did you mean 'shots'?)"),
+    ('{"size": 5, "ships": [3, 2], "shots": [{"row": 0, "col": 0, "result": "hit"}], "shots": []}', "key 'shots' appears twice"),
+    ('{"size": 5, "ships": [3, 2], "shots": [{"row": 0, "col": 0, "result": "sunk"}]}', "shot 1 (A1) is a sunk answer without a ship index"),
 ]
 
 
@@ -99,6 +102,13 @@ def test_bad_game_state_files(capsys, tmp_path: Path, command: str, text: str, m
     path.write_text(text)
     one_line_error(capsys, [command, str(path)], f"{path}: ")  # every error about a file names the file
     one_line_error(capsys, [command, str(path)], message)
+
+
+@pytest.mark.parametrize("command", ["marginals", "script"])
+def test_a_state_file_that_is_not_utf8_is_one_line(capsys, tmp_path: Path, command: str) -> None:
+    path = tmp_path / "state.json"
+    path.write_bytes(b'{"size": 5, "ships": [3, 2], "shots": []} \xff')
+    one_line_error(capsys, [command, str(path)], f"{path}: not UTF-8 text (byte 0xff at offset 42)")
 
 
 def test_experiment_prints_and_saves_the_summary(finished: Path, capsys: pytest.CaptureFixture) -> None:
@@ -182,6 +192,7 @@ def test_help_explains_every_experiment_option(capsys: pytest.CaptureFixture) ->
         (["play", "--size", "5", "--ships", "6,2"], "battlelog: error: ship 0 of length 6 does not fit on a 5x5 board"),
         (["summarize", "no/such/dir"], "battlelog: error: no/such/dir: no such directory"),
         (["marginals", "{state}"], f"battlelog: error: {{state}}: {REPEATED_SHOT[1]}"),
+        (["play", "--size", "5", "--ships", "3,2", "--seed", "-1"], "battlelog: error: --seed -1: the seed must be a non-negative whole number"),
     ],
 )
 def test_errors_in_a_real_process_are_one_line(tmp_path: Path, argv: list[str], message: str) -> None:
