@@ -22,6 +22,7 @@ from battlelog.errors import BattlelogError
 #: Subcommands in the order ``--help`` lists them, each with its one-line summary.
 COMMANDS = {
     "play": "play one game and show it, or shoot yourself with --human",
+    "advise": "advise on a real game in progress: where to shoot next, from your answers",
     "experiment": "play many games with several players and summarise the scores",
     "summarize": "summarise the results of an experiment",
     "script": "print the ProbLog program of a game state",

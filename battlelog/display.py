@@ -26,6 +26,11 @@ def count_noun(count: int, noun: str) -> str:
     return f"{count:,} {noun}" if count == 1 else f"{count:,} {noun}s"
 
 
+def layouts_line(models: int, answers: str = "the answers") -> str:
+    """``56 layouts fit the answers`` / ``1 layout fits the answers``."""
+    return f"{count_noun(models, 'layout')} {'fits' if models == 1 else 'fit'} {answers}"
+
+
 def most_likely(state: GameState, cells: np.ndarray) -> list[Cell]:
     """The unshot cells of highest marginal (ties within 1e-12), row-major; empty once the game is over."""
     if state.over or not state.unshot:

@@ -20,9 +20,10 @@ import sys
 import time
 
 from battlelog.commands.boards import add_engine_argument, add_state_arguments, state_from
-from battlelog.display import HEAT_LEGEND, count_noun, heatmap_text, most_likely, use_color
-from battlelog.engines import DEFAULT_ENGINE, Engine, Inconsistent, Marginals, locate_fault, make_engine
+from battlelog.display import HEAT_LEGEND, count_noun, heatmap_text, layouts_line, most_likely, use_color
+from battlelog.engines import DEFAULT_ENGINE, Marginals, make_engine
 from battlelog.game import cell_name
+from battlelog.inference import solve
 from battlelog.state import GameState
 
 
@@ -53,25 +54,6 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def solve(state: GameState, engine: Engine) -> Marginals:
-    """The engine's marginals; a contradictory state becomes the error naming the first shot at fault."""
-    try:
-        return engine.marginals(state)
-    except Inconsistent:
-        raise locate_fault(state, engine) from None
-
-
-def check_consistent(state: GameState, engine_name: str) -> None:
-    """Refuse a state that no layout satisfies, with the error :func:`solve` gives (naming the shot at fault)."""
-    if not state.shots:
-        return  # the fleet fits the board (GameConfig checks it), so the empty board has layouts
-    engine = make_engine(engine_name)
-    try:
-        solve(state, engine)
-    finally:
-        engine.close()
-
-
 def report(state: GameState, marginals: Marginals, engine: str, seconds: float, color: bool) -> str:
     """Title, heat map and a line naming the most likely unshot cell(s)."""
     lines = [
@@ -81,7 +63,7 @@ def report(state: GameState, marginals: Marginals, engine: str, seconds: float, 
         HEAT_LEGEND,
     ]
     if marginals.models is not None:
-        lines.append(f"{count_noun(marginals.models, 'layout')} {'fits' if marginals.models == 1 else 'fit'} the answers")
+        lines.append(layouts_line(marginals.models))
     best = most_likely(state, marginals.cells)
     if best:
         lines.append(f"most likely: {', '.join(map(cell_name, best))} ({100 * marginals.cells[best[0]]:.1f}%)")

@@ -19,9 +19,9 @@ import argparse
 from pathlib import Path
 
 from battlelog.commands.boards import add_engine_argument, add_state_arguments, state_from
-from battlelog.commands.marginals import check_consistent
 from battlelog.engines import DEFAULT_ENGINE
 from battlelog.errors import BattlelogError
+from battlelog.inference import check_consistent
 from battlelog.render import render_program
 
 
