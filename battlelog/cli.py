@@ -23,6 +23,7 @@ from battlelog.errors import BattlelogError
 COMMANDS = {
     "play": "play one game and show it, or shoot yourself with --human",
     "advise": "advise on a real game in progress: where to shoot next, from your answers",
+    "replay": "write a replay of a game (heat map after every shot) as an animated GIF and an HTML page",
     "experiment": "play many games with several players and summarise the scores",
     "summarize": "summarise the results of an experiment",
     "script": "print the ProbLog program of a game state",
