@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from battlelog.cli import main
+import battlelog.commands
+from battlelog.cli import COMMANDS, DOCS, main
 from battlelog.experiment import GAMES, MANIFEST, SUMMARY_CSV, SUMMARY_MD
 
 
@@ -203,3 +205,24 @@ def test_errors_in_a_real_process_are_one_line(tmp_path: Path, argv: list[str], 
     done = subprocess.run([sys.executable, "-m", "battlelog.cli", *argv], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert done.stderr == message + "\n" and done.stdout == ""
+
+
+def test_help_lists_every_command_and_points_to_the_docs(capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["--help"])
+    assert exit_.value.code == 0
+    text = capsys.readouterr().out
+    for name, summary in COMMANDS.items():
+        assert re.search(rf"^\s+{name}\s+{re.escape(summary[:30])}", text, re.MULTILINE), name
+    assert DOCS in " ".join(text.split())
+
+
+def test_every_command_module_is_listed_and_its_help_points_to_the_docs(capsys: pytest.CaptureFixture) -> None:
+    package = Path(battlelog.commands.__file__).parent
+    modules = {p.stem for p in package.glob("*.py")} - {"__init__", "common", "boards"}
+    assert modules == set(COMMANDS)
+    for name in COMMANDS:
+        with pytest.raises(SystemExit):
+            main([name, "--help"])
+        text = " ".join(capsys.readouterr().out.split())
+        assert text.startswith(f"usage: battlelog {name}") and text.endswith(DOCS), name
