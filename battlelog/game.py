@@ -1,6 +1,6 @@
 """The rules of Battleship: board, fleet, canonical placements, uniform layouts and the referee.
 
-Nothing here knows about players or engines. See shared/spec/rules.md for the rules themselves.
+Nothing here knows about players or engines. See docs/rules.md for the rules themselves.
 """
 
 from __future__ import annotations

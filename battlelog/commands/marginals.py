@@ -1,9 +1,10 @@
 """Show the exact occupancy marginal of every cell of a game state: the chance a ship covers it.
 
-Reads a game-state JSON file (the spec's format), or takes --size and --ships for the empty
+Reads a game-state JSON file (format: docs/formats.md), or takes --size and --ships for the empty
 board. Prints a heat map (rows A.., columns 1..; o miss, X hit, # the hit that sank a ship),
-coloured when the output is a terminal, or with --json the spec's marginals format. A state that
-no layout satisfies is reported in one line naming the first shot at fault.
+coloured on a terminal unless NO_COLOR is set, or with --json the marginals format of
+docs/formats.md. A state that no layout satisfies is reported in one line naming the first shot at
+fault.
 
 examples:
   battlelog marginals state.json                       # heat map with the default engine
