@@ -20,7 +20,7 @@ from battlelog.replay import colors
 from battlelog.replay.frames import Frame, Replay, build_replay
 from battlelog.replay.gif import frame_image, write_gif, write_still
 from battlelog.replay.page import page_data, render_page
-from battlelog.replay.panels import HIT_MARK, MISS_MARK, board_panel, frame_panels, heat_panel, scores_panel
+from battlelog.replay.panels import HIT_MARK, MISS_MARK, board_panel, frame_panels, heat_panel, percent_text, scores_panel
 from battlelog.replay.sources import Game, load_game
 from battlelog.state import GameState
 
@@ -187,7 +187,7 @@ def test_panels_show_answers_ships_and_numbers() -> None:
     heat = heat_panel(frame)
     assert heat.marks[:2] == (MISS_MARK, "") and heat.marks[4:6] == (HIT_MARK, HIT_MARK)
     assert heat.fills[0] == colors.MISS and heat.fills[4] == colors.HIT and heat.fills[5] == colors.SUNK
-    assert heat.texts[0] == "" and heat.texts[2] == f"{100 * cells[0, 2]:.0f}"
+    assert heat.texts[0] == "" and heat.texts[2] == percent_text(cells[0, 2]) and 0 < cells[0, 2] < 1
     palette = colors.heat_palette()
     assert heat.fills[2] == palette[round(cells[0, 2] * (len(palette) - 1))]
     layout = (CONFIG.placements(0)[7], CONFIG.placements(1)[3])  # ship 0 on D2-D4, ship 1 on B1-B2
@@ -197,6 +197,13 @@ def test_panels_show_answers_ships_and_numbers() -> None:
     assert board.texts[13:16] == ("0", "0", "0") and board.fills[13] == colors.SHIP and board.fills[2] == colors.WATER
     assert board.marks[0] == MISS_MARK and board.fills[0] == colors.MISS
     assert [p.key for p in frame_panels(Replay("t", Game(state, "t", layout), (frame,)), frame)] == ["posterior", "board"]
+
+
+@pytest.mark.parametrize(
+    "p, text", [(0.0, "0"), (1e-13, "0"), (0.004, "<1"), (0.0051, "1"), (0.5, "50"), (0.996, ">99"), (1.0, "100")],
+)
+def test_percentages_say_0_and_100_only_when_certain(p: float, text: str) -> None:
+    assert percent_text(p) == text
 
 
 def test_the_palette_runs_from_white_to_dark_red() -> None:

@@ -40,9 +40,16 @@ def frame_panels(replay: Replay, frame: Frame) -> list[Panel]:
     return panels
 
 
+def percent_text(p: float) -> str:
+    """A probability as a whole percentage; "0" and "100" only when certain, "<1" and ">99" when nearly so."""
+    if p <= 1e-12 or p >= 1 - 1e-12:
+        return "0" if p < 0.5 else "100"
+    return "<1" if p < 0.005 else ">99" if p > 0.995 else f"{100 * p:.0f}"
+
+
 def heat_panel(frame: Frame) -> Panel:
     """The occupancy marginals in percent; shots by their answer (the sinking hit darkest)."""
-    percent = [f"{100 * v:.0f}" for v in frame.cells.ravel()]
+    percent = [percent_text(float(v)) for v in frame.cells.ravel()]
     return _values_panel("posterior", "chance of a ship (%)", frame.state, frame.cells, percent)
 
 
