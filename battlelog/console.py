@@ -1,17 +1,12 @@
-"""Talking to a person at the console: reading their lines, and a player whose shots they type.
+"""Reading what a person types: with a prompt on a terminal, line by line from a pipe or a file.
 
-On a terminal a prompt is shown and ``input`` gives line editing; from a pipe or a file the lines
-are read as they come, with no prompt, so that a session can be scripted and tested.
+On a terminal ``input`` shows the prompt and gives line editing; from a pipe or a file the lines are
+read as they come, with no prompt, so that a session can be scripted and tested.
 """
 
 from __future__ import annotations
 
 import sys
-
-from battlelog.errors import ShotError
-from battlelog.game import Cell, cell_name, parse_cell
-from battlelog.players.base import Player
-from battlelog.state import GameState
 
 
 def ask(prompt: str) -> str | None:
@@ -24,34 +19,3 @@ def ask(prompt: str) -> str | None:
             return None
     line = sys.stdin.readline()
     return None if line == "" else line.rstrip("\r\n")
-
-
-class Quit(Exception):
-    """The user ended the game (``quit`` or the end of the input) before it was over."""
-
-
-class HumanPlayer(Player):
-    """A player whose shots are typed at the console as cell names (``C7``); ``quit`` gives up.
-
-    Not in the registry: it plays only through ``battlelog play --human``. A line that is not a
-    cell of the board, or a cell already shot, is explained and asked again, never a lost turn.
-    """
-
-    name = "you"
-
-    def choose(self, state: GameState) -> Cell:
-        while True:
-            line = ask(f"shot {len(state.shots) + 1}> ")
-            if line is None or line.strip().lower() in ("quit", "q"):
-                raise Quit
-            if not line.strip():
-                continue
-            try:
-                cell = parse_cell(line, state.size)
-            except ShotError as exc:
-                print(exc)
-                continue
-            if cell in state.shot_cells:
-                print(f"{cell_name(cell)} was already shot; choose another cell")
-                continue
-            return cell
