@@ -34,6 +34,10 @@ def test_play_names_its_seed_and_shows_a_legend(capsys: pytest.CaptureFixture) -
     assert out[-1].startswith(f"pdf sank 4x4 3,2 in {len(expected.shots)} shots (best possible 5;")
 
 
+def test_a_one_shot_game_says_shot(capsys: pytest.CaptureFixture) -> None:
+    assert run(capsys, ["play", "--size", "1", "--ships", "1", "--seed", "0"]).splitlines()[-1].startswith("pdf sank 1x1 1 in 1 shot (")
+
+
 def test_without_a_seed_a_fresh_one_is_shown_and_replays_the_game(capsys: pytest.CaptureFixture) -> None:
     first = run(capsys, ["play", *BOARD, "--quiet"])
     seed = int(re.match(r"4x4 3,2, seed (\d+) ", first)[1])  # type: ignore[index]

@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     if args.quiet:
         print(board_text(result.state, layout))
     print(
-        f"{name} sank {config.label()} in {result.score} shots "
+        f"{name} sank {config.label()} in {count_noun(result.score, 'shot')} "
         f"(best possible {config.ship_cells}; {1000 * result.seconds / result.score:.1f} ms per move)"
     )
     return 0
