@@ -3,8 +3,8 @@
 The session is a sequence of commands, each a line of text (see :data:`HELP`). Every accepted change
 of the game is saved at once to the session's file, so quitting, a crash or a closed terminal loses
 nothing; an answer that contradicts the earlier ones is refused with the reason and changes nothing.
-The suggestion is the most probable unshot cell under the exact posterior (the problog player's
-choice; the first in row-major order when several tie).
+The suggestion is the most probable unshot cell under the exact posterior, as the problog player
+would shoot (the first in reading order when several tie, where that player would draw one).
 """
 
 from __future__ import annotations
@@ -54,8 +54,11 @@ _FILE_COMMANDS, _PLAIN_COMMANDS = ("save", "load"), ("undo", "show", "help", "qu
 
 def parse_command(line: str, size: int) -> Answer | Command:
     """What one line says; anything unknown or malformed is a BattlelogError saying what was expected."""
-    text = " ".join(line.strip().split())
-    word, _, rest = text.partition(" ")
+    text = " ".join(line.split())
+    if not text:
+        raise BattlelogError("an empty line says nothing: answer miss, hit or sunk N; type help")
+    word, *more = line.split(maxsplit=1)
+    rest = more[0].strip() if more else ""  # a file name keeps its own spaces
     if word.lower() in _FILE_COMMANDS:
         if not rest:
             raise BattlelogError(f"{word.lower()} needs a file name, e.g. {word.lower()} game.json")

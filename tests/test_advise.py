@@ -36,7 +36,7 @@ SUGGESTION = re.compile(r"^suggested shot: ([A-Z]\d+) \((\d+\.\d)% chance of a h
         ("c4 hit", Answer((2, 3), "hit")),
         ("E5   sunk 0", Answer((4, 4), "sunk", 0)),
         ("undo", Command("undo")),
-        ("save my game.json", Command("save", "my game.json")),
+        ("save my  game.json ", Command("save", "my  game.json")),
         ("load g.json", Command("load", "g.json")),
         ("quit", Command("quit")),
     ],
@@ -49,6 +49,7 @@ def test_commands_are_parsed(line: str, command: Answer | Command) -> None:
     "line, error, message",
     [
         ("boom", BattlelogError, "'boom' is not a command"),
+        ("   ", BattlelogError, "an empty line says nothing"),
         ("hit 2", BattlelogError, "only a sunk answer names a ship: hit, not hit 2"),
         ("F1 miss", ShotError, "'F1' is not a cell of the 5x5 board"),
         ("save", BattlelogError, "save needs a file name"),
@@ -214,6 +215,7 @@ def test_a_new_session_without_a_file_gets_a_fresh_one(capsys, monkeypatch, tmp_
     "argv, message",
     [
         ([], "give --size and --ships for a new game, or --state FILE to continue one"),
+        (["--state", "{fixture}", "--size", "5"], "give both --size and --ships, or neither"),
         (["--state", "{tmp}/none.json"], "{tmp}/none.json does not exist: give --size and --ships"),
         (["--state", "{fixture}", "--size", "5", "--ships", "3,2"], "holds a game on 5x5 3,3,2, not on 5x5 3,2"),
         (["--state", "{contradictory}"], "contradictory state: shot 3 (E5, sunk ship 0)"),

@@ -45,7 +45,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def session_state(args: argparse.Namespace) -> tuple[GameState, Path]:
     """The game to advise on and its file: the --state file's game, or a new one on --size/--ships."""
-    board = args.size is not None or args.ships is not None
+    if (args.size is None) != (args.ships is None):
+        raise BattlelogError("give both --size and --ships, or neither to continue the game in --state FILE")
+    board = args.size is not None
     if args.state is not None and Path(args.state).exists():
         state = GameState.load(args.state)
         if board and state.config != config_from(args):
