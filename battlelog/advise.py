@@ -185,6 +185,6 @@ class Advisor:
 
     def _change(self, state: GameState, marginals: Marginals, path: Path | None = None) -> None:
         """Make ``state`` the game and save it (to ``path`` from now on, when given)."""
-        self.path = self.path if path is None else path
-        state.dump(self.path)
-        self.state, self.marginals = state, marginals
+        target = self.path if path is None else path
+        state.dump(target)  # first: a file that cannot be written changes nothing
+        self.path, self.state, self.marginals = target, state, marginals

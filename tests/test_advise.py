@@ -187,6 +187,10 @@ def test_save_writes_a_copy_and_load_moves_the_session(capsys, monkeypatch, tmp_
     out = advise(capsys, monkeypatch, [*BOARD, "--state", str(first)], ["A1 miss", f"save {copy}", f"load {copy}", "B2 miss"])
     assert f"continuing the game in {copy} (1 shot)" in out
     assert len(GameState.load(first).shots) == 1 and len(GameState.load(copy).shots) == 2
+    nowhere = tmp_path / "no" / "dir.json"
+    out = advise(capsys, monkeypatch, ["--state", str(copy)], [f"save {nowhere}", f"load {nowhere}", "C3 miss"])
+    assert f"refused: {nowhere}: cannot write" in out and f"refused: {nowhere}: cannot read" in out
+    assert len(GameState.load(copy).shots) == 3  # the session went on in its own file
 
 
 def test_loading_a_contradictory_game_names_the_shot_at_fault(capsys, monkeypatch, tmp_path: Path) -> None:
