@@ -22,6 +22,7 @@ import argparse
 from pathlib import Path
 
 from battlelog.commands.boards import add_engine_argument
+from battlelog.display import count_noun
 from battlelog.engines import DEFAULT_ENGINE, make_engine
 from battlelog.errors import BattlelogError
 from battlelog.players import PLAYERS, Player, make_player
@@ -75,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         write_still(replay, out / "replay.png", middle)
     except OSError as exc:
         raise BattlelogError(f"{out}: cannot write the replay ({exc.strerror})") from None
-    print(f"{replay.title}: {len(replay.frames)} frames")
+    print(f"{replay.title}: {count_noun(len(replay.frames), 'frame')}")
     if replay.note:
         print(replay.note)
     print(f"wrote {out / 'replay.gif'}, {out / 'replay.html'} and {out / 'replay.png'} (frame {middle})")

@@ -7,6 +7,7 @@ scalable font, so the pictures look the same on every machine.
 from __future__ import annotations
 
 import string
+from functools import lru_cache
 from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
@@ -19,6 +20,7 @@ from battlelog.replay.panels import HIT_MARK, MISS_MARK, Panel, frame_panels
 MARGIN, GAP, LABEL = 16, 28, 20  # pixels: around the picture, between panels, for row and column labels
 
 
+@lru_cache(maxsize=16)
 def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     return ImageFont.load_default(size=size)
 
