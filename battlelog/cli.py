@@ -2,6 +2,10 @@
 
 ``main(argv)`` can be called from tests. Errors a user can cause (:class:`BattlelogError`) are
 printed as one line and exit with status 2; they never show a traceback.
+
+Only the module of the command being run is imported (each module has ``add_arguments(parser)``
+and ``run(args) -> int``, and its docstring is the command's ``--help``), so one command's heavy
+libraries never slow down another command or ``battlelog --help``.
 """
 
 from __future__ import annotations
@@ -15,31 +19,54 @@ from importlib import import_module
 from battlelog import __version__
 from battlelog.errors import BattlelogError
 
-#: Subcommand modules; each has ``HELP``, ``add_arguments(parser)`` and ``run(args) -> int``.
-COMMANDS = ("play", "experiment", "summarize", "script", "marginals", "compile", "reproduce")
+#: Subcommands in the order ``--help`` lists them, each with its one-line summary.
+COMMANDS = {
+    "play": "play one game and show it, or shoot yourself with --human",
+    "advise": "advise on a real game in progress: where to shoot next, from your answers",
+    "replay": "write a replay of a game (heat map after every shot) as an animated GIF and an HTML page",
+    "experiment": "play many games with several players and summarise the scores",
+    "summarize": "summarise the results of an experiment",
+    "script": "print the ProbLog program of a game state",
+    "marginals": "show the chance that a ship covers each cell of a game state",
+    "compile": "write a state's compiled model as an SDD file that pysdd reads",
+    "reproduce": "reproduce the paper's results table, with confidence intervals and plots",
+}
+
+#: Shown under every ``--help``: where the rules and the file formats are written down.
+DOCS = "rules and evidence: docs/rules.md; game-state, marginals and game-record files: docs/formats.md (in the battlelog repository)"
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _command_in(argv: Sequence[str]) -> str | None:
+    """The subcommand named in ``argv``: the top level takes no option with a value, so the first word."""
+    return next((arg for arg in argv if not arg.startswith("-")), None)
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser; only ``command``'s module is imported and given its full arguments."""
     parser = argparse.ArgumentParser(
         prog="battlelog",
         description="Battleship by exact Bayesian inference over a relational ProbLog model.",
+        epilog=DOCS,
     )
     parser.add_argument("--version", action="version", version=f"battlelog {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in COMMANDS:
+    for name, summary in COMMANDS.items():
+        if name != command:
+            sub.add_parser(name, help=summary)
+            continue
         module = import_module(f"battlelog.commands.{name}")
-        command = sub.add_parser(
-            name, help=module.HELP, description=module.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        full = sub.add_parser(
+            name, help=summary, description=module.__doc__, epilog=DOCS, formatter_class=argparse.RawDescriptionHelpFormatter
         )
-        module.add_arguments(command)
-        command.set_defaults(run=module.run)
+        module.add_arguments(full)
+        full.set_defaults(run=module.run)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser(_command_in(argv)).parse_args(argv)
     try:
         return int(args.run(args) or 0)
     except BattlelogError as exc:

@@ -2,12 +2,41 @@
 
 from __future__ import annotations
 
+import os
 import string
+from typing import TextIO
 
 import numpy as np
 
-from battlelog.game import MISS, SUNK, Placement
+from battlelog.game import MISS, SUNK, Cell, Placement
 from battlelog.state import GameState
+
+#: What the marks of :func:`board_text` and :func:`heatmap_text` mean.
+BOARD_LEGEND = "legend: . not shot, o miss, X hit, # sunk ship, s ship not hit yet"
+HEAT_LEGEND = "o miss, X hit, # the hit that sank a ship"
+
+
+def use_color(stream: TextIO, switched_off: bool = False) -> bool:
+    """Colour only on a terminal, and never when switched off or NO_COLOR is set (https://no-color.org)."""
+    return stream.isatty() and not switched_off and not os.environ.get("NO_COLOR")
+
+
+def count_noun(count: int, noun: str) -> str:
+    """``1 layout``, ``56 layouts``: English plurals of the nouns battlelog counts (all take an s)."""
+    return f"{count:,} {noun}" if count == 1 else f"{count:,} {noun}s"
+
+
+def layouts_line(models: int, answers: str = "the answers") -> str:
+    """``56 layouts fit the answers`` / ``1 layout fits the answers``."""
+    return f"{count_noun(models, 'layout')} {'fits' if models == 1 else 'fit'} {answers}"
+
+
+def most_likely(state: GameState, cells: np.ndarray) -> list[Cell]:
+    """The unshot cells of highest marginal (ties within 1e-12), row-major; empty once the game is over."""
+    if state.over or not state.unshot:
+        return []
+    best = max(float(cells[cell]) for cell in state.unshot)
+    return [cell for cell in state.unshot if cells[cell] >= best - 1e-12]
 
 
 def _header(size: int, width: int) -> str:

@@ -1,10 +1,11 @@
 """The rules of Battleship: board, fleet, canonical placements, uniform layouts and the referee.
 
-Nothing here knows about players or engines. See shared/spec/rules.md for the rules themselves.
+Nothing here knows about players or engines. See docs/rules.md for the rules themselves.
 """
 
 from __future__ import annotations
 
+import re
 import string
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -254,6 +255,15 @@ def format_ships(ships: Sequence[int]) -> str:
 def cell_name(cell: Cell) -> str:
     """A cell as people name it: row letter then column number from 1 (``(2, 6)`` is ``C7``)."""
     return f"{string.ascii_uppercase[cell[0]]}{cell[1] + 1}"
+
+
+def parse_cell(text: str, size: int) -> Cell:
+    """A cell named as people name it (``C7``, ``c7``, ``C 7``) on an N x N board; anything else is a ShotError."""
+    match = re.fullmatch(r"\s*([A-Za-z])\s*(\d{1,2})\s*", text)
+    rows = string.ascii_uppercase[:size]
+    if match is None or match[1].upper() not in rows or not 1 <= int(match[2]) <= size:
+        raise ShotError(f"{text.strip()!r} is not a cell of the {size}x{size} board (rows A..{rows[-1]}, columns 1..{size}, e.g. C3)")
+    return (rows.index(match[1].upper()), int(match[2]) - 1)
 
 
 def iter_cells(size: int) -> Iterator[Cell]:

@@ -9,6 +9,7 @@ for the engines (see :func:`battlelog.engines.base.locate_fault`).
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -16,6 +17,10 @@ from typing import Any
 
 from battlelog.errors import FileFormatError, FleetError, StateError
 from battlelog.game import HIT, MISS, RESULTS, SUNK, Cell, GameConfig, cell_name, format_ships
+from battlelog.jsonfile import check_keys, read_json
+
+#: The keys of the game-state format, and of each shot in it.
+STATE_KEYS, SHOT_KEYS = ("size", "ships", "shots"), ("row", "col", "result", "ship")
 
 
 @dataclass(frozen=True)
@@ -67,7 +72,12 @@ class _Tally:
         if shot.result not in RESULTS:
             raise StateError(f"{where} has result {shot.result!r}; expected one of {', '.join(RESULTS)}")
         if shot.result == SUNK:
-            if shot.ship is None or not (0 <= shot.ship < len(fleet)):
+            if shot.ship is None:
+                raise StateError(
+                    f"{where} ({cell_name(shot.cell)}) is a sunk answer without a ship index: "
+                    f"say which of ships 0..{len(fleet) - 1} (fleet {format_ships(fleet)}) it sank"
+                )
+            if not (0 <= shot.ship < len(fleet)):
                 raise StateError(
                     f"{where} sinks ship {shot.ship!r}, but the fleet {format_ships(fleet)} has ships 0..{len(fleet) - 1}"
                 )
@@ -183,6 +193,7 @@ class GameState:
         """Read the spec's game-state format; anything malformed is a one-line FileFormatError."""
         if not isinstance(data, dict):
             raise FileFormatError(f"{source}: expected a JSON object with size, ships and shots")
+        check_keys(data, STATE_KEYS, source)
         for key in ("size", "ships"):
             if key not in data:
                 raise FileFormatError(f"{source}: missing key {key!r}")
@@ -196,6 +207,8 @@ class GameState:
             raise FileFormatError(f"{source}: shots must be a list")
         shots = []
         for t, raw in enumerate(raw_shots):
+            if isinstance(raw, dict):
+                check_keys(raw, SHOT_KEYS, f"{source}: shot {t + 1}")
             if not isinstance(raw, dict) or not {"row", "col", "result"} <= raw.keys():
                 raise FileFormatError(f"{source}: shot {t + 1} must be an object with row, col and result")
             row, col, result, ship = raw["row"], raw["col"], raw["result"], raw.get("ship")
@@ -209,21 +222,22 @@ class GameState:
     def load(cls, path: str | Path) -> GameState:
         """Read a game-state JSON file."""
         path = Path(path)
-        try:
-            text = path.read_text()
-        except OSError as exc:
-            raise FileFormatError(f"{path}: cannot read ({exc.strerror})") from None
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise FileFormatError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+        data = read_json(path)
         try:
             return cls.from_json(data, source=str(path))
         except (StateError, FleetError) as exc:  # what the file says breaks the rules: name the file too
             raise type(exc)(f"{path}: {exc}") from None
 
     def dump(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_json()) + "\n")
+        """Write the state as JSON, atomically: a crash mid-write leaves the previous file whole."""
+        path = Path(path)
+        scratch = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            scratch.write_text(json.dumps(self.to_json()) + "\n")
+            os.replace(scratch, path)
+        except OSError as exc:
+            scratch.unlink(missing_ok=True)
+            raise FileFormatError(f"{path}: cannot write ({exc.strerror})") from None
 
 
 __all__ = ["HIT", "MISS", "SUNK", "GameState", "Shot"]

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+import battlelog.commands
 from battlelog.analysis import SUMMARY_CSV, SUMMARY_MD
-from battlelog.cli import main
+from battlelog.cli import COMMANDS, DOCS, main
 from battlelog.journal import GAMES, MANIFEST
 
 
@@ -125,6 +126,9 @@ STATE_ERRORS = [
         "shot 2 sinks ship 2, but the fleet 3,2 has ships 0..1",
     ),
     ('{"size": 5, "ships": [3, 2], "shots": [{"row": 0, "col": 0, "result": "boom"}]}', "shot 1 has result 'boom'"),
+    ('{"size": 5, "ships": [3, 2], "shot": [{"row": 0, "col": 0, "result": "hit"}]}', "unknown key 'shot' (did you mean 'shots'?)"),
+    ('{"size": 5, "ships": [3, 2], "shots": [{"row": 0, "col": 0, "result": "hit"}], "shots": []}', "key 'shots' appears twice"),
+    ('{"size": 5, "ships": [3, 2], "shots": [{"row": 0, "col": 0, "result": "sunk"}]}', "shot 1 (A1) is a sunk answer without a ship index"),
 ]
 
 
@@ -135,6 +139,13 @@ def test_bad_game_state_files(capsys, tmp_path: Path, command: str, text: str, m
     path.write_text(text)
     one_line_error(capsys, [command, str(path)], f"{path}: ")  # every error about a file names the file
     one_line_error(capsys, [command, str(path)], message)
+
+
+@pytest.mark.parametrize("command", ["marginals", "script"])
+def test_a_state_file_that_is_not_utf8_is_one_line(capsys, tmp_path: Path, command: str) -> None:
+    path = tmp_path / "state.json"
+    path.write_bytes(b'{"size": 5, "ships": [3, 2], "shots": []} \xff')
+    one_line_error(capsys, [command, str(path)], f"{path}: not UTF-8 text (byte 0xff at offset 42)")
 
 
 def test_experiment_prints_and_saves_the_summary(finished: Path, capsys: pytest.CaptureFixture) -> None:
@@ -257,6 +268,7 @@ def test_help_explains_every_experiment_option(capsys: pytest.CaptureFixture) ->
         (["play", "--size", "5", "--ships", "6,2"], "battlelog: error: ship 0 of length 6 does not fit on a 5x5 board"),
         (["summarize", "no/such/dir"], "battlelog: error: no/such/dir: no such directory"),
         (["marginals", "{state}"], f"battlelog: error: {{state}}: {REPEATED_SHOT[1]}"),
+        (["play", "--size", "5", "--ships", "3,2", "--seed", "-1"], "battlelog: error: --seed -1: the seed must be a non-negative whole number"),
     ],
 )
 def test_errors_in_a_real_process_are_one_line(tmp_path: Path, argv: list[str], message: str) -> None:
@@ -286,3 +298,24 @@ def test_the_experiment_commands_import_no_heavy_library_until_they_run() -> Non
              "battlelog.stats", "battlelog.plots", "battlelog.reproduce", "battlelog.executors.base", "battlelog.executors.local",
              "battlelog.executors.dask_cluster"}  # fmt: skip
     assert sorted(heavy & loaded) == []
+
+
+def test_help_lists_every_command_and_points_to_the_docs(capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["--help"])
+    assert exit_.value.code == 0
+    text = capsys.readouterr().out
+    for name, summary in COMMANDS.items():
+        assert re.search(rf"^\s+{name}\s+{re.escape(summary[:30])}", text, re.MULTILINE), name
+    assert DOCS in " ".join(text.split())
+
+
+def test_every_command_module_is_listed_and_its_help_points_to_the_docs(capsys: pytest.CaptureFixture) -> None:
+    package = Path(battlelog.commands.__file__).parent
+    modules = {p.stem for p in package.glob("*.py")} - {"__init__", "common", "boards"}
+    assert modules == set(COMMANDS)
+    for name in COMMANDS:
+        with pytest.raises(SystemExit):
+            main([name, "--help"])
+        text = " ".join(capsys.readouterr().out.split())
+        assert text.startswith(f"usage: battlelog {name}") and text.endswith(DOCS), name

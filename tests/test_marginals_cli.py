@@ -70,9 +70,29 @@ def test_colour_only_on_a_terminal_unless_switched_off(
     assert "\x1b[" not in succeeds(capsys, ["marginals", "--size", "3", "--ships", "2", "--no-color"])
 
 
+@pytest.mark.parametrize("command", ["marginals", "script"])
 @pytest.mark.parametrize("engine", sorted(ENGINES))
-def test_contradictory_state_names_the_first_shot_at_fault(capsys: pytest.CaptureFixture, engine: str) -> None:
-    fails_in_one_line(capsys, ["marginals", str(CONTRADICTORY), "--engine", engine], "shot 3 (E5, sunk ship 0)")
+def test_contradictory_state_names_the_first_shot_at_fault(capsys: pytest.CaptureFixture, command: str, engine: str) -> None:
+    fails_in_one_line(capsys, [command, str(CONTRADICTORY), "--engine", engine], "shot 3 (E5, sunk ship 0)")
+
+
+def test_no_color_is_honoured(capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert "\x1b[" not in succeeds(capsys, ["marginals", "--size", "3", "--ships", "2"])
+    monkeypatch.setenv("NO_COLOR", "")  # https://no-color.org: only a non-empty value switches colour off
+    assert "\x1b[" in succeeds(capsys, ["marginals", "--size", "3", "--ships", "2"])
+
+
+def test_counts_are_singular_when_there_is_one(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    one = tmp_path / "one.json"
+    one.write_text(json.dumps({"size": 3, "ships": [3], "shots": [{"row": 0, "col": 0, "result": "hit"}]}))
+    out = succeeds(capsys, ["marginals", str(one)])
+    assert "after 1 shot:" in out and "2 layouts fit the answers" in out  # A1-A3 or A1-C1
+    one.write_text(json.dumps({"size": 3, "ships": [3], "shots": [{"row": 0, "col": 0, "result": "hit"},
+                                                                 {"row": 1, "col": 0, "result": "miss"}]}))  # fmt: skip
+    out = succeeds(capsys, ["marginals", str(one)])
+    assert "after 2 shots:" in out and "\n1 layout fits the answers\n" in out and "layouts" not in out
 
 
 @pytest.mark.parametrize(

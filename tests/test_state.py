@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -70,7 +71,7 @@ def _shots(*shots: tuple) -> list[dict]:
         (_shots((0, -1, "miss")), "shot 1 at row 0, column -1 is off the 5x5 board"),
         (_shots((0, 0, "splash")), "shot 1 has result 'splash'"),
         (_shots((0, 0, "hit"), (0, 1, "sunk", 3)), "shot 2 sinks ship 3, but the fleet 3,3,2 has ships 0..2"),
-        (_shots((0, 0, "sunk")), "shot 1 sinks ship None"),
+        (_shots((0, 0, "sunk")), "shot 1 (A1) is a sunk answer without a ship index: say which of ships 0..2"),
         (_shots((0, 0, "hit"), (0, 1, "sunk", 2), (1, 0, "hit"), (1, 1, "sunk", 2)), "shot 4 sinks ship 2 again"),
         (_shots((0, 0, "hit", 1)), "shot 1 is a hit but names ship 1"),
         (_shots((0, 0, "hit"), (0, 1, "sunk", 0)), "shot 2 sinks ship 0 of length 3 after only 2 hits"),
@@ -107,6 +108,52 @@ def test_no_shot_after_the_last_sink_and_no_more_hits_than_ship_cells() -> None:
 def test_malformed_json_is_a_file_format_error(data: object, message: str) -> None:
     with pytest.raises(FileFormatError, match=message):
         GameState.from_json(data, source="state.json")
+
+
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ({"size": 5, "ships": [2], "shot": [{"row": 0, "col": 0, "result": "hit"}]}, "unknown key 'shot' (did you mean 'shots'?)"),
+        ({"size": 5, "ships": [2], "fleet": [2]}, "unknown key 'fleet'; expected only 'size', 'ships', 'shots'"),
+        ({"size": 5, "ships": [2], "shots": [{"row": 0, "column": 0, "result": "hit"}]}, "shot 1: unknown key 'column'"),
+        ({"size": 5, "ships": [2], "shots": [{"row": 0, "col": 0, "result": "sunk", "shp": 0}]}, "shot 1: unknown key 'shp' (did you mean 'ship'?)"),
+    ],
+)
+def test_unknown_keys_are_named_not_ignored(data: dict, message: str) -> None:
+    with pytest.raises(FileFormatError, match=re.escape(f"state.json: {message}")):
+        GameState.from_json(data, source="state.json")
+
+
+def test_a_repeated_key_is_refused_not_overwritten(tmp_path: Path) -> None:
+    path = tmp_path / "twice.json"
+    path.write_text('{"size": 5, "ships": [2], "shots": [{"row": 0, "col": 0, "result": "hit"}], "shots": []}')
+    with pytest.raises(FileFormatError, match=f"{re.escape(str(path))}: key 'shots' appears twice in one object"):
+        GameState.load(path)
+    path.write_text('{"size": 5, "ships": [2], "shots": [{"row": 0, "col": 0, "result": "hit", "result": "miss"}]}')
+    with pytest.raises(FileFormatError, match="key 'result' appears twice"):
+        GameState.load(path)
+
+
+def test_a_file_that_is_not_utf8_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.json"
+    text = '{"size": 5, "ships": [2], "shots": [], "note": "café"}'
+    path.write_bytes(text.encode("latin-1"))
+    where = f"not UTF-8 text (byte 0xe9 at offset {text.index('é')})"
+    with pytest.raises(FileFormatError, match=f"{re.escape(str(path))}: {re.escape(where)}"):
+        GameState.load(path)
+    bom = tmp_path / "bom.json"
+    bom.write_bytes(b"\xef\xbb\xbf" + json.dumps(SPEC_EXAMPLE).encode())  # a byte-order mark is still UTF-8
+    assert GameState.load(bom) == GameState.from_json(SPEC_EXAMPLE)
+
+
+def test_dump_replaces_the_file_whole(tmp_path: Path) -> None:
+    path = tmp_path / "state.json"
+    GameState.from_json(SPEC_EXAMPLE).dump(path)
+    GameState.empty(CONFIG).dump(path)
+    assert GameState.load(path) == GameState.empty(CONFIG)
+    assert [p.name for p in tmp_path.iterdir()] == ["state.json"]  # no scratch file left behind
+    with pytest.raises(FileFormatError, match="cannot write"):
+        GameState.empty(CONFIG).dump(tmp_path / "no" / "such" / "dir.json")
 
 
 def test_a_state_of_an_impossible_fleet_is_a_fleet_error() -> None:

@@ -10,7 +10,7 @@ import argparse
 import re
 from typing import TYPE_CHECKING
 
-from battlelog.engines import DEFAULT_ENGINE, ENGINES
+from battlelog.commands.boards import add_board_arguments, add_engine_argument, config_from
 from battlelog.errors import BattlelogError
 from battlelog.executors import (
     DEFAULT_EXECUTOR,
@@ -21,40 +21,14 @@ from battlelog.executors import (
     available_cores,
     make_executor,
 )
-from battlelog.game import GameConfig, parse_ships
-from battlelog.state import GameState
 
 if TYPE_CHECKING:
     from battlelog.executors.base import Executor
 
-
-def add_board_arguments(parser: argparse.ArgumentParser, required: bool = True) -> None:
-    """``--size`` and ``--ships``."""
-    parser.add_argument("--size", type=int, required=required, help="board size N (an N x N board)")
-    parser.add_argument("--ships", required=required, help="fleet as comma-separated ship lengths, e.g. 5,4,3,3,2")
-
-
-def config_from(args: argparse.Namespace) -> GameConfig:
-    """The GameConfig named by ``--size`` and ``--ships`` (validated: a fleet must fit)."""
-    return GameConfig(args.size, parse_ships(args.ships))
-
-
-def add_state_arguments(parser: argparse.ArgumentParser) -> None:
-    """A game-state file, or ``--size``/``--ships`` for the empty board."""
-    parser.add_argument("state", nargs="?", help="game-state JSON file (the spec's format)")
-    add_board_arguments(parser, required=False)
-
-
-def state_from(args: argparse.Namespace) -> GameState:
-    """The state named on the command line: exactly one of a file or --size with --ships."""
-    board = args.size is not None or args.ships is not None
-    if args.state is not None and board:
-        raise BattlelogError("give either a game-state file or --size and --ships, not both")
-    if args.state is not None:
-        return GameState.load(args.state)
-    if args.size is None or args.ships is None:
-        raise BattlelogError("give a game-state file, or both --size and --ships for the empty board")
-    return GameState.empty(config_from(args))
+# The board and engine arguments live in battlelog.commands.boards, which imports only light modules
+# (commands that must start fast use it); they are re-exported here for the experiment commands.
+__all__ = ["add_board_arguments", "add_engine_argument", "add_executor_arguments", "add_limit_arguments", "config_from",
+           "executor_from", "limits_from", "parse_memory", "parse_seconds"]  # fmt: skip
 
 
 _UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
@@ -150,13 +124,3 @@ def executor_from(args: argparse.Namespace) -> Executor:
     if args.workers is not None:
         raise BattlelogError("--workers sizes the workers this command starts; the cluster at --scheduler has its own")
     return make_executor(args.executor, limits, scheduler=args.scheduler)
-
-
-def add_engine_argument(parser: argparse.ArgumentParser, default: str | None = None) -> None:
-    """``--engine``: the problog player's inference engine, one of the registry's names."""
-    parser.add_argument(
-        "--engine",
-        choices=sorted(ENGINES),
-        default=default,
-        help=f"inference engine of the problog player (default: {DEFAULT_ENGINE})",
-    )

@@ -21,10 +21,8 @@ import argparse
 import json
 from pathlib import Path
 
-from battlelog.commands.common import add_state_arguments, state_from
+from battlelog.commands.boards import add_state_arguments, state_from
 from battlelog.errors import BattlelogError
-
-HELP = "write a state's compiled model as an SDD file that pysdd reads"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

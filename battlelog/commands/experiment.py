@@ -39,7 +39,6 @@ from battlelog.engines import DEFAULT_ENGINE
 from battlelog.errors import BattlelogError
 from battlelog.players import PLAYERS
 
-HELP = "play many games with several players and summarise the scores"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_board_arguments(parser)

@@ -1,52 +1,96 @@
-"""Play one game with one player on a random uniform layout and show it shot by shot.
+"""Play one game on a random uniform layout and show it shot by shot.
 
-example:
+A player of the registry shoots (--player, default pdf), or with --human you do: type a cell such as
+C7 at each prompt (quit to give up); at the end your score is shown beside the exact player's on the
+same board. The layout and the player's random choices come from --seed; without it a fresh seed is
+drawn and shown, so any game can be played again.
+
+examples:
   battlelog play --size 6 --ships 4,3,3 --player pdf --seed 3
   battlelog play --size 5 --ships 3,3,2 --player problog --quiet
+  battlelog play --size 7 --ships 5,5,4 --human
 """
 
 from __future__ import annotations
 
 import argparse
 
-from battlelog.commands.common import add_board_arguments, add_engine_argument, config_from
-from battlelog.display import board_text
-from battlelog.game import cell_name
-from battlelog.harness import game_seeds, layout_for, play_game
-from battlelog.players import PLAYERS, make_player
+from battlelog.commands.boards import add_board_arguments, add_engine_argument, add_seed_argument, config_from, seed_from
+from battlelog.display import BOARD_LEGEND, board_text, count_noun
+from battlelog.errors import BattlelogError
+from battlelog.game import GameConfig, Placement, cell_name
+from battlelog.harness import GameResult, game_seeds, layout_for, play_game
+from battlelog.human import HumanPlayer, Quit
+from battlelog.players import PLAYERS, Player, make_player
 from battlelog.state import GameState
-
-HELP = "play one game and show it"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_board_arguments(parser)
-    parser.add_argument("--player", default="pdf", choices=sorted(PLAYERS), help="who shoots (default: pdf)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the layout and of the player's random choices")
+    parser.add_argument(
+        "--player", choices=sorted(PLAYERS), help="who shoots (default: pdf); with --human, whose score yours is compared with (default: problog)"
+    )
+    parser.add_argument("--human", action="store_true", help="you shoot, typing cells such as C7 (quit to give up)")
+    add_seed_argument(parser, "the layout and of the player's random choices")
     add_engine_argument(parser)
     parser.add_argument("--quiet", action="store_true", help="show only the final board and the score")
 
 
-def run(args: argparse.Namespace) -> int:
-    config = config_from(args)
-    options = {"engine": args.engine} if args.engine else {}
-    layout = layout_for(config, args.seed, 0)
-    player = make_player(args.player, game_seeds(args.seed, 0)[1], **options)
+def answer_text(state: GameState) -> str:
+    """``C7 -> sunk ship 2 (length 3)``: the last shot of ``state`` and its answer."""
+    shot = state.shots[-1]
+    sunk = f" ship {shot.ship} (length {state.ships[shot.ship]})" if shot.ship is not None else ""
+    return f"{cell_name(shot.cell)} -> {shot.result}{sunk}"
 
-    def show(state: GameState) -> None:
-        shot = state.shots[-1]
-        answer = shot.result + (f" ship {shot.ship} (length {config.ships[shot.ship]})" if shot.ship is not None else "")
-        print(f"shot {len(state.shots)}: {cell_name(shot.cell)} -> {answer}")
-        print(board_text(state, layout), end="\n\n")
+
+def _play(config: GameConfig, layout: tuple[Placement, ...], player: Player, show: bool, referee_view: bool) -> GameResult:
+    """One game of ``player`` on ``layout``, each shot shown as it is answered when ``show``."""
+
+    def on_shot(state: GameState) -> None:
+        print(f"shot {len(state.shots)}: {answer_text(state)}")
+        print(board_text(state, layout if referee_view else None), end="\n\n")
 
     try:
-        result = play_game(config, layout, player, on_shot=None if args.quiet else show)
+        return play_game(config, layout, player, on_shot=on_shot if show else None)
     finally:
         player.close()
+
+
+def run(args: argparse.Namespace) -> int:
+    config = config_from(args)
+    seed = seed_from(args)
+    if args.human and args.quiet:
+        raise BattlelogError("--quiet would hide the board you are shooting at: give --human or --quiet, not both")
+    name = args.player or ("problog" if args.human else "pdf")
+    if args.engine and name != "problog":
+        raise BattlelogError(f"--engine is for the problog player, not {name}")
+    options = {"engine": args.engine} if args.engine else {}
+    layout = layout_for(config, seed, 0)
+    print(f"{config.label()}, seed {seed} (play this board again with --seed {seed})")
+    print(BOARD_LEGEND if not args.human else "legend: . not shot, o miss, X hit; type a cell such as C3, or quit")
+    if args.human:
+        return _human_game(config, layout, seed, name, options)
+    result = _play(config, layout, make_player(name, game_seeds(seed, 0)[1], **options), show=not args.quiet, referee_view=True)
     if args.quiet:
         print(board_text(result.state, layout))
     print(
-        f"{args.player} sank {config.label()} in {result.score} shots "
+        f"{name} sank {config.label()} in {count_noun(result.score, 'shot')} "
         f"(best possible {config.ship_cells}; {1000 * result.seconds / result.score:.1f} ms per move)"
     )
+    return 0
+
+
+def _human_game(config: GameConfig, layout: tuple[Placement, ...], seed: int, rival: str, options: dict) -> int:
+    """You shoot at ``layout``; then ``rival`` plays the same board, and the two scores are compared."""
+    print(board_text(GameState.empty(config)), end="\n\n")
+    try:
+        yours = _play(config, layout, HumanPlayer(), show=True, referee_view=False).score
+    except Quit:
+        print("you stopped; the ships were here:")
+        print(board_text(GameState.empty(config), layout))
+        return 0
+    print(f"{rival} now plays the same board ...", flush=True)
+    theirs = _play(config, layout, make_player(rival, game_seeds(seed, 0)[1], **options), show=False, referee_view=True).score
+    print(f"you sank {config.label()} in {count_noun(yours, 'shot')}; {rival} needs {count_noun(theirs, 'shot')} on the same board "
+          f"(best possible {config.ship_cells})")  # fmt: skip
     return 0

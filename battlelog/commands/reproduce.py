@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 #: Games per cell with --quick.
 QUICK_GAMES = 100
 
-HELP = "reproduce the paper's results table, with confidence intervals and plots"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -2,7 +2,9 @@
 
 The program is self-contained and runs unchanged with ProbLog's own command line, which prints the
 same marginals as `battlelog marginals --engine problog` (to its 8 significant digits). Give a
-game-state JSON file (the spec's format), or --size and --ships for the empty board.
+game-state JSON file (format: docs/formats.md), or --size and --ships for the empty board. A state
+that no layout satisfies is refused as `battlelog marginals` refuses it, naming the first shot at
+fault (ProbLog itself would only say that the evidence is inconsistent).
 
 examples:
   battlelog script state.json                    # print the program
@@ -16,20 +18,23 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from battlelog.commands.common import add_state_arguments, state_from
+from battlelog.commands.boards import add_engine_argument, add_state_arguments, state_from
+from battlelog.engines import DEFAULT_ENGINE
 from battlelog.errors import BattlelogError
+from battlelog.inference import check_consistent
 from battlelog.render import render_program
-
-HELP = "print the ProbLog program of a game state"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_state_arguments(parser)
     parser.add_argument("-o", "--output", metavar="FILE", help="write the program to FILE instead of printing it")
+    add_engine_argument(parser, DEFAULT_ENGINE, what="that checks that some layout fits the state")
 
 
 def run(args: argparse.Namespace) -> int:
-    program = render_program(state_from(args))
+    state = state_from(args)
+    check_consistent(state, args.engine)
+    program = render_program(state)
     if args.output is None:
         print(program, end="")
         return 0

@@ -24,8 +24,6 @@ from pathlib import Path
 from battlelog.commands.common import add_executor_arguments, add_limit_arguments, executor_from
 from battlelog.journal import GAMES
 
-HELP = "summarise the results of an experiment"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("directory", metavar="DIR", help="the output directory of `battlelog experiment` (its --out)")

@@ -1,0 +1,68 @@
+"""Arguments that name a board, a game state, a seed or an engine, parsed the same way everywhere.
+
+Only light modules are imported here: the commands that must start fast (``script``, ``marginals``)
+build their parsers from these.
+"""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+
+from battlelog.engines import DEFAULT_ENGINE, ENGINES
+from battlelog.errors import BattlelogError
+from battlelog.game import GameConfig, parse_ships
+from battlelog.state import GameState
+
+
+def add_board_arguments(parser: argparse.ArgumentParser, required: bool = True) -> None:
+    """``--size`` and ``--ships``."""
+    parser.add_argument("--size", type=int, required=required, help="board size N (an N x N board)")
+    parser.add_argument("--ships", required=required, help="fleet as comma-separated ship lengths, e.g. 5,4,3,3,2")
+
+
+def config_from(args: argparse.Namespace) -> GameConfig:
+    """The GameConfig named by ``--size`` and ``--ships`` (validated: a fleet must fit)."""
+    return GameConfig(args.size, parse_ships(args.ships))
+
+
+def add_state_arguments(parser: argparse.ArgumentParser) -> None:
+    """A game-state file, or ``--size``/``--ships`` for the empty board."""
+    parser.add_argument("state", nargs="?", help="game-state JSON file (format: docs/formats.md)")
+    add_board_arguments(parser, required=False)
+
+
+def state_from(args: argparse.Namespace) -> GameState:
+    """The state named on the command line: exactly one of a file or --size with --ships."""
+    board = args.size is not None or args.ships is not None
+    if args.state is not None and board:
+        raise BattlelogError("give either a game-state file or --size and --ships, not both")
+    if args.state is not None:
+        return GameState.load(args.state)
+    if args.size is None or args.ships is None:
+        raise BattlelogError("give a game-state file, or both --size and --ships for the empty board")
+    return GameState.empty(config_from(args))
+
+
+def add_engine_argument(parser: argparse.ArgumentParser, default: str | None = None, what: str = "of the problog player") -> None:
+    """``--engine``: an inference engine, one of the registry's names."""
+    parser.add_argument(
+        "--engine",
+        choices=sorted(ENGINES),
+        default=default,
+        help=f"inference engine {what} (default: {DEFAULT_ENGINE}); all engines give the same marginals",
+    )
+
+
+def add_seed_argument(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--seed``, checked by :func:`seed_from`; without it a fresh seed is drawn (and shown)."""
+    parser.add_argument("--seed", type=int, help=f"seed of {what} (default: a fresh one, shown so the game can be replayed)")
+
+
+def seed_from(args: argparse.Namespace) -> int:
+    """The seed given, or a fresh one; a negative seed is a one-line error before anything runs."""
+    if args.seed is None:
+        return secrets.randbelow(2**32)
+    if args.seed < 0:
+        raise BattlelogError(f"--seed {args.seed}: the seed must be a non-negative whole number")
+    return int(args.seed)

@@ -1,0 +1,83 @@
+"""Replay a game: the exact posterior after every shot, as an animated GIF and a self-contained HTML page.
+
+Each frame shows the heat map (the chance that a ship covers each cell, given the shots so far), the
+hidden board when the source knows it, and the player's scores when the player exposes them (what it
+maximised to choose its next shot); the caption names the last shot, its answer and the layouts left,
+and a blue frame marks the next shot. The game comes from an experiment folder (--game N, and
+--player when several players played it), a game record (one line of games.jsonl in a file of its
+own) or a game-state file (shots only: no hidden board; --player NAME shows that player's scores).
+
+Writes, in --out DIR: replay.gif (every frame), replay.html (one page with the frames in it: step
+with the buttons or the arrow keys; it needs no server or network) and replay.png (the middle frame).
+
+examples:
+  battlelog experiment --size 7 --ships 5,5,4 --players problog --games 1 --seed 0 --out results/one
+  battlelog replay results/one --game 0 --out results/one/replay
+  battlelog replay state.json --player pdf --out replay/
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from battlelog.commands.boards import add_engine_argument
+from battlelog.display import count_noun
+from battlelog.engines import DEFAULT_ENGINE, make_engine
+from battlelog.errors import BattlelogError
+from battlelog.players import PLAYERS, Player, make_player
+from battlelog.replay.sources import Game, load_game
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("source", help="an experiment folder (or its games.jsonl), a game-record file, or a game-state file")
+    parser.add_argument("--out", required=True, metavar="DIR", help="folder for replay.gif, replay.html and replay.png (created if needed)")
+    parser.add_argument("--game", type=int, metavar="N", help="which game of the experiment")
+    parser.add_argument(
+        "--player",
+        metavar="NAME",
+        help=f"whose game of the experiment; for a state file, the player whose scores are shown (one of {', '.join(PLAYERS)})",
+    )
+    add_engine_argument(parser, DEFAULT_ENGINE, what="that computes the heat maps")
+    parser.add_argument("--delay", type=float, default=0.8, metavar="SECONDS", help="seconds per frame when playing (default: 0.8)")
+
+
+def scoring_player(game: Game) -> Player | None:
+    """The player whose scores the replay shows: the game's own player, if it is a registered one."""
+    if game.player is None or game.player not in PLAYERS:
+        return None
+    return make_player(game.player, 0, **game.options)
+
+
+def run(args: argparse.Namespace) -> int:
+    if not 0 < args.delay <= 60:
+        raise BattlelogError(f"--delay {args.delay}: give the seconds per frame, more than 0 and at most 60")
+    game = load_game(args.source, args.game, args.player)
+    out = Path(args.out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BattlelogError(f"{out}: cannot create the folder ({exc.strerror})") from None
+    from battlelog.replay.frames import build_replay, report_progress  # numpy work and Pillow: only once the input is good
+    from battlelog.replay.gif import write_gif, write_still
+    from battlelog.replay.page import write_page
+
+    engine, player = make_engine(args.engine), scoring_player(game)
+    try:
+        replay = build_replay(game, engine, player, progress=report_progress)
+    finally:
+        engine.close()
+        if player is not None:
+            player.close()
+    middle = len(replay.frames) // 2
+    try:
+        write_gif(replay, out / "replay.gif", args.delay)
+        write_page(replay, out / "replay.html", args.delay)
+        write_still(replay, out / "replay.png", middle)
+    except OSError as exc:
+        raise BattlelogError(f"{out}: cannot write the replay ({exc.strerror})") from None
+    print(f"{replay.title}: {count_noun(len(replay.frames), 'frame')}")
+    if replay.note:
+        print(replay.note)
+    print(f"wrote {out / 'replay.gif'}, {out / 'replay.html'} and {out / 'replay.png'} (frame {middle})")
+    return 0

@@ -1,0 +1,21 @@
+"""Reading what a person types: with a prompt on a terminal, line by line from a pipe or a file.
+
+On a terminal ``input`` shows the prompt and gives line editing; from a pipe or a file the lines are
+read as they come, with no prompt, so that a session can be scripted and tested.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def ask(prompt: str) -> str | None:
+    """The next line the user gives (without its newline), or None at the end of the input."""
+    if sys.stdin.isatty():
+        try:
+            return input(prompt)
+        except EOFError:
+            print()
+            return None
+    line = sys.stdin.readline()
+    return None if line == "" else line.rstrip("\r\n")

@@ -1,0 +1,83 @@
+"""Start-up: `battlelog --help`, `script` and `marginals` on a 5x5 state start in well under half a second.
+
+Two checks that a loaded machine cannot fool: which libraries a command imports (read from the child's
+sys.modules: exact, and it names the culprit), and the CPU time its process uses (best of three runs;
+CPU time, unlike wall time, does not grow when other jobs share the cores). The marginals command runs the sdd engine, whose imports
+this project controls; the native engine's numba start-up is measured by its own benchmarks.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+MID_GAME = str(Path(__file__).parent / "fixtures" / "midgame_5x5.json")
+
+#: Libraries that take a large part of a second to import; none belongs on these commands' path.
+HEAVY = {"scipy", "matplotlib", "problog", "numba", "tqdm", "PIL", "selenium", "jinja2", "pysdd"}
+
+#: Each command, and the heavy libraries it may import because it uses them.
+COMMANDS = {
+    "help": (["--help"], set()),
+    "script": (["script", MID_GAME], {"jinja2", "pysdd"}),  # renders a template; sdd checks the state has a layout
+    "marginals": (["marginals", MID_GAME, "--engine", "sdd"], {"pysdd"}),
+}
+
+LIMIT_SECONDS = 0.5
+
+
+#: Runs the command line, then writes every module the process imported to the file named first.
+_RECORD_MODULES = """
+import sys
+from battlelog.cli import main
+try:
+    main(sys.argv[2:])
+finally:
+    with open(sys.argv[1], "w") as out:
+        out.write("\\n".join(sorted(sys.modules)))
+"""
+
+
+def _spawn(args: list[str], tmp_path: Path) -> float:
+    """CPU seconds (user + system) of ``python ARGS``, which must succeed."""
+    out, err = tmp_path / "out", tmp_path / "err"
+    actions = [
+        (os.POSIX_SPAWN_OPEN, 1, str(out), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600),
+        (os.POSIX_SPAWN_OPEN, 2, str(err), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600),
+    ]
+    pid = os.posix_spawn(sys.executable, [sys.executable, *args], dict(os.environ), file_actions=actions)
+    _, status, usage = os.wait4(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, err.read_text()
+    return usage.ru_utime + usage.ru_stime
+
+
+def imported_modules(argv: list[str], tmp_path: Path) -> set[str]:
+    """Every module that ``battlelog ARGV`` imports."""
+    record = tmp_path / "modules"
+    _spawn(["-c", _RECORD_MODULES, str(record), *argv], tmp_path)
+    return set(record.read_text().split())
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_commands_import_no_heavy_library_they_do_not_use(tmp_path: Path, command: str) -> None:
+    argv, allowed = COMMANDS[command]
+    modules = imported_modules(argv, tmp_path)
+    packages = {name.split(".")[0] for name in modules}
+    assert packages & HEAVY <= allowed, f"battlelog {' '.join(argv)} imports {sorted(packages & HEAVY - allowed)}"
+    commands = {name for name in modules if name.startswith("battlelog.commands.")} - {"battlelog.commands.boards"}
+    assert commands == ({f"battlelog.commands.{argv[0]}"} if command != "help" else set())  # only the command run
+
+
+def test_a_heavy_import_would_be_seen(tmp_path: Path) -> None:
+    """The check above can fail: the problog engine's library is caught."""
+    assert "problog" in {name.split(".")[0] for name in imported_modules(["marginals", MID_GAME, "--engine", "problog"], tmp_path)}
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_commands_start_in_under_half_a_second(tmp_path: Path, command: str) -> None:
+    argv, _ = COMMANDS[command]
+    best = min(_spawn(["-m", "battlelog.cli", *argv], tmp_path) for _ in range(3))
+    assert best < LIMIT_SECONDS, f"battlelog {' '.join(argv)} used {best:.2f} s of CPU at best of 3 runs"
