@@ -17,7 +17,9 @@ from collections.abc import Sequence
 from importlib import import_module
 
 from battlelog import __version__
+from battlelog.engines import progress
 from battlelog.errors import BattlelogError
+from battlelog.progress_bar import DelayedBar
 
 #: Subcommands in the order ``--help`` lists them, each with its one-line summary.
 COMMANDS = {
@@ -67,8 +69,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser(_command_in(argv)).parse_args(argv)
+    bar = DelayedBar()
     try:
-        return int(args.run(args) or 0)
+        with progress.listening(bar):  # an engine call of this process that takes a while shows a bar
+            return int(args.run(args) or 0)
     except BattlelogError as exc:
         print(f"battlelog: error: {exc}", file=sys.stderr)
         return 2
@@ -80,6 +84,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 141
+    finally:
+        bar.close()
 
 
 if __name__ == "__main__":
