@@ -37,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from typing import Any
 
 from battlelog.engines import make_engine
@@ -147,6 +148,17 @@ def child(task: dict[str, Any]) -> dict[str, Any]:
     if kind == "bytes":
         return measure_bytes(config, task["shots"], seed)
     raise ValueError(f"unknown task {kind}")
+
+
+def answer_child(task: str, handler: Callable[[dict[str, Any]], dict[str, Any]]) -> int:
+    """The child's side of :func:`run_child`: run the task, print its result (or why it stopped) and peak memory."""
+    start = time.perf_counter()
+    try:
+        result = handler(json.loads(task))
+    except BattlelogError as exc:
+        result = {"status": f"stopped after {time.perf_counter() - start:.1f} s: {exc}"}
+    print(json.dumps({**result, "peak": peak_bytes()}))
+    return 0
 
 
 # ----- the parent ---------------------------------------------------------------------------------
@@ -300,13 +312,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        start = time.perf_counter()
-        try:
-            result = child(json.loads(args.child))
-        except BattlelogError as exc:
-            result = {"status": f"stopped after {time.perf_counter() - start:.0f} s: {exc}"}
-        print(json.dumps({**result, "peak": peak_bytes()}))
-        return 0
+        return answer_child(args.child, child)
 
     print(f"# Exact engines: speed and memory\n\npython {platform.python_version()} on {platform.machine()}, "
           f"{os.cpu_count()} cores, seed {args.seed}\n")  # fmt: skip

@@ -24,7 +24,6 @@ Prints Markdown tables to stdout.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import statistics
@@ -35,13 +34,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from bench_engines import engine_rows, measure_config, parse_configs, ratio_rows, run_child
+from bench_engines import answer_child, engine_rows, measure_config, parse_configs, ratio_rows, run_child
 
-from battlelog.errors import BattlelogError
 from battlelog.game import GameConfig
 from battlelog.harness import game_seeds, layout_for, play_game
 from battlelog.players import make_player
-from battlelog.procmem import peak_bytes
 from battlelog.state import GameState
 from battlelog.tables import duration, markdown_table, megabytes
 
@@ -257,13 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        start = time.perf_counter()
-        try:
-            result = child(json.loads(args.child))
-        except BattlelogError as exc:
-            result = {"status": f"refused after {time.perf_counter() - start:.1f} s: {exc}"}
-        print(json.dumps({**result, "peak": peak_bytes()}))
-        return 0
+        return answer_child(args.child, child)
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}
     print(f"# The native engine\n\npython {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores, "
           f"seed {args.seed}, command: python experiments/bench_native.py {' '.join(argv or sys.argv[1:])}\n")  # fmt: skip

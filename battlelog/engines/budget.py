@@ -11,9 +11,20 @@ when one is set (virtual memory runs well ahead of resident memory); else :data:
 from __future__ import annotations
 
 import resource
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import TYPE_CHECKING, TypeVar
+
+from battlelog.errors import BudgetExceeded
+
+if TYPE_CHECKING:
+    from battlelog.model import Problem
+
+#: At most 2 ** MAX_SPLIT_DEPTH cases per state before an engine gives up.
+MAX_SPLIT_DEPTH = 4
+
+Result = TypeVar("Result")
 
 #: The budget of one engine call when nothing else says otherwise.
 DEFAULT_BUDGET = 2 * 10**9
@@ -49,3 +60,26 @@ def readable(size: float) -> str:
             return f"{size:.0f} {unit}"
         size /= 1000
     return f"{size:.1f} GB"
+
+
+def split_until_it_fits(
+    problem: Problem, build: Callable[[Problem, int], Result], engine: str, budget: int, depth: int = 0
+) -> list[Result]:
+    """``build(problem, depth)``, or, when that raises BudgetExceeded, the results of the problem's two
+    halves split exactly on a cell (the layouts that leave it empty and those that cover it), recursively.
+
+    Past :data:`MAX_SPLIT_DEPTH` levels of splitting the engine refuses with a one-line error naming
+    its budget. The halves share no layout and together have all of them, so counts add up.
+    """
+    try:
+        return [build(problem, depth)]
+    except BudgetExceeded as exc:
+        cell = problem.split_cell()
+        if depth >= MAX_SPLIT_DEPTH or cell is None:
+            raise BudgetExceeded(
+                f"{exc}: over the {engine} engine's memory budget of {readable(budget)}, even split into {2**depth} cases"
+            ) from None
+        empty, covered = problem.split(cell)
+        return split_until_it_fits(empty, build, engine, budget, depth + 1) + split_until_it_fits(
+            covered, build, engine, budget, depth + 1
+        )

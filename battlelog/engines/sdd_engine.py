@@ -51,8 +51,6 @@ from battlelog.state import GameState
 BYTES_PER_NODE = 420
 #: Bytes per frontier state the sweep keeps (two int32 children) plus its widest level's work arrays.
 BYTES_PER_STATE = 32
-#: At most 2**MAX_SPLIT_DEPTH cases per state before the engine gives up.
-MAX_SPLIT_DEPTH = 4
 
 _EMPTY_BOARDS: dict[GameConfig, Marginals] = {}
 
@@ -143,25 +141,18 @@ class SddEngine(Engine):
             )
         return diagram
 
-    def count(self, problem: Problem, depth: int = 0) -> Tally:
+    def count(self, problem: Problem) -> Tally:
         """Count ``problem``'s layouts, splitting it on a cell while its diagram exceeds the budget.
 
         The SDD of an unsplit problem is kept for the next state.
         """
-        try:
-            diagram = self.diagram(problem)
-        except BudgetExceeded as exc:
-            cell = problem.split_cell()
-            if depth >= MAX_SPLIT_DEPTH or cell is None:
-                raise BudgetExceeded(
-                    f"{exc}: over the sdd engine's memory budget of {readable(self.memory_budget)}, "
-                    f"even split into {2**depth} cases"
-                ) from None
-            tally = Tally()
-            for part in problem.split(cell):
-                tally.add(self.count(part, depth + 1))
-            return tally
-        compiled = Compiled.from_diagram(diagram, problem)
+        tally = Tally()
+        for part in budget.split_until_it_fits(problem, self._count_case, self.name, self.memory_budget):
+            tally.add(part)
+        return tally
+
+    def _count_case(self, problem: Problem, depth: int) -> Tally:
+        compiled = Compiled.from_diagram(self.diagram(problem), problem)
         if depth == 0:
             self._kept = compiled
         return compiled.tally()

@@ -14,7 +14,7 @@ How, for one game state:
 Memory: every level's size is known before it is allocated. A problem whose model would exceed the
 budget (battlelog.engines.budget: 2 GB by default, or the task's) is split exactly on a cell (the
 layouts that leave it empty, and those that cover it), and the cases' counts are added; past
-:data:`MAX_SPLIT_DEPTH` levels of splitting the engine refuses with a one-line error.
+``budget.MAX_SPLIT_DEPTH`` levels of splitting the engine refuses with a one-line error.
 """
 
 from __future__ import annotations
@@ -23,19 +23,14 @@ import numpy as np
 
 from battlelog.engines import budget, progress
 from battlelog.engines.base import Engine, Inconsistent, Marginals
-from battlelog.engines.budget import readable
 from battlelog.engines.native.cache import STATES, EmptyBoards
 from battlelog.engines.native.counts import Counts
 from battlelog.engines.native.layered import LayeredModel, sweep
 from battlelog.engines.native.tables import SweepTables
-from battlelog.errors import BudgetExceeded
 from battlelog.game import GameConfig, Placement
 from battlelog.model import Problem, ground
 from battlelog.state import GameState
 from battlelog.symmetry import IDENTITY, SYMMETRIES, PosteriorKey, Symmetry, posterior_key
-
-#: At most 2 ** MAX_SPLIT_DEPTH cases per state before the engine gives up.
-MAX_SPLIT_DEPTH = 4
 
 
 def sweep_order(state: GameState) -> Symmetry:
@@ -129,23 +124,13 @@ class NativeEngine(Engine):
             raise Inconsistent(reason)
         return Problem.from_model(model)
 
-    def _models(self, problem: Problem, key: PosteriorKey, order: Symmetry, depth: int = 0) -> list[LayeredModel]:
+    def _models(self, problem: Problem, key: PosteriorKey, order: Symmetry) -> list[LayeredModel]:
         """The layered models of ``problem`` swept in ``order``, split into cases while one would exceed the budget."""
         self._kept = None  # free the previous model before building the next one
-        try:
-            model = self._compile(problem, order, depth)
-        except BudgetExceeded as exc:
-            cell = problem.split_cell()
-            if depth >= MAX_SPLIT_DEPTH or cell is None:
-                raise BudgetExceeded(
-                    f"{exc}: over the native engine's memory budget of {readable(self.memory_budget)}, "
-                    f"even split into {2**depth} cases"
-                ) from None
-            empty, covered = problem.split(cell)
-            return self._models(empty, key, order, depth + 1) + self._models(covered, key, order, depth + 1)
-        if depth == 0:
-            self._kept = (key, model)
-        return [model]
+        models = budget.split_until_it_fits(problem, lambda part, depth: self._compile(part, order, depth), self.name, self.memory_budget)
+        if len(models) == 1:
+            self._kept = (key, models[0])
+        return models
 
     def _compile(self, problem: Problem, order: Symmetry, depth: int) -> LayeredModel:
         tables = SweepTables(problem, order)
