@@ -98,25 +98,26 @@ def _placement_order(symmetry: Symmetry, size: int, ship: int, length: int) -> n
 PosteriorKey = tuple[object, ...]
 
 
-def posterior_key(state: GameState) -> PosteriorKey:
-    """What the posterior of ``state`` depends on, and nothing else.
+def posterior_key(state: GameState, symmetry: Symmetry = IDENTITY) -> PosteriorKey:
+    """What the posterior of the image of ``state`` under ``symmetry`` depends on, and nothing else.
 
     The misses, the hits, and for each sink the ship, its cell and the hits up to that shot (the
-    order of the other shots does not matter). Equal keys mean equal posteriors.
+    order of the other shots does not matter), as row-major cell indices. Equal keys mean equal
+    posteriors.
     """
-    sinks = tuple(sorted((ship, cell, tuple(sorted(state.hits_after(t)))) for ship, t, cell in state.sinks))
-    return (state.size, state.ships, tuple(sorted(state.misses)), tuple(sorted(state.hits)), sinks)
+    n = state.size
+    image = symmetry.index_map(n)
+
+    def cells(of: frozenset[Cell]) -> tuple[int, ...]:
+        return tuple(sorted(int(image[r * n + c]) for r, c in of))
+
+    sinks = tuple(sorted((ship, int(image[cell[0] * n + cell[1]]), cells(state.hits_after(t))) for ship, t, cell in state.sinks))
+    return (n, state.ships, cells(state.misses), cells(state.hits), sinks)
 
 
 def canonical_form(state: GameState) -> tuple[PosteriorKey, Symmetry]:
     """The least posterior key among the state's eight images, and a symmetry that maps the state to it."""
-    best: tuple[PosteriorKey, Symmetry] | None = None
-    for symmetry in SYMMETRIES:
-        key = posterior_key(symmetry.state(state))
-        if best is None or key < best[0]:
-            best = (key, symmetry)
-    assert best is not None
-    return best
+    return min(((posterior_key(state, s), s) for s in SYMMETRIES), key=lambda pair: pair[0])
 
 
 __all__ = ["IDENTITY", "SYMMETRIES", "PosteriorKey", "Symmetry", "canonical_form", "posterior_key"]

@@ -48,16 +48,17 @@ class StateCache:
         self.capacity = capacity
         self._entries: OrderedDict[PosteriorKey, Marginals] = OrderedDict()
 
-    def get(self, state: GameState) -> Marginals | None:
-        key, symmetry = canonical_form(state)
+    def get(self, state: GameState, canonical: tuple[PosteriorKey, Symmetry] | None = None) -> Marginals | None:
+        """The state's marginals if remembered; ``canonical`` is its canonical form, when already known."""
+        key, symmetry = canonical or canonical_form(state)
         found = self._entries.get(key)
         if found is None:
             return None
         self._entries.move_to_end(key)
         return transformed(found, symmetry.inverse, state.config)
 
-    def put(self, state: GameState, marginals: Marginals) -> None:
-        key, symmetry = canonical_form(state)
+    def put(self, state: GameState, marginals: Marginals, canonical: tuple[PosteriorKey, Symmetry] | None = None) -> None:
+        key, symmetry = canonical or canonical_form(state)
         self._entries[key] = transformed(marginals, symmetry, state.config)
         self._entries.move_to_end(key)
         while len(self._entries) > self.capacity:

@@ -30,7 +30,7 @@ from battlelog.engines.native.tables import SweepTables
 from battlelog.game import GameConfig, Placement
 from battlelog.model import Problem, ground
 from battlelog.state import GameState
-from battlelog.symmetry import IDENTITY, SYMMETRIES, PosteriorKey, Symmetry, posterior_key
+from battlelog.symmetry import IDENTITY, SYMMETRIES, PosteriorKey, Symmetry, canonical_form, posterior_key
 
 
 def sweep_order(state: GameState) -> Symmetry:
@@ -69,15 +69,16 @@ class NativeEngine(Engine):
     # ----- marginals ------------------------------------------------------------------------------
     def marginals(self, state: GameState) -> Marginals:
         """Exact occupancy and placement marginals of ``state``, and its number of layouts."""
-        cached = STATES.get(state)
+        canonical = canonical_form(state)
+        cached = STATES.get(state, canonical)
         if cached is not None:
             return cached
         stored = self.empty_boards.load(state.config) if not state.shots else None
         if stored is not None:
-            STATES.put(state, stored)
+            STATES.put(state, stored, canonical)
             return stored
         result = self.counts(state).marginals()
-        STATES.put(state, result)
+        STATES.put(state, result, canonical)
         if not state.shots:
             self.empty_boards.save(state.config, result)
         return result

@@ -6,9 +6,10 @@ is a hundred times too slow. numba compiles the same source to machine code and 
 (``cache=True``), so only the very first process on a machine pays for compiling.
 
 Importing numba and loading its cache costs about half a second, more than a whole 5x5 or 6x6
-board takes interpreted. So a sweep starts interpreted and switches to the compiled kernel the
-first time a level has more than :data:`COMPILE_ABOVE` states; from then on the process always
-uses the compiled kernel.
+board takes interpreted. So a process starts interpreted and switches to the compiled kernel for
+good the first time a level has more than :data:`COMPILE_ABOVE` states, or once the levels it has
+run interpreted add up to :data:`COMPILE_AFTER` states (about as long as loading numba takes): a
+single command on a small board never loads numba, and a worker playing game after game soon does.
 """
 
 from __future__ import annotations
@@ -21,15 +22,19 @@ from battlelog.engines.native import kernel
 
 #: A level with more states than this is worth compiling the kernel for.
 COMPILE_ABOVE = 2000
+#: Interpreted levels adding up to this many states cost about what loading the compiled kernel does.
+COMPILE_AFTER = 100_000
 
 _compiled: SimpleNamespace | None = None
+_interpreted_states = 0
 _interpreted = SimpleNamespace(expand=kernel.expand, merge=kernel.merge, collect=kernel.collect, choose=kernel.choose)
 
 
 def kernels(states: int) -> SimpleNamespace:
     """The kernel functions to use for a level of ``states`` states."""
-    global _compiled  # noqa: PLW0603 - one compiled kernel per process, built on first need
-    if _compiled is None and states > COMPILE_ABOVE:
+    global _compiled, _interpreted_states  # noqa: PLW0603 - one compiled kernel per process, built on first need
+    _interpreted_states += states
+    if _compiled is None and (states > COMPILE_ABOVE or _interpreted_states > COMPILE_AFTER):
         numba = _import_numba()
         jit = numba.njit(cache=True, nogil=True)
         _compiled = SimpleNamespace(
