@@ -22,8 +22,9 @@ from battlelog.engines.native import kernel
 
 #: A level with more states than this is worth compiling the kernel for.
 COMPILE_ABOVE = 2000
-#: Interpreted levels adding up to this many states cost about what loading the compiled kernel does.
-COMPILE_AFTER = 100_000
+#: Interpreted levels adding up to this many states cost about what loading the compiled kernel does
+#: (10-20 us per state interpreted, about 0.5 s to load numba: measured on 4x4 to 6x6 games).
+COMPILE_AFTER = 50_000
 
 _compiled: SimpleNamespace | None = None
 _interpreted_states = 0
