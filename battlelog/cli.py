@@ -32,6 +32,7 @@ COMMANDS = {
     "marginals": "show the chance that a ship covers each cell of a game state",
     "compile": "write a state's compiled model as an SDD file that pysdd reads",
     "reproduce": "reproduce the paper's results table, with confidence intervals and plots",
+    "optimal": "the exact optimal expected score of a small instance, beside each player's exact expectation",
 }
 
 #: Shown under every ``--help``: where the rules and the file formats are written down.

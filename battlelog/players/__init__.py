@@ -11,11 +11,21 @@ from battlelog.errors import BattlelogError
 from battlelog.players.base import Player
 from battlelog.players.exact import ExactPlayer
 from battlelog.players.hunt_target import HuntTargetPlayer
+from battlelog.players.info import InfoPlayer
+from battlelog.players.lookahead import LookaheadPlayer
+from battlelog.players.mc import MonteCarloPlayer
+from battlelog.players.optimal import OptimalPlayer
+from battlelog.players.parity import ParityPlayer
 from battlelog.players.pdf import PdfPlayer
 from battlelog.players.random import RandomPlayer
+from battlelog.players.thompson import ThompsonPlayer
 
 PLAYERS: dict[str, type[Player]] = {
-    cls.name: cls for cls in (RandomPlayer, HuntTargetPlayer, PdfPlayer, ExactPlayer)
+    cls.name: cls
+    for cls in (
+        RandomPlayer, HuntTargetPlayer, PdfPlayer, ExactPlayer, ParityPlayer, ThompsonPlayer, InfoPlayer,
+        LookaheadPlayer, MonteCarloPlayer, OptimalPlayer,
+    )
 }
 
 

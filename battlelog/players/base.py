@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
+from functools import lru_cache
 from typing import ClassVar
 
 import numpy as np
@@ -27,6 +28,9 @@ class Player(ABC):
     """
 
     name: ClassVar[str]
+    #: True when the player's choices depend only on which cells are shot, never on the answers:
+    #: exact evaluation then follows every layout down one tree of shot cells.
+    blind: ClassVar[bool] = False
 
     def __init__(self, seed: Seed = None) -> None:
         self.seed = seed
@@ -46,6 +50,18 @@ class Player(ABC):
     def choose(self, state: GameState) -> Cell:
         """The cell to shoot next; it must be on the board and not shot yet."""
 
+    def candidates(self, state: GameState) -> list[Cell] | None:
+        """The cells ``choose`` draws its shot from, uniformly; None when the choice is not a uniform
+        draw among cells the state fixes (a player that samples). Exact evaluation needs it."""
+        return None
+
+    def decision_key(self, state: GameState, possible: frozenset[Cell]) -> Hashable:
+        """What this player's choices from ``state`` on depend on, besides the layouts still
+        consistent with the answers (``possible``: the cells some of them cover). Exact evaluation
+        plays two states of a game with equal keys and equal consistent layouts alike, and walks one.
+        The default, the ordered shots, is always right; a coarser key merges more states."""
+        return state.shots
+
     def close(self) -> None:
         """Release anything expensive the player holds (engines, caches)."""
 
@@ -57,15 +73,23 @@ class ScoringPlayer(Player):
     def scores(self, state: GameState) -> np.ndarray:
         """The N x N scores of this state (NaN on shot cells)."""
 
-    def choose(self, state: GameState) -> Cell:
+    def candidates(self, state: GameState) -> list[Cell]:
+        """The unshot cells tied for the best score."""
         values = self.scores(state)
         cells = state.unshot
-        return pick_best(cells, [values[cell] for cell in cells], self.rng)
+        return best_cells(cells, [values[cell] for cell in cells])
+
+    def choose(self, state: GameState) -> Cell:
+        return pick_tied(self.candidates(state), self.rng)
 
 
 def pick_best(cells: Sequence[Cell], scores: Sequence[float], rng: np.random.Generator) -> Cell:
     """The highest-scoring cell, ties (within TIE_TOLERANCE) broken uniformly at random by ``rng``."""
-    tied = best_cells(cells, scores)
+    return pick_tied(best_cells(cells, scores), rng)
+
+
+def pick_tied(tied: Sequence[Cell], rng: np.random.Generator) -> Cell:
+    """One of ``tied`` drawn uniformly by ``rng`` (no draw when there is only one)."""
     return tied[int(rng.integers(len(tied)))] if len(tied) > 1 else tied[0]
 
 
@@ -74,6 +98,29 @@ def best_cells(cells: Sequence[Cell], scores: Sequence[float]) -> list[Cell]:
     values = np.asarray(scores, dtype=float)
     best = values.max()
     return [cells[int(i)] for i in np.flatnonzero(values >= best - TIE_TOLERANCE * max(1.0, abs(best)))]
+
+
+def idle_cells(state: GameState, possible: frozenset[Cell]) -> frozenset[Cell]:
+    """Cells that no consistent layout covers and that no future hit can put on a target list (no
+    neighbour is a cell a ship may still be found on).
+
+    A random draw among unshot cells treats them all alike, so for players that only draw them or
+    list neighbours of hits, which idle cells are shot does not matter, only how many are left.
+    """
+    return _idle_cells(state.size, possible, state.hits)
+
+
+@lru_cache(maxsize=1 << 16)
+def _idle_cells(size: int, possible: frozenset[Cell], hits: frozenset[Cell]) -> frozenset[Cell]:
+    """idle_cells, cached: exact evaluation asks for the same few sets again and again."""
+    open_cells = possible - hits
+    return frozenset(
+        (r, c)
+        for r in range(size)
+        for c in range(size)
+        if (r, c) not in possible
+        and not any(cell in open_cells for cell in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)))
+    )
 
 
 def pick_random(cells: Sequence[Cell], rng: np.random.Generator) -> Cell:

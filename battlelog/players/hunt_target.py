@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 import numpy as np
 
 from battlelog.game import Cell
-from battlelog.players.base import ScoringPlayer, masked, pick_random
+from battlelog.players.base import ScoringPlayer, idle_cells, masked, pick_random
 from battlelog.state import GameState
 
 
@@ -33,6 +35,11 @@ def target_list(state: GameState) -> list[Cell]:
     return [cell for cell in queue if cell not in state.shot_cells]
 
 
+def target_key(state: GameState, possible: frozenset[Cell]) -> tuple[tuple[Cell, ...], frozenset[Cell]]:
+    """The target list and the shot cells that are not idle: what the target list's future depends on."""
+    return tuple(target_list(state)), state.shot_cells - idle_cells(state, possible)
+
+
 class HuntTargetPlayer(ScoringPlayer):
     """Hunts at random; after a hit, shoots the target list (N, S, E, W neighbours) until it is empty."""
 
@@ -46,6 +53,16 @@ class HuntTargetPlayer(ScoringPlayer):
             values[targets[0]] = 1.0
         return masked(values, state)
 
+    def candidates(self, state: GameState) -> list[Cell]:
+        """The head of the target list, or while hunting every unshot cell (what ``scores`` ranks first)."""
+        return target_list(state)[:1] or list(state.unshot)
+
     def choose(self, state: GameState) -> Cell:
         targets = target_list(state)
         return targets[0] if targets else pick_random(state.unshot, self.rng)
+
+    def decision_key(self, state: GameState, possible: frozenset[Cell]) -> Hashable:
+        """The target list and the shot cells, idle ones only counted: a cell joins the list only if
+        it is neither shot nor listed, and a listed cell that left the list was shot, so nothing else
+        of the order matters; an idle cell is only ever drawn at random (see idle_cells)."""
+        return target_key(state, possible), len(idle_cells(state, possible) - state.shot_cells)

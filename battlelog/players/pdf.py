@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from functools import lru_cache
 
 import numpy as np
@@ -73,6 +74,11 @@ class PdfPlayer(ScoringPlayer):
 
     def scores(self, state: GameState) -> np.ndarray:
         return masked(density(state), state)
+
+    def decision_key(self, state: GameState, possible: frozenset[Cell]) -> Hashable:
+        """Misses, hits and the cells resolved by sinks so far: a later sink resolves cells from the
+        hits of its own time, whatever the order of the shots before."""
+        return state.misses, state.hits, frozenset(resolved_cells(state))
 
 
 __all__ = ["TARGET_WEIGHT", "PdfPlayer", "density", "resolved_cells"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 import numpy as np
 
 from battlelog.game import Cell
@@ -13,6 +15,7 @@ class RandomPlayer(ScoringPlayer):
     """Ignores all information; its mean score is K(M+1)/(K+1) for K ship cells among M cells."""
 
     name = "random"
+    blind = True
 
     def scores(self, state: GameState) -> np.ndarray:
         """Every unshot cell alike."""
@@ -20,3 +23,8 @@ class RandomPlayer(ScoringPlayer):
 
     def choose(self, state: GameState) -> Cell:
         return pick_random(state.unshot, self.rng)
+
+    def decision_key(self, state: GameState, possible: frozenset[Cell]) -> Hashable:
+        """The hits, and how many unshot cells no layout covers: those are all alike to a random draw
+        (the other unshot cells follow from the layouts and the hits)."""
+        return state.hits, sum(cell not in possible for cell in state.unshot)

@@ -84,10 +84,9 @@ class NativeEngine(Engine):
         return result
 
     def counts(self, state: GameState) -> Counts:
-        """Exact integer counts of the layouts consistent with ``state`` (no caches involved)."""
-        problem = self._problem(state)
+        """Exact integer counts of the layouts consistent with ``state`` (no cache of marginals involved)."""
         counts = Counts.none(state.config)
-        for model in self._models(problem, posterior_key(state), sweep_order(state)):
+        for model in self._models_of(state):
             counts = counts + Counts.of(model, state.config)
         if counts.layouts == 0:
             raise Inconsistent("no layout of the fleet fits all the answers")
@@ -101,11 +100,7 @@ class NativeEngine(Engine):
         with probability proportional to the layouts through it; interchangeable ships are then named
         in a uniformly random order. A split state first draws its case, in proportion to its layouts.
         """
-        key = posterior_key(state)
-        if self._kept is not None and self._kept[0] == key:
-            models = [self._kept[1]]
-        else:
-            models = self._models(self._problem(state), key, sweep_order(state))
+        models = self._models_of(state)
         weights = np.array([m.counted * m.tables.multiplicity for m in models], dtype=float)
         if weights.sum() == 0:
             raise Inconsistent("no layout of the fleet fits all the answers")
@@ -124,6 +119,14 @@ class NativeEngine(Engine):
         if reason is not None:
             raise Inconsistent(reason)
         return Problem.from_model(model)
+
+    def _models_of(self, state: GameState) -> list[LayeredModel]:
+        """The layered models of ``state``: the one kept from the last call when it is this posterior's
+        (a player that samples a state and then asks its marginals sweeps once), else new ones."""
+        key = posterior_key(state)
+        if self._kept is not None and self._kept[0] == key:
+            return [self._kept[1]]
+        return self._models(self._problem(state), key, sweep_order(state))
 
     def _models(self, problem: Problem, key: PosteriorKey, order: Symmetry) -> list[LayeredModel]:
         """The layered models of ``problem`` swept in ``order``, split into cases while one would exceed the budget."""

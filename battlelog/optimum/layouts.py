@@ -1,0 +1,134 @@
+"""Every layout of a small instance as bit masks, and the layouts a game state leaves possible.
+
+The exact optimum and the exact expectation of a player are sums over layouts, so both start from
+the full list of layouts (each ship one canonical placement, no overlap), each held as one bit mask
+per ship over the cells (bit ``r * N + c``). Boards of up to 8 x 8 fit one 64-bit word.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from battlelog.errors import BattlelogError
+from battlelog.game import Cell, GameConfig
+from battlelog.state import GameState
+
+#: Largest board whose cells fit the 64-bit masks used here.
+MAX_CELLS = 64
+
+#: Miss, hit (nothing sunk), then "sunk ship i" is answer 2 + i: the order of Marginals.answers.
+MISS_ANSWER, HIT_ANSWER = 0, 1
+
+
+def cell_bit(cell: Cell, size: int) -> int:
+    """The mask bit of a cell."""
+    return 1 << (cell[0] * size + cell[1])
+
+
+def cells_mask(cells: object, size: int) -> int:
+    """The mask of a collection of cells."""
+    mask = 0
+    for cell in cells:  # type: ignore[attr-defined]
+        mask |= cell_bit(cell, size)
+    return mask
+
+
+def placement_masks(config: GameConfig, ship: int) -> np.ndarray:
+    """The mask of each canonical placement of ``ship``, in ``config.placements(ship)`` order."""
+    return np.array([cells_mask(p.cells, config.size) for p in config.placements(ship)], dtype=np.uint64)
+
+
+def count_bound(config: GameConfig) -> int:
+    """The product of the ships' placement counts: an upper bound on the number of layouts, known
+    before anything is enumerated."""
+    out = 1
+    for ship in range(len(config.ships)):
+        out *= len(config.placements(ship))
+    return out
+
+
+@dataclass(frozen=True)
+class LayoutTable:
+    """All layouts of ``config``: ``placement[l, i]`` is the index of ship i's placement in layout l
+    (``config.placements(i)`` order) and ``ship_masks[l, i]`` the cells it covers."""
+
+    config: GameConfig
+    placement: np.ndarray
+    ship_masks: np.ndarray
+
+    @classmethod
+    def build(cls, config: GameConfig, max_layouts: int) -> LayoutTable:
+        """Enumerate the layouts ship by ship, dropping overlaps as soon as they appear.
+
+        Refuses (one-line error) when the board is too large for the masks or the fleet has more
+        than ``max_layouts`` layouts.
+        """
+        if config.cells > MAX_CELLS:
+            raise BattlelogError(f"{config.label()}: boards above 8x8 do not fit this enumeration's 64-bit masks")
+        placement = np.zeros((1, 0), dtype=np.int32)
+        masks = np.zeros((1, 0), dtype=np.uint64)
+        union = np.zeros(1, dtype=np.uint64)
+        for ship in range(len(config.ships)):
+            options = placement_masks(config, ship)
+            free = (union[:, None] & options[None, :]) == 0
+            rows, cols = np.nonzero(free)
+            if len(rows) > max_layouts:
+                raise BattlelogError(
+                    f"{config.label()}: enumerating its layouts passes {max_layouts:,} (partial) layouts, "
+                    "too many for an exact solution here"
+                )
+            placement = np.concatenate([placement[rows], cols[:, None].astype(np.int32)], axis=1)
+            masks = np.concatenate([masks[rows], options[cols][:, None]], axis=1)
+            union = union[rows] | options[cols]
+        return cls(config, placement, masks)
+
+    def __len__(self) -> int:
+        return int(self.placement.shape[0])
+
+    @cached_property
+    def union(self) -> np.ndarray:
+        """Every ship cell of each layout."""
+        return np.bitwise_or.reduce(self.ship_masks, axis=1)
+
+    @cached_property
+    def owner(self) -> np.ndarray:
+        """``owner[l, x]``: the ship covering cell x in layout l, or -1."""
+        n_cells = self.config.cells
+        out = np.full((len(self), n_cells), -1, dtype=np.int8)
+        bits = np.uint64(1) << np.arange(n_cells, dtype=np.uint64)
+        for ship in range(len(self.config.ships)):
+            covered = (self.ship_masks[:, ship : ship + 1] & bits[None, :]) != 0
+            out[covered] = ship
+        return out
+
+    def consistent(self, state: GameState) -> np.ndarray:
+        """Indices of the layouts that satisfy every piece of the spec's evidence in ``state``."""
+        size = state.size
+        union = self.union
+        ok = (union & np.uint64(cells_mask(state.misses, size))) == 0
+        hits = np.uint64(cells_mask(state.hits, size))
+        ok &= (union & hits) == hits
+        for ship, t, cell in state.sinks:
+            inside = np.uint64(cells_mask(state.hits_after(t), size))
+            mask = self.ship_masks[:, ship]
+            ok &= ((mask & ~inside) == 0) & ((mask & np.uint64(cell_bit(cell, size))) != 0)
+        for ship in state.afloat:
+            ok &= (self.ship_masks[:, ship] & ~hits) != 0
+        return np.flatnonzero(ok).astype(np.int32)
+
+    def answers(self, layouts: np.ndarray, hits: int, cell: Cell) -> np.ndarray:
+        """The answer each of ``layouts`` gives to a shot at ``cell`` when ``hits`` (a mask) are hit:
+        0 miss, 1 hit, 2 + i sunk ship i."""
+        size = self.config.size
+        x = cell[0] * size + cell[1]
+        owner = self.owner[layouts, x].astype(np.int64)
+        out = np.where(owner < 0, MISS_ANSWER, HIT_ANSWER)
+        covered = np.flatnonzero(owner >= 0)
+        if len(covered):
+            ships = owner[covered]
+            rest = self.ship_masks[layouts[covered], ships] & ~np.uint64(hits | (1 << x))
+            out[covered] = np.where(rest == 0, 2 + ships, HIT_ANSWER)
+        return out

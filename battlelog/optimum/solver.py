@@ -1,0 +1,237 @@
+"""The exact optimum of a small instance and the policy that reaches it.
+
+:class:`Solver` enumerates the layouts, runs the compiled branch-and-bound search
+(:mod:`battlelog.optimum.kernel`) in a thread so that a caller can watch its progress and stop it,
+and keeps the table of solved belief states, from which :meth:`Solver.best_shot` reads the optimal
+shot of any game state (searching again only where the table has no answer).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from battlelog.errors import BattlelogError, BudgetExceeded
+from battlelog.game import Cell, GameConfig
+from battlelog.optimum import kernel
+from battlelog.optimum.layouts import LayoutTable, cells_mask
+from battlelog.optimum.symmetry import Symmetries
+from battlelog.state import GameState
+
+#: Instances with more layouts than this are refused before any search (see README: 4x4 3,2,2 has
+#: 3,200 and is the largest measured to finish).
+MAX_LAYOUTS = 4_000
+#: Boards with more cells than this are refused: every shot multiplies the belief states.
+MAX_CELLS = 36
+#: Default memory for the table of solved states.
+DEFAULT_MEMORY = 1 << 30
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What the search has done so far, as the progress callback sees it."""
+
+    seconds: float
+    nodes: int
+    stored: int
+    evicted: int
+    root_done: int
+    root_total: int
+    #: The best total found at the root so far (an upper bound on the optimum's total), or None.
+    root_best: int | None
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the search may use: each device can be switched off to measure what it buys."""
+
+    symmetries: bool = True
+    #: ``kernel.BOUND_MISSES``, ``kernel.BOUND_ONE_STEP`` or ``kernel.BOUND_CELLS``.
+    bound: int = kernel.BOUND_MISSES
+    #: ``kernel.ORDER_BOUND`` or ``kernel.ORDER_BOARD``.
+    order: int = kernel.ORDER_BOUND
+
+
+def check_size(config: GameConfig, max_layouts: int = MAX_LAYOUTS, max_cells: int = MAX_CELLS) -> None:
+    """Refuse, in one line and before any work, an instance too large to solve here."""
+    if config.cells > max_cells:
+        raise BattlelogError(
+            f"{config.label()} is too large to solve exactly: boards of more than {max_cells} cells are refused "
+            "(every shot multiplies the belief states)"
+        )
+
+
+#: Slots of a new table: grown by doubling (while the memory allows) when three quarters are used.
+FIRST_CAPACITY = 1 << 14
+
+
+@dataclass(frozen=True)
+class StateTable:
+    """The solved belief states: canonical key, total (exact, or a lower bound), flag, best shot in
+    the canonical frame, and the search nodes the entry cost (what eviction spares)."""
+
+    keys: np.ndarray
+    values: np.ndarray
+    flags: np.ndarray
+    actions: np.ndarray
+    works: np.ndarray
+
+    @classmethod
+    def empty(cls, capacity: int, words: int) -> StateTable:
+        return cls(
+            np.zeros((capacity, words), dtype=np.uint64),
+            np.zeros(capacity, dtype=np.int64),
+            np.zeros(capacity, dtype=np.int8),
+            np.full(capacity, -1, dtype=np.int8),
+            np.zeros(capacity, dtype=np.int64),
+        )
+
+    @staticmethod
+    def entry_bytes(words: int) -> int:
+        return 8 * words + 8 + 1 + 1 + 8
+
+    def __len__(self) -> int:
+        return int(self.keys.shape[0])
+
+    @property
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        return self.keys, self.values, self.flags, self.actions, self.works
+
+    def grown(self, stats: np.ndarray) -> StateTable:
+        """A table twice as large holding every entry of this one."""
+        bigger = StateTable.empty(2 * len(self), self.keys.shape[1])
+        kernel.rehash(self.arrays, bigger.arrays, stats)
+        return bigger
+
+
+class Solver:
+    """The optimal policy of one instance (uniform prior over layouts, the spec's answers)."""
+
+    def __init__(
+        self,
+        config: GameConfig,
+        memory: int = DEFAULT_MEMORY,
+        settings: Settings = Settings(),
+        max_layouts: int = MAX_LAYOUTS,
+        max_cells: int = MAX_CELLS,
+    ) -> None:
+        check_size(config, max_layouts, max_cells)
+        self.config = config
+        self.layouts = LayoutTable.build(config, max_layouts)
+        self.symmetries = Symmetries.of(config, settings.symmetries)
+        self.settings = settings
+        counts = [len(config.placements(i)) for i in range(len(config.ships))]
+        self._offsets = np.cumsum([config.cells, *counts[:-1]]).astype(np.int64)
+        self._words = -(-(config.cells + sum(counts)) // 64)
+        #: The largest table the memory allows (a power of two, at least 1,024 slots).
+        self.capacity = 1 << max(10, (memory // StateTable.entry_bytes(self._words)).bit_length() - 1)
+        self.table = StateTable.empty(min(FIRST_CAPACITY, self.capacity), self._words)
+        self.stats = np.zeros(kernel.STATS, dtype=np.int64)
+        self._options = np.array([settings.bound, settings.order], dtype=np.int64)
+        self._lock = threading.Lock()
+
+    @property
+    def table_bytes(self) -> int:
+        """Memory held by the table of solved states."""
+        return sum(int(a.nbytes) for a in self.table.arrays)
+
+    # ----- searching ---------------------------------------------------------------------------
+    def total(
+        self,
+        layouts: np.ndarray,
+        hits: int,
+        progress: Callable[[Progress], None] | None = None,
+        every: float = 1.0,
+        seconds: float | None = None,
+    ) -> int:
+        """T(layouts, hits): the optimal number of shots still to fire, summed over ``layouts``.
+
+        The search runs in a thread (compiled, it holds no lock of Python's), so that ``progress`` can
+        be called about every ``every`` seconds. Past ``seconds``, or on Ctrl-C, the search is told to
+        stop: a BudgetExceeded error, or the KeyboardInterrupt again.
+        """
+        with self._lock, ThreadPoolExecutor(1) as pool:
+            start = time.perf_counter()
+            future = pool.submit(self._search, layouts, hits)
+            try:
+                while True:
+                    try:
+                        value = future.result(timeout=every)
+                        if value != kernel.STOPPED or self.stats[kernel.STOP] != kernel.STOP_TO_GROW:
+                            break
+                        self.table = self.table.grown(self.stats)  # and search again: the entries are kept
+                        future = pool.submit(self._search, layouts, hits)
+                    except FutureTimeout:
+                        elapsed = time.perf_counter() - start
+                        if progress is not None:
+                            progress(self._progress(elapsed))
+                        if seconds is not None and elapsed > seconds:
+                            self.stats[kernel.STOP] = kernel.STOP_ASKED
+            except KeyboardInterrupt:
+                self.stats[kernel.STOP] = kernel.STOP_ASKED
+                future.result()
+                raise
+            if value == kernel.STOPPED:
+                best = self._progress(time.perf_counter() - start).root_best
+                found = f"; the best policy found so far needs {best / len(layouts):.4f} shots" if best else ""
+                raise BudgetExceeded(f"{self.config.label()}: the search stopped after {seconds:g} s{found}")
+            return value
+
+    def _search(self, layouts: np.ndarray, hits: int) -> int:
+        t = self.layouts
+        self.stats[kernel.STOP] = kernel.RUNNING
+        self.stats[kernel.MAY_GROW] = len(self.table) < self.capacity
+        return int(
+            kernel.search(
+                layouts.astype(np.int32), np.uint64(hits), kernel.INFINITE, 0, t.ship_masks, t.owner, t.placement,
+                t.union, self.symmetries.cells, self.symmetries.ships, self.symmetries.placements, self._offsets,
+                self._words, self.config.ship_cells, self.table.arrays, self.stats, self._options,
+            )
+        )
+
+    def _progress(self, seconds: float) -> Progress:
+        s = self.stats
+        return Progress(
+            seconds,
+            int(s[kernel.NODES]),
+            int(s[kernel.STORED]),
+            int(s[kernel.EVICTED]),
+            int(s[kernel.ROOT_DONE]),
+            int(s[kernel.ROOT_TOTAL]),
+            int(s[kernel.ROOT_BEST]) or None,
+        )
+
+    def optimum(self, progress: Callable[[Progress], None] | None = None, seconds: float | None = None) -> Fraction:
+        """The smallest expected number of shots over all policies, from the empty board."""
+        everything = np.arange(len(self.layouts), dtype=np.int32)
+        return Fraction(self.total(everything, 0, progress, seconds=seconds), len(self.layouts))
+
+    # ----- playing -----------------------------------------------------------------------------
+    def best_shot(self, state: GameState) -> Cell:
+        """An optimal shot in ``state`` (the game must not be over)."""
+        if state.over:
+            raise BattlelogError("the game is over: there is no shot to choose")
+        layouts = self.layouts.consistent(state)
+        if len(layouts) == 0:
+            raise BattlelogError("contradictory state: no layout fits the answers")
+        hits = cells_mask(state.hits, state.size)
+        if len(layouts) == 1:  # the layout is known: shoot its first unhit cell
+            rest = int(self.layouts.union[layouts[0]]) & ~hits
+            return divmod((rest & -rest).bit_length() - 1, state.size)
+        self.total(layouts, hits)
+        t = self.layouts
+        key, g, _ = kernel.canonical_key(
+            layouts, np.uint64(hits), t.placement, self.symmetries.cells, self.symmetries.ships,
+            self.symmetries.placements, self._offsets, self._words,
+        )
+        slot = kernel.find_slot(self.table.keys, self.table.flags, key)
+        if slot < 0 or self.table.flags[slot] != kernel.EXACT:  # evicted by the search just run: cannot happen
+            raise BattlelogError("the solved policy lost this state; give the solver more memory")
+        return self.symmetries.preimage(g, int(self.table.actions[slot]), state.size)

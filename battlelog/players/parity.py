@@ -1,0 +1,42 @@
+"""The parity player (DataGenetics; Schwartz): hunt-target that hunts only on a checkerboard."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+import numpy as np
+
+from battlelog.game import Cell
+from battlelog.players.base import ScoringPlayer, idle_cells, masked
+from battlelog.players.hunt_target import target_key, target_list
+from battlelog.state import GameState
+
+
+def hunting_cells(state: GameState) -> list[Cell]:
+    """The unshot cells (r, c) with (r + c) mod d == 0, d the length of the shortest ship afloat:
+    every placement of every ship afloat covers one of them. All unshot cells once none is left."""
+    d = min(state.ships[ship] for ship in state.afloat)
+    lattice = [cell for cell in state.unshot if (cell[0] + cell[1]) % d == 0]
+    return lattice or list(state.unshot)
+
+
+class ParityPlayer(ScoringPlayer):
+    """Targets like hunt-target (the FIFO list of hits' neighbours); hunts at random on the lattice."""
+
+    name = "parity"
+
+    def scores(self, state: GameState) -> np.ndarray:
+        """1 for the head of the target list, or while hunting for every lattice cell; 0 elsewhere."""
+        values = np.zeros((state.size, state.size))
+        targets = target_list(state)
+        for cell in targets[:1] or hunting_cells(state):
+            values[cell] = 1.0
+        return masked(values, state)
+
+    def decision_key(self, state: GameState, possible: frozenset[Cell]) -> Hashable:
+        """As hunt-target's, but the idle cells left are told apart by their place on every lattice
+        the hunt may use."""
+        spacings = sorted(set(state.ships))
+        idle = idle_cells(state, possible) - state.shot_cells
+        lattices = sorted(tuple((r + c) % d for d in spacings) for r, c in idle)
+        return target_key(state, possible), tuple(lattices)

@@ -1,0 +1,227 @@
+"""The exact optimum and exact expectations, against references that share none of their code.
+
+The reference optimum (:func:`brute_optimum`) is Bellman's equation over the complete tree of shot
+histories: at every history it tries every unshot cell (certain misses included) and answers each
+layout's shot as the rules say, from the layout's own cells. The minimum over all policies of an
+expectation over layouts splits, history by history, into exactly this minimum, so it is the
+exhaustive minimum over every policy; it is only cached on (shot cells, layouts left), which the
+future depends on and nothing else. It has no bounds, no symmetries, no answer codes.
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from functools import cache
+
+import pytest
+
+from battlelog.game import GameConfig
+from battlelog.harness import game_seeds, layout_for, play_game
+from battlelog.optimum import kernel
+from battlelog.optimum.evaluate import NotExact, expected_shots
+from battlelog.optimum.layouts import LayoutTable
+from battlelog.optimum.solver import Settings, Solver, StateTable
+from battlelog.players import PLAYERS, make_player
+from battlelog.stats import mean_ci
+
+from brute import all_layouts
+
+Cell = tuple[int, int]
+
+
+def brute_optimum(config: GameConfig) -> Fraction:
+    """The smallest expected number of shots over all policies, by exhaustive recursion.
+
+    Cells are bits of plain integers (bit r * N + c), each ship of each layout one mask.
+    """
+    n = config.size
+    layouts = [[(sum(1 << (r * n + c) for r, c in p.cells), p.ship) for p in layout] for layout in all_layouts(config)]
+    everything = [sum(mask for mask, _ in layout) for layout in layouts]
+
+    def answer(layout: list[tuple[int, int]], shot: int, bit: int) -> str:
+        for mask, ship in layout:
+            if mask & bit:
+                return f"sunk {ship}" if mask & ~shot == bit else "hit"
+        return "miss"
+
+    @cache
+    def value(shot: int, alive: frozenset[int]) -> Fraction:
+        if all(everything[i] & ~shot == 0 for i in alive):
+            return Fraction(0)
+        best = None
+        for x in range(n * n):
+            bit = 1 << x
+            if shot & bit:
+                continue
+            groups: dict[str, list[int]] = {}
+            for i in alive:
+                groups.setdefault(answer(layouts[i], shot, bit), []).append(i)
+            expected = sum(Fraction(len(g), len(alive)) * value(shot | bit, frozenset(g)) for g in groups.values())
+            best = expected if best is None else min(best, expected)
+        return 1 + best
+
+    return value(0, frozenset(range(len(layouts))))
+
+
+TINY = [
+    GameConfig(3, (2,)),
+    pytest.param(GameConfig(4, (2,)), marks=pytest.mark.slow),  # about 30 s of exhaustive recursion
+    GameConfig(3, (2, 2)),
+    GameConfig(3, (2, 1)),
+    GameConfig(3, (3,)),
+]
+
+
+@pytest.mark.parametrize("config", TINY, ids=lambda c: c.label())
+def test_the_solver_equals_the_exhaustive_minimum_over_all_policies(config: GameConfig) -> None:
+    # 3x3 2,2: two ships of one length, so the relabelling symmetry is used as well as the square's.
+    assert Solver(config, memory=1 << 22).optimum() == brute_optimum(config)
+
+
+SETTINGS = [
+    Settings(symmetries=False),
+    Settings(bound=kernel.BOUND_CELLS),
+    Settings(bound=kernel.BOUND_ONE_STEP),
+    Settings(order=kernel.ORDER_BOARD),
+]
+
+
+@pytest.mark.parametrize("settings", SETTINGS, ids=str)
+def test_every_search_device_can_be_switched_off_without_changing_the_optimum(settings: Settings) -> None:
+    config = GameConfig(4, (3, 2))
+    assert Solver(config, memory=1 << 24, settings=settings).optimum() == Solver(config, memory=1 << 24).optimum()
+
+
+def test_a_table_too_small_for_the_states_only_costs_time() -> None:
+    # 16,384 slots for the 44,837 states this instance stores: entries are replaced, the answer stays exact.
+    config = GameConfig(4, (3, 2))
+    large = Solver(config, memory=1 << 24)
+    small = Solver(config, memory=StateTable.entry_bytes(1) * (1 << 14))
+    assert small.optimum() == large.optimum()
+    assert len(small.table) == 1 << 14 and small.stats[kernel.EVICTED] > 100 * max(1, large.stats[kernel.EVICTED])
+    assert len(large.table) > 1 << 14  # the large one grew instead
+
+
+def test_the_optimal_player_scores_the_optimum_exactly_over_every_layout() -> None:
+    # The optimal player is deterministic, so playing it once on every layout gives its expectation.
+    config = GameConfig(4, (3, 2))
+    player = make_player("optimal", 0)
+    scores = [play_game(config, layout, player).score for layout in all_layouts(config)]
+    solver = Solver(config, memory=1 << 24)
+    assert Fraction(sum(scores), len(scores)) == solver.optimum()
+
+
+@cache
+def exact(name: str, config: GameConfig) -> Fraction:
+    player = make_player(name, 0)
+    try:
+        return expected_shots(player, LayoutTable.build(config, 10**6))
+    finally:
+        player.close()
+
+
+#: Players with an exact expectation: all but those that sample beyond their ties.
+EXACT_PLAYERS = sorted(set(PLAYERS) - {"mc", "thompson"})
+
+
+@cache
+def optimum(config: GameConfig) -> Fraction:
+    return Solver(config, memory=1 << 24).optimum()
+
+
+BOUNDED = (GameConfig(3, (2, 1)), GameConfig(4, (3,)))
+#: 4x4 2,2 runs every exact player but hunt-target, whose random hunting fans out into some 140 s of
+#: exact walk there; it is bounded on the two instances above, and on 4x4 3,2 by `battlelog optimal`.
+SLOW = GameConfig(4, (2, 2))
+
+
+@pytest.mark.parametrize(
+    ("config", "name"),
+    [(config, name) for config in BOUNDED for name in EXACT_PLAYERS]
+    + [pytest.param(SLOW, name, marks=pytest.mark.slow) for name in EXACT_PLAYERS if name != "hunt-target"],
+    ids=lambda value: value.label() if isinstance(value, GameConfig) else value,
+)
+def test_no_player_beats_the_optimum_and_the_optimal_player_reaches_it(config: GameConfig, name: str) -> None:
+    if name == "optimal":
+        assert exact(name, config) == optimum(config)
+    else:
+        assert exact(name, config) >= optimum(config)
+
+
+@pytest.mark.parametrize("config", BOUNDED, ids=lambda c: c.label())
+def test_exact_expectations_order_the_baselines_as_their_games_do(config: GameConfig) -> None:
+    assert exact("random", config) > exact("hunt-target", config) > exact("problog", config)
+
+
+@pytest.mark.parametrize(
+    "config", [GameConfig(3, (2,)), GameConfig(3, (2, 1)), GameConfig(4, (3, 2)), GameConfig(4, (3, 2, 2))], ids=lambda c: c.label()
+)
+def test_random_is_exactly_the_negative_hypergeometric_mean(config: GameConfig) -> None:
+    k, m = config.ship_cells, config.cells
+    assert exact("random", config) == Fraction(k * (m + 1), k + 1)
+
+
+@pytest.mark.parametrize("config", [GameConfig(3, (2,)), GameConfig(3, (2, 1))], ids=lambda c: c.label())
+def test_the_answer_splitting_walk_gives_random_the_same_exact_mean(config: GameConfig) -> None:
+    # The walk every other player takes, forced on the blind player: both walks are checked.
+    k, m = config.ship_cells, config.cells
+    table = LayoutTable.build(config, 10**6)
+    assert expected_shots(make_player("random", 0), table, blind=False) == Fraction(k * (m + 1), k + 1)
+
+
+class _FirstOfTies(PLAYERS["pdf"]):  # type: ignore[misc, valid-type]
+    """pdf that takes the first of its tied cells: deterministic, so its exact expectation is its mean
+    score over every layout. Its choices depend on what pdf's do, so pdf's decision key holds."""
+
+    name = "pdf-first"
+
+    def candidates(self, state):  # type: ignore[no-untyped-def]
+        return super().candidates(state)[:1]
+
+    def choose(self, state):  # type: ignore[no-untyped-def]
+        return self.candidates(state)[0]
+
+
+def test_the_walk_of_a_deterministic_player_equals_its_games_on_every_layout() -> None:
+    config = GameConfig(4, (3, 2))
+    player = _FirstOfTies(0)
+    scores = [play_game(config, layout, player).score for layout in all_layouts(config)]
+    assert expected_shots(player, LayoutTable.build(config, 10**6)) == Fraction(sum(scores), len(scores))
+
+
+def test_the_walk_averages_over_ties_as_the_games_do() -> None:
+    # pdf ties on its first shots; 4,000 games with their own seeds must bracket its exact mean
+    # within a 99.9% interval narrower than 0.1 shot either side.
+    config = GameConfig(4, (3, 2))
+    scores = [play_game(config, layout_for(config, 5, i), make_player("pdf", game_seeds(5, i)[1])).score for i in range(4000)]
+    interval = mean_ci(scores, confidence=0.999)
+    assert interval.contains(float(exact("pdf", config)))
+    assert interval.half_width < 0.1
+
+
+def test_a_player_that_samples_has_no_exact_expectation() -> None:
+    with pytest.raises(NotExact, match="player mc does not choose uniformly"):
+        expected_shots(make_player("mc", 0, samples=10), LayoutTable.build(GameConfig(3, (2,)), 100))
+
+
+def test_the_optimal_command_prints_the_optimum_beside_each_players_exact_expectation(capsys: pytest.CaptureFixture[str]) -> None:
+    from battlelog.cli import main
+
+    assert main(["optimal", "--size", "3", "--ships", "2", "--players", "random,problog,lookahead,mc", "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    config = GameConfig(3, (2,))
+    assert (figures["size"], figures["ships"], figures["layouts"]) == (3, [2], 12)
+    assert Fraction(figures["exact"]["optimal"]) == brute_optimum(config)
+    assert figures["optimal"] == pytest.approx(float(brute_optimum(config)))
+    assert set(figures["players"]) == {"random", "problog", "lookahead"} and "mc" in figures["not_exact"]
+    assert Fraction(figures["exact"]["random"]) == Fraction(2 * 10, 3)
+    assert all(Fraction(figures["exact"][name]) >= Fraction(figures["exact"]["optimal"]) for name in figures["players"])
+
+
+def test_the_optimal_command_refuses_an_unknown_player_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    from battlelog.cli import main
+
+    assert main(["optimal", "--size", "3", "--ships", "2", "--players", "oracle"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "unknown player 'oracle'" in err and "\n" not in err
