@@ -4,6 +4,9 @@ An output directory holds:
   experiment.json   board size, fleet and seed: what decides game i's board (a rerun must match it)
   games.jsonl       one JSON line per game, failed ones included, appended and fsynced as it ends
 
+A finished experiment may be archived with its journal gzipped (games.jsonl.gz, as the results in
+the repository are): it reads as before, and a run that would extend it asks for it to be unpacked.
+
 Only the process that runs the experiment writes here (the client of a cluster, never a worker),
 under an exclusive lock on games.jsonl. A game appears once. The one exception is a replay of a
 failed game (``--retry-failed``): its new line carries ``"replaces"`` (the failure it replaces) and
@@ -15,6 +18,7 @@ line, which is ignored and then cut off by the next run.
 from __future__ import annotations
 
 import fcntl
+import gzip
 import json
 import os
 from collections.abc import Iterator, Mapping
@@ -29,7 +33,7 @@ from battlelog.harness import OK, STATUSES
 if TYPE_CHECKING:
     from battlelog.executors.base import Outcome
 
-MANIFEST, GAMES = "experiment.json", "games.jsonl"
+MANIFEST, GAMES, ARCHIVE = "experiment.json", "games.jsonl", "games.jsonl.gz"
 
 #: A game's identity in an experiment: (player, game index).
 Key = tuple[str, int]
@@ -116,10 +120,14 @@ def load_results(out: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The manifest and recorded games of a finished or partial experiment (read only)."""
     manifest = read_manifest(out)
     path = out / GAMES
+    if not path.exists() and (out / ARCHIVE).exists():
+        path = out / ARCHIVE
     try:
-        data = path.read_bytes() if path.exists() else b""
-    except OSError as exc:
-        raise FileFormatError(f"{path}: cannot read ({exc.strerror})") from None
+        data = b"" if not path.exists() else gzip.decompress(path.read_bytes()) if path.name == ARCHIVE else path.read_bytes()
+    except OSError as exc:  # gzip.BadGzipFile and EOFError of a cut archive included
+        raise FileFormatError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    except EOFError:
+        raise FileFormatError(f"{path}: a gzip file cut short") from None
     return manifest, parse_records(data, path, manifest)
 
 
@@ -194,6 +202,8 @@ def open_journal(out: Path, manifest: Mapping[str, Any]) -> Iterator[Journal]:
     """
     if out.exists() and not out.is_dir():
         raise BattlelogError(f"{out} is not a directory")
+    if (out / ARCHIVE).exists() and not (out / GAMES).exists():
+        raise BattlelogError(f"{out} holds an archived journal ({ARCHIVE}): unpack it with `gunzip {out / ARCHIVE}` to extend it")
     created_dirs = _missing_directories(out)
     created_journal = not (out / GAMES).exists()
     try:
@@ -296,6 +306,7 @@ def game_record(outcome: Outcome, replaces: Mapping[str, Any] | None = None) -> 
 
 
 __all__ = [
+    "ARCHIVE",
     "GAMES",
     "MANIFEST",
     "Journal",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from battlelog.executors.local import LocalExecutor
 from battlelog.experiment import Experiment, RunReport, retry_failed, run_experiment
 from battlelog.game import GameConfig
 from battlelog.harness import game_seeds, layout_for, play_game, player_factory
-from battlelog.journal import GAMES, MANIFEST, load_results, open_journal
+from battlelog.journal import ARCHIVE, GAMES, MANIFEST, load_results, open_journal
 
 T = "battlelog_test_players:"
 SMALL = GameConfig(4, (3, 2, 2))
@@ -118,3 +119,18 @@ def test_a_run_refused_in_another_experiments_directory_leaves_it_as_it_was(tmp_
     with pytest.raises(BattlelogError, match="holds an experiment on 4x4 3,2,2 with seed 1, not 4x4 3,2,2 with seed 5"):
         play(tmp_path, ("random",), games=1)
     assert sorted(p.name for p in tmp_path.iterdir()) == [MANIFEST]  # no games.jsonl was left
+
+
+def test_an_archived_journal_reads_as_the_plain_one_and_must_be_unpacked_to_be_extended(tmp_path: Path) -> None:
+    out = _journal_with(tmp_path, [_record(0, "ok"), _record(1, "error")])
+    plain = load_results(out)
+    (out / ARCHIVE).write_bytes(gzip.compress((out / GAMES).read_bytes()))
+    (out / GAMES).unlink()
+    assert load_results(out) == plain and len(plain[1]) == 2
+    refusal = r"archived journal \(games\.jsonl\.gz\): unpack it with `gunzip"
+    with pytest.raises(BattlelogError, match=refusal), open_journal(out, {"size": 4, "ships": [3, 2, 2], "seed": 5}):
+        pass
+    assert sorted(p.name for p in out.iterdir()) == sorted([ARCHIVE, MANIFEST])  # the refusal touched nothing
+    (out / ARCHIVE).write_bytes(gzip.compress((json.dumps(_record(0, "ok")) + "\n").encode())[:-9])
+    with pytest.raises(FileFormatError, match=r"games\.jsonl\.gz: "):
+        load_results(out)
