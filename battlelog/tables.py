@@ -44,8 +44,10 @@ def interval(low: float | None, high: float | None, digits: int = 2) -> str:
 
 
 def p_value(value: float | None) -> str:
-    """A p-value to two significant digits."""
-    return MISSING if value is None else f"{value:.2g}"
+    """A p-value to two significant digits; one below what a double holds (scipy returns 0) as ``<1e-300``."""
+    if value is None:
+        return MISSING
+    return "<1e-300" if value < 1e-300 else f"{value:.2g}"
 
 
 def duration(seconds: float | None) -> str:

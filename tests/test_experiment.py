@@ -23,6 +23,7 @@ from battlelog.journal import GAMES, load_results
 from battlelog.players import make_player
 from battlelog.state import GameState
 from battlelog.stats import mean_ci, paired_difference, summarize_scores
+from battlelog.tables import p_value
 
 from runs import check_interrupted_runs_resume
 
@@ -257,3 +258,7 @@ def test_an_interrupted_or_killed_run_resumes_without_replaying_games(tmp_path: 
     argv = [sys.executable, "-m", "battlelog.cli", "experiment", "--size", "5", "--ships", "3,3,2",
             "--players", f"random,{T}Slow", "--games", "24", "--seed", "9", "--out", str(out), "--workers", "1"]  # fmt: skip
     check_interrupted_runs_resume(argv, subprocess_env, out, 48)
+
+
+def test_a_p_value_below_what_a_double_holds_is_printed_as_a_bound_not_as_zero() -> None:
+    assert [p_value(v) for v in (0.0, 1e-320, 2e-37, 0.0329, None)] == ["<1e-300", "<1e-300", "2e-37", "0.033", "-"]
