@@ -116,12 +116,15 @@ def parse_records(data: bytes, source: Path, manifest: Mapping[str, Any]) -> lis
     return list(games.values())
 
 
+def journal_path(out: Path) -> Path:
+    """The games file of ``out`` that is read: games.jsonl, or the archive when only it is there."""
+    return out / ARCHIVE if not (out / GAMES).exists() and (out / ARCHIVE).exists() else out / GAMES
+
+
 def load_results(out: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The manifest and recorded games of a finished or partial experiment (read only)."""
     manifest = read_manifest(out)
-    path = out / GAMES
-    if not path.exists() and (out / ARCHIVE).exists():
-        path = out / ARCHIVE
+    path = journal_path(out)
     try:
         data = b"" if not path.exists() else gzip.decompress(path.read_bytes()) if path.name == ARCHIVE else path.read_bytes()
     except OSError as exc:  # gzip.BadGzipFile and EOFError of a cut archive included
@@ -312,6 +315,7 @@ __all__ = [
     "Journal",
     "describe_experiment",
     "game_record",
+    "journal_path",
     "load_results",
     "open_journal",
     "parse_records",

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from battlelog.cli import main
 from battlelog.errors import BattlelogError, FileFormatError
 from battlelog.executors import Limits
 from battlelog.executors.local import LocalExecutor
@@ -121,7 +122,9 @@ def test_a_run_refused_in_another_experiments_directory_leaves_it_as_it_was(tmp_
     assert sorted(p.name for p in tmp_path.iterdir()) == [MANIFEST]  # no games.jsonl was left
 
 
-def test_an_archived_journal_reads_as_the_plain_one_and_must_be_unpacked_to_be_extended(tmp_path: Path) -> None:
+def test_an_archived_journal_reads_as_the_plain_one_and_must_be_unpacked_to_be_extended(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     out = _journal_with(tmp_path, [_record(0, "ok"), _record(1, "error")])
     plain = load_results(out)
     (out / ARCHIVE).write_bytes(gzip.compress((out / GAMES).read_bytes()))
@@ -131,6 +134,8 @@ def test_an_archived_journal_reads_as_the_plain_one_and_must_be_unpacked_to_be_e
     with pytest.raises(BattlelogError, match=refusal), open_journal(out, {"size": 4, "ships": [3, 2, 2], "seed": 5}):
         pass
     assert sorted(p.name for p in out.iterdir()) == sorted([ARCHIVE, MANIFEST])  # the refusal touched nothing
+    assert main(["summarize", str(out / ARCHIVE)]) == 0
+    assert f"2 games recorded in {out / ARCHIVE}" in capsys.readouterr().out
     (out / ARCHIVE).write_bytes(gzip.compress((json.dumps(_record(0, "ok")) + "\n").encode())[:-9])
     with pytest.raises(FileFormatError, match=r"games\.jsonl\.gz: "):
         load_results(out)

@@ -22,7 +22,7 @@ import argparse
 from pathlib import Path
 
 from battlelog.commands.common import add_executor_arguments, add_limit_arguments, executor_from
-from battlelog.journal import GAMES
+from battlelog.journal import ARCHIVE, GAMES, journal_path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -63,7 +63,7 @@ def show_summary(out: Path, plots: bool = False, games_csv: bool = False) -> Non
     manifest, records = load_results(out)
     rows = summarize_records(records)
     comparisons = all_comparisons(records)
-    print(f"{describe_experiment(manifest)}: {len(records)} games recorded in {out / GAMES}")
+    print(f"{describe_experiment(manifest)}: {len(records)} games recorded in {journal_path(out)}")
     print(summary_table(rows))
     if comparisons:
         print(f"\n{PAIRED_TITLE}:")
@@ -79,7 +79,7 @@ def show_summary(out: Path, plots: bool = False, games_csv: bool = False) -> Non
 
 def run(args: argparse.Namespace) -> int:
     out = Path(args.directory)
-    out = out.parent if out.name == GAMES and out.is_file() else out
+    out = out.parent if out.name in (GAMES, ARCHIVE) and out.is_file() else out
     if args.retry_failed:
         from battlelog.experiment import retry_failed
         from battlelog.journal import read_manifest
