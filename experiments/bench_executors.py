@@ -11,7 +11,7 @@ scheduler, the client's own cost.
 
 usage:
   python experiments/bench_executors.py                          # pdf and problog on 6x6 4,3,3, both executors
-  python experiments/bench_executors.py --size 7 --ships 5,5,4 --exact-games 60
+  python experiments/bench_executors.py --size 8 --ships 5,4,3,3,2 --exact-games 100
 Prints a Markdown table to stdout, progress to stderr.
 """
 
@@ -106,13 +106,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", type=int, default=6, help="board size (default: 6)")
     parser.add_argument("--ships", default="4,3,3", help="fleet (default: 4,3,3, where the exact engine is fast)")
     parser.add_argument("--pdf-games", type=int, default=400, help="games of the pdf player per run (default: 400)")
-    parser.add_argument("--exact-games", type=int, default=100, help="games of the exact player per run (default: 100)")
+    parser.add_argument("--exact-games", type=int, default=400, help="games of the exact player per run (default: 400)")
     parser.add_argument("--workers", default="1,2", help="worker counts to compare (default: 1,2)")
     parser.add_argument("--modes", default=",".join(MODES), help=f"ways of running to compare (default: {','.join(MODES)})")
     parser.add_argument("--seed", type=int, default=0, help="root seed of the boards (default: 0)")
     args = parser.parse_args(argv)
     config = GameConfig(args.size, parse_ships(args.ships))
-    runs = [("pdf", args.pdf_games, {}), ("problog", args.exact_games, {"problog": {"engine": "sdd"}})]
+    runs = [("pdf", args.pdf_games, {}), ("problog", args.exact_games, {})]  # problog on its default (native) engine
 
     rows = []
     for executor in args.modes.split(","):

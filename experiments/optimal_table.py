@@ -1,13 +1,15 @@
 """The README's optimum table: the exact optimum of small instances beside players' exact expectations.
 
 Runs `battlelog optimal --json` once per instance (each in its own process, so one instance's memory
-is not the next one's) and prints one Markdown table: layouts, the optimum, each player's exact
+is not the next one's; with --cache each instance's figures are kept, and a rerun reuses them) and
+prints one Markdown table: layouts, the optimum, each player's exact
 expected shots with its gap to the optimum, and the time the search took. By default every 4x4
-instance with one or two ships (lengths 1 to 4; the order of the ships only relabels them) and the
-paper's 4x4 3,2,2.
+instance with one or two ships of length 2 to 4 (the order of the ships only relabels them) and the
+paper's 4x4 3,2,2; those with a ship of length 1 are solved without players (see default_instances).
 
 usage:
-  python experiments/optimal_table.py                               # about 10 minutes on 2 cores
+  python experiments/optimal_table.py --cache results/optimum        # about 20 minutes
+  python experiments/optimal_table.py --instances 4:1 4:2,1 4:3,1 4:4,1 4:1,1 --players none
   python experiments/optimal_table.py --instances 4:3,2 3:2 --players pdf,problog,hunt-target
 Prints the table to stdout, progress to stderr.
 """
@@ -20,24 +22,34 @@ import subprocess
 import sys
 from fractions import Fraction
 from itertools import combinations_with_replacement
+from pathlib import Path
 from typing import Any
 
 from battlelog.tables import markdown_table
 
-#: Players walked exactly on every instance. hunt-target and random hunt at random, and their exact
-#: walks fan out over every order of misses (hunt-target takes minutes on 4x4 2,2): ask for them with
-#: --players on the instances where that is affordable (random's mean has a closed form anyway).
-PLAYERS = "pdf,problog,info,lookahead,parity"
+#: Players walked exactly on every instance: those that use the posterior. hunt-target, parity and
+#: random hunt at random, and their exact walks fan out over every order of misses (hunt-target takes
+#: minutes on 4x4 2,2, parity with a ship of length 1 hunts every cell): ask for them with --players
+#: where that is affordable (random's mean has a closed form anyway).
+PLAYERS = "pdf,problog,info,lookahead"
 
 
 def default_instances() -> list[str]:
-    """Every 4x4 instance with one or two ships, then the paper's 3,2,2."""
-    fleets = [(a,) for a in range(4, 0, -1)] + list(combinations_with_replacement(range(4, 0, -1), 2))
+    """Every 4x4 instance with one or two ships of length 2 to 4, then the paper's 3,2,2.
+
+    With a ship of length 1 every cell ties until it is found, and the exact walk of a player that
+    picks among ties follows every order of them: solve those with --players none.
+    """
+    fleets = [(a,) for a in range(4, 1, -1)] + list(combinations_with_replacement(range(4, 1, -1), 2))
     return [f"4:{','.join(map(str, fleet))}" for fleet in fleets] + ["4:3,2,2"]
 
 
-def solve(instance: str, players: str, time_limit: str) -> dict[str, Any]:
-    """The JSON figures of `battlelog optimal` on ``instance`` (``SIZE:SHIPS``)."""
+def solve(instance: str, players: str, time_limit: str, cache: Path | None) -> dict[str, Any]:
+    """The JSON figures of `battlelog optimal` on ``instance`` (``SIZE:SHIPS``), from ``cache`` if it has them."""
+    kept = None if cache is None else cache / f"{instance.replace(':', '_')}_{players.replace(',', '-')}.json"
+    if kept is not None and kept.exists():
+        cached: dict[str, Any] = json.loads(kept.read_text())
+        return cached
     size, ships = instance.split(":")
     cli = "from battlelog.cli import main; raise SystemExit(main())"
     command = [sys.executable, "-c", cli, "optimal", "--size", size, "--ships", ships, "--players", players]
@@ -45,6 +57,9 @@ def solve(instance: str, players: str, time_limit: str) -> dict[str, Any]:
     if done.returncode != 0:
         raise SystemExit(f"{instance}: {done.stderr.strip().splitlines()[-1]}")
     figures: dict[str, Any] = json.loads(done.stdout)
+    if kept is not None:
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        kept.write_text(done.stdout)
     return figures
 
 
@@ -64,12 +79,13 @@ def main() -> int:
     parser.add_argument("--instances", nargs="+", default=default_instances(), metavar="SIZE:SHIPS", help="instances to solve")
     parser.add_argument("--players", default=PLAYERS, help=f"players to walk exactly (default: {PLAYERS})")
     parser.add_argument("--time-limit", default="1800", help="seconds each search may take (default: 1800)")
+    parser.add_argument("--cache", type=Path, help="folder keeping each instance's figures, reused by a rerun")
     args = parser.parse_args()
-    names = [name for name in args.players.split(",") if name]
+    names = [name for name in args.players.split(",") if name and name != "none"]
     rows = []
     for instance in args.instances:
         print(f"solving {instance} ...", file=sys.stderr, flush=True)
-        rows.append(row(solve(instance, args.players, args.time_limit), names))
+        rows.append(row(solve(instance, args.players, args.time_limit, args.cache), names))
     print(f"Exact expected shots (gap to the optimum); command: python {' '.join(sys.argv)}\n")
     print(markdown_table(["board", "layouts", "optimal", *names, "search"], rows))
     return 0
