@@ -18,6 +18,10 @@ def journal_lines(path: Path) -> int:
 
 def run_until(argv: list[str], env: dict[str, str], games: Path, lines: int, sig: int) -> tuple[int, str]:
     """Start the command, send ``sig`` once ``games`` has ``lines`` lines; exit status and stderr."""
+    # A shell without job control starts background jobs with SIGINT ignored, and a child inherits
+    # that: give the command Python's own Ctrl-C handling, as a terminal would, however pytest started.
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     process = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 90
     while journal_lines(games) < lines and process.poll() is None and time.monotonic() < deadline:
