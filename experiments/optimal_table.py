@@ -8,7 +8,7 @@ instance with one or two ships of length 2 to 4 (the order of the ships only rel
 paper's 4x4 3,2,2; those with a ship of length 1 are solved without players (see default_instances).
 
 usage:
-  python experiments/optimal_table.py --cache results/optimum        # about 20 minutes
+  python experiments/optimal_table.py --cache results/optimum        # 3,2,2 takes the longest: its walks, over 10 minutes
   python experiments/optimal_table.py --instances 4:1 4:2,1 4:3,1 4:4,1 4:1,1 --players none
   python experiments/optimal_table.py --instances 4:3,2 3:2 --players pdf,problog,hunt-target
 Prints the table to stdout, progress to stderr.
