@@ -1,8 +1,8 @@
 """Layouts drawn uniformly from those consistent with a game state, by a Markov chain.
 
-Which placements a ship may take at all follows from the state ship by ship: a placement must avoid
-the misses; a sunk ship's lies inside the hits of its sinking shot and through that shot's cell; an
-afloat ship's is not all hit. What couples the ships is that they must not overlap and must cover
+Which placements a ship may take at all follows from the state ship by ship (``model.ground``, as
+for the engines): a placement must avoid the misses; a sunk ship's lies inside the hits of its
+sinking shot and through that shot's cell; an afloat ship's is not all hit. What couples the ships is that they must not overlap and must cover
 every hit between them. Drawing each ship independently and rejecting the whole layout on a clash
 (what the seed articles do) is exact, but late in a game almost every draw is rejected.
 
@@ -28,7 +28,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from battlelog.game import Cell, GameConfig
+from battlelog.engines.base import Inconsistent
+from battlelog.game import GameConfig
+from battlelog.model import ground
 from battlelog.state import GameState
 
 
@@ -45,53 +47,28 @@ def cells_words(cells: object, config: GameConfig) -> np.ndarray:
     return out
 
 
-def allowed_placements(state: GameState) -> list[np.ndarray]:
-    """Per ship, the indices (``config.placements(i)`` order) of the placements the state allows it
-    on its own: avoiding misses, inside its sinking shot's hits if sunk, not all hit if afloat."""
-    sunk = {ship: (t, cell) for ship, t, cell in state.sinks}
-    out = []
-    for ship in range(len(state.ships)):
-        keep = []
-        if ship in sunk:
-            t, cell = sunk[ship]
-            inside = state.hits_after(t)
-        for k, p in enumerate(state.config.placements(ship)):
-            cells = set(p.cells)
-            if cells & state.misses:
-                continue
-            if ship in sunk:
-                if cell not in cells or not cells <= inside:
-                    continue
-            elif cells <= state.hits:
-                continue
-            keep.append(k)
-        out.append(np.array(keep, dtype=np.int64))
-    return out
-
-
 class LayoutChain:
     """Draws layouts consistent with one game state (see the module's docstring)."""
 
     def __init__(self, state: GameState) -> None:
         config = state.config
         self.state = state
-        self.allowed = allowed_placements(state)
+        self.domains = ground(state).domains  # each ship's placements the evidence allows on its own
         masks, starts = [], [0]
-        for ship, keep in enumerate(self.allowed):
-            options = config.placements(ship)
-            masks += [cells_words(options[k].cells, config) for k in keep]
-            starts.append(starts[-1] + len(keep))
+        for domain in self.domains:
+            masks += [cells_words(p.cells, config) for p in domain]
+            starts.append(starts[-1] + len(domain))
         self.masks = np.array(masks, dtype=np.uint64).reshape(-1, _words(config))
         self.starts = np.array(starts, dtype=np.int64)
         self.hits = cells_words(state.hits, config)
 
     def occupancy(self, samples: int, burn_in: int, rng: np.random.Generator) -> np.ndarray:
         """The share of ``samples`` sweeps (after ``burn_in`` more) in which a ship covers each cell."""
-        ships = len(self.allowed)
-        orders = np.concatenate([rng.permutation(len(keep)) for keep in self.allowed])
+        ships = len(self.domains)
+        orders = np.concatenate([rng.permutation(len(domain)) for domain in self.domains])
         start = np.full(ships, -1, dtype=np.int64)
         if not _fill(self.masks, self.starts, self.hits, orders, start, np.zeros_like(self.hits)):
-            raise ValueError("no layout fits the state")
+            raise Inconsistent("no layout of the fleet fits all the answers")
         draws = rng.random((burn_in + samples, 2 * ships + 3))
         counts = _run(self.masks, self.starts, self.hits, start, draws, burn_in)
         n = self.state.size
@@ -234,4 +211,4 @@ def _run(masks, starts, hits, layout, draws, burn_in):
     return counts
 
 
-__all__ = ["Cell", "LayoutChain", "allowed_placements"]
+__all__ = ["LayoutChain"]

@@ -49,7 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON (fractions exactly as strings too)")
     parser.add_argument(
-        "--memory", default=f"{DEFAULT_MEMORY >> 30}G", metavar="SIZE", help="memory for the table of solved states (default: 1G)"
+        "--memory", default=f"{DEFAULT_MEMORY >> 30}G", metavar="SIZE", help="memory for the table of solved states (default: 1G); less is never wrong, only slower, often much",
     )
     parser.add_argument("--time-limit", default="none", metavar="SECONDS", help="stop the search after this long (default: none)")
 

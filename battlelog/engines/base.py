@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from battlelog.errors import BattlelogError, StateError
-from battlelog.game import Placement, cell_name
+from battlelog.game import HIT_CODE, MISS_CODE, SUNK_CODE, Placement, cell_name
 from battlelog.state import GameState
 
 
@@ -30,14 +30,14 @@ class Marginals:
     def answers(self, state: GameState) -> np.ndarray:
         """``out[r, c, a]``: the probability that a shot at (r, c) is answered ``a``.
 
-        ``a`` is 0 for miss, 1 for a hit that sinks nothing, and ``2 + i`` for "sunk ship i". A
+        ``a`` is an answer code (``battlelog.game``): 0 miss, 1 a hit that sinks nothing, ``2 + i`` "sunk ship i". A
         shot at x sinks ship i exactly when ship i lies on x and the rest of its cells are already
         hit, so these follow from the placement marginals. Cells already shot are all zero.
         """
         if self.placements is None:
             raise BattlelogError("this engine gives no placement marginals, so no answer probabilities")
         n, ships = state.size, len(state.ships)
-        out = np.zeros((n, n, 2 + ships))
+        out = np.zeros((n, n, SUNK_CODE + ships))
         hits = state.hits
         for ship in state.afloat:
             for p, probability in zip(state.config.placements(ship), self.placements[ship]):
@@ -45,9 +45,9 @@ class Marginals:
                     continue
                 unhit = [cell for cell in p.cells if cell not in hits]
                 if len(unhit) == 1:
-                    out[unhit[0]][2 + ship] += probability
-        out[:, :, 0] = 1.0 - self.cells
-        out[:, :, 1] = self.cells - out[:, :, 2:].sum(axis=2)
+                    out[unhit[0]][SUNK_CODE + ship] += probability
+        out[:, :, MISS_CODE] = 1.0 - self.cells
+        out[:, :, HIT_CODE] = self.cells - out[:, :, SUNK_CODE:].sum(axis=2)
         for cell in state.shot_cells:
             out[cell] = 0.0
         return np.clip(out, 0.0, 1.0)

@@ -26,8 +26,8 @@ from fractions import Fraction
 import numpy as np
 
 from battlelog.errors import BattlelogError
-from battlelog.game import HIT, MISS, SUNK, Cell, Referee
-from battlelog.optimum.layouts import HIT_ANSWER, MISS_ANSWER, LayoutTable, cell_bit, cells_mask
+from battlelog.game import Cell, Referee, decode_answer
+from battlelog.optimum.layouts import LayoutTable, cell_bit, cells_mask
 from battlelog.players.base import Player
 from battlelog.state import GameState
 
@@ -103,7 +103,7 @@ def _game_walk(player: Player, table: LayoutTable, counter: _Counter) -> Total:
             for cell in cells:
                 answers = table.answers(layouts, hits, cell)
                 for answer in np.unique(answers):
-                    result, ship = _decode(int(answer))
+                    result, ship = decode_answer(int(answer))
                     summed += total(state.with_shot(cell[0], cell[1], result, ship), layouts[answers == answer])
             memo[key] = _average(len(layouts), summed, len(cells))
             counter.tick()
@@ -159,11 +159,3 @@ def _referee(table: LayoutTable, layout: int, state: GameState) -> Referee:
         referee.shoot(*shot.cell)
     return referee
 
-
-def _decode(answer: int) -> tuple[str, int | None]:
-    """The referee's answer for an answer code of :meth:`LayoutTable.answers`."""
-    if answer == MISS_ANSWER:
-        return MISS, None
-    if answer == HIT_ANSWER:
-        return HIT, None
-    return SUNK, answer - 2

@@ -30,6 +30,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from battlelog.game import HIT_CODE, MISS_CODE, SUNK_CODE
+
 #: Slots of the shared statistics array (the progress thread reads them while the search runs).
 NODES, STORED, EVICTED, STOP, ROOT_DONE, ROOT_TOTAL, ROOT_BEST, EXACT_STORED, MAY_GROW = range(9)
 STATS = 9
@@ -299,18 +301,18 @@ def search(
             lay = layouts[j]
             ship = owner[lay, x]
             if ship < 0:
-                kind = 0
+                kind = MISS_CODE
                 after = hits
             else:
                 after = hits | bit
-                kind = 2 + ship if (ship_masks[lay, ship] & ~after) == 0 else 1
+                kind = SUNK_CODE + ship if (ship_masks[lay, ship] & ~after) == 0 else HIT_CODE
             answer[a, j] = kind
             sizes[a, kind] += 1
             _count_cells(union[lay] & ~after, child_cover[kind])
         total = n
         for kind in range(kinds):
             if sizes[a, kind]:
-                left = remaining if kind == 0 else remaining - 1
+                left = remaining if kind == MISS_CODE else remaining - 1
                 child_lower[a, kind] = lower_bound(sizes[a, kind], left, child_cover[kind], bound)
                 total += child_lower[a, kind]
         action_lower[a] = total
@@ -346,7 +348,7 @@ def search(
                 if answer[a, j] == kind:
                     child[k] = layouts[j]
                     k += 1
-            after = hits if kind == 0 else hits | bit
+            after = hits if kind == MISS_CODE else hits | bit
             running -= child_lower[a, kind]
             value = search(
                 child, after, best - running, depth + 1, ship_masks, owner, placement, union, cell_perm, ship_perm,

@@ -13,15 +13,11 @@ from functools import cached_property
 import numpy as np
 
 from battlelog.errors import BattlelogError
-from battlelog.game import Cell, GameConfig
+from battlelog.game import HIT_CODE, MISS_CODE, SUNK_CODE, Cell, GameConfig
 from battlelog.state import GameState
 
 #: Largest board whose cells fit the 64-bit masks used here.
 MAX_CELLS = 64
-
-#: Miss, hit (nothing sunk), then "sunk ship i" is answer 2 + i: the order of Marginals.answers.
-MISS_ANSWER, HIT_ANSWER = 0, 1
-
 
 def cell_bit(cell: Cell, size: int) -> int:
     """The mask bit of a cell."""
@@ -120,15 +116,15 @@ class LayoutTable:
         return np.flatnonzero(ok).astype(np.int32)
 
     def answers(self, layouts: np.ndarray, hits: int, cell: Cell) -> np.ndarray:
-        """The answer each of ``layouts`` gives to a shot at ``cell`` when ``hits`` (a mask) are hit:
-        0 miss, 1 hit, 2 + i sunk ship i."""
+        """The answer code (``battlelog.game``) each of ``layouts`` gives to a shot at ``cell`` when
+        ``hits`` (a mask) are hit."""
         size = self.config.size
         x = cell[0] * size + cell[1]
         owner = self.owner[layouts, x].astype(np.int64)
-        out = np.where(owner < 0, MISS_ANSWER, HIT_ANSWER)
+        out = np.where(owner < 0, MISS_CODE, HIT_CODE)
         covered = np.flatnonzero(owner >= 0)
         if len(covered):
             ships = owner[covered]
             rest = self.ship_masks[layouts[covered], ships] & ~np.uint64(hits | (1 << x))
-            out[covered] = np.where(rest == 0, 2 + ships, HIT_ANSWER)
+            out[covered] = np.where(rest == 0, SUNK_CODE + ships, HIT_CODE)
         return out

@@ -7,7 +7,7 @@ from collections.abc import Hashable
 import numpy as np
 
 from battlelog.game import Cell
-from battlelog.players.base import ScoringPlayer, idle_cells, masked, pick_random
+from battlelog.players.base import ScoringPlayer, idle_cells, masked
 from battlelog.state import GameState
 
 
@@ -56,10 +56,6 @@ class HuntTargetPlayer(ScoringPlayer):
     def candidates(self, state: GameState) -> list[Cell]:
         """The head of the target list, or while hunting every unshot cell (what ``scores`` ranks first)."""
         return target_list(state)[:1] or list(state.unshot)
-
-    def choose(self, state: GameState) -> Cell:
-        targets = target_list(state)
-        return targets[0] if targets else pick_random(state.unshot, self.rng)
 
     def decision_key(self, state: GameState, possible: frozenset[Cell]) -> Hashable:
         """The target list and the shot cells, idle ones only counted: a cell joins the list only if

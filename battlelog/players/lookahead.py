@@ -2,30 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable
-
 import numpy as np
 
-from battlelog.engines import DEFAULT_ENGINE, Engine, Marginals, make_engine
+from battlelog.engines import DEFAULT_ENGINE, Marginals
 from battlelog.errors import BattlelogError
-from battlelog.game import Cell
-from battlelog.players.base import ScoringPlayer, Seed, best_cells, masked
+from battlelog.game import HIT_CODE, Cell, decode_answer
+from battlelog.players.base import Seed, masked
+from battlelog.players.posterior import PosteriorPlayer
 from battlelog.state import GameState
 
-#: Answer codes of :meth:`Marginals.answers`: miss, hit, then "sunk ship i" from SUNK on.
-MISS, HIT, SUNK = 0, 1, 2
 
-
-def after(state: GameState, cell: Cell, answer: int) -> GameState:
-    """``state`` with a shot at ``cell`` answered ``answer`` (an answer code)."""
-    if answer == MISS:
-        return state.with_shot(*cell, "miss")
-    if answer == HIT:
-        return state.with_shot(*cell, "hit")
-    return state.with_shot(*cell, "sunk", answer - SUNK)
-
-
-class LookaheadPlayer(ScoringPlayer):
+class LookaheadPlayer(PosteriorPlayer):
     """Shoots the cell that maximises the exact expected hits of the next two shots, the second one
     greedy: ``P(hit at c) + sum over answers a of P(a at c) * max_j P(hit at j | a)``, where a runs
     over miss, hit and "sunk ship i" and a sink that ends the game counts as a second hit (no miss
@@ -44,18 +31,18 @@ class LookaheadPlayer(ScoringPlayer):
     def __init__(
         self, seed: Seed = None, engine: str = DEFAULT_ENGINE, width: int = 4, max_layouts: int = 10**8
     ) -> None:
-        super().__init__(seed)
         for option, value in (("width", width), ("max_layouts", max_layouts)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise BattlelogError(f"player lookahead needs a whole number {option} of at least 1, got {value!r}")
-        self._engine: Engine = make_engine(engine)
+        super().__init__(seed, engine)
         if not self._engine.counts_models:
             raise BattlelogError(f"player lookahead needs an engine that counts layouts; {engine!r} does not")
         self.width = width
         self.max_layouts = max_layouts
 
-    def _values(self, state: GameState) -> tuple[Marginals, np.ndarray]:
-        """The posterior, and every unshot cell's value: two-shot for the candidates, one-shot elsewhere."""
+    def posterior(self, state: GameState) -> tuple[Marginals, np.ndarray]:
+        """The marginals; the score of a cell is its two-shot expected hits for the ``width`` most
+        probable cells, its one-shot value (the marginal) elsewhere."""
         marginals = self._engine.marginals(state)
         values = masked(marginals.cells, state)
         if marginals.models is None or marginals.models > self.max_layouts:
@@ -71,31 +58,12 @@ class LookaheadPlayer(ScoringPlayer):
         """Expected hits of a shot at ``cell`` and the greedy shot after it (``answers``: the
         probability of each answer at ``cell``; ``models``: the consistent layouts, so that an
         answer no layout gives, left at a rounding error above 0, is told from one that some give)."""
-        value = float(answers[HIT:].sum())
+        value = float(answers[HIT_CODE:].sum())
         for answer in np.flatnonzero(answers > 0.5 / models):
-            nxt = after(state, cell, int(answer))
+            nxt = state.with_shot(*cell, *decode_answer(int(answer)))
             if nxt.over:
                 value += float(answers[answer])
                 continue
             second = masked(self._engine.marginals(nxt).cells, nxt)
             value += float(answers[answer]) * float(np.nanmax(second))
         return value
-
-    def scores(self, state: GameState) -> np.ndarray:
-        """Two-shot expected hits of the ``width`` most probable cells, one-shot elsewhere."""
-        return self._values(state)[1]
-
-    def candidates(self, state: GameState) -> list[Cell]:
-        """The cells of best value; among those, the most probable hits."""
-        marginals, values = self._values(state)
-        cells = state.unshot
-        best = best_cells(cells, [values[cell] for cell in cells])
-        return best_cells(best, [marginals.cells[cell] for cell in best])
-
-    def decision_key(self, state: GameState, possible: frozenset[Cell]) -> Hashable:
-        """The hits, as for the greedy player: every value is a function of the consistent layouts
-        and the hits (a shot cell outside the hits has probability 0 either way)."""
-        return state.hits
-
-    def close(self) -> None:
-        self._engine.close()

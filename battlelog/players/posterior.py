@@ -1,0 +1,49 @@
+"""What the players that score cells on the exact posterior share: the engine, the tie rule, the key."""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Hashable
+
+import numpy as np
+
+from battlelog.engines import DEFAULT_ENGINE, Engine, Marginals, make_engine
+from battlelog.game import Cell
+from battlelog.players.base import ScoringPlayer, Seed, best_cells
+from battlelog.state import GameState
+
+
+class PosteriorPlayer(ScoringPlayer):
+    """Scores every unshot cell from the exact posterior of the state, and shoots the best.
+
+    Among cells of equal score it keeps the most probable hits (then draws at random): a score that
+    stops telling cells apart (information once the layout is pinned down) must not send the player
+    sweeping the board around ships it already knows.
+    """
+
+    def __init__(self, seed: Seed = None, engine: str = DEFAULT_ENGINE) -> None:
+        super().__init__(seed)
+        self.engine = engine
+        self._engine: Engine = make_engine(engine)
+
+    @abstractmethod
+    def posterior(self, state: GameState) -> tuple[Marginals, np.ndarray]:
+        """The engine's marginals of ``state`` and this player's N x N scores (NaN on shot cells)."""
+
+    def scores(self, state: GameState) -> np.ndarray:
+        return self.posterior(state)[1]
+
+    def candidates(self, state: GameState) -> list[Cell]:
+        """The cells of best score; among those, the ones most likely to be hit."""
+        marginals, values = self.posterior(state)
+        cells = state.unshot
+        best = best_cells(cells, [values[cell] for cell in cells])
+        return best_cells(best, [marginals.cells[cell] for cell in best])
+
+    def decision_key(self, state: GameState, possible: frozenset[Cell]) -> Hashable:
+        """The hits: the scores are functions of the consistent layouts and the hits (a shot cell
+        outside the hits has probability 0 whether shot or not, so it is never a candidate)."""
+        return state.hits
+
+    def close(self) -> None:
+        self._engine.close()
