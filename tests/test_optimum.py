@@ -131,8 +131,9 @@ def optimum(config: GameConfig) -> Fraction:
 
 
 BOUNDED = (GameConfig(3, (2, 1)), GameConfig(4, (3,)))
-#: 4x4 2,2 runs every exact player but hunt-target, whose random hunting fans out into some 140 s of
-#: exact walk there; it is bounded on the two instances above, and on 4x4 3,2 by `battlelog optimal`.
+#: 4x4 2,2 runs every exact player but hunt-target, whose random hunting fans out into 147 s and 2 GB
+#: of exact walk there (`battlelog optimal --size 4 --ships 2,2 --players hunt-target`); it is bounded
+#: on the two instances above, and on 4x4 3,2 by `battlelog optimal`.
 SLOW = GameConfig(4, (2, 2))
 
 
