@@ -22,7 +22,7 @@ from typing import Any
 from battlelog.errors import BattlelogError
 from battlelog.executors.base import Executor
 from battlelog.game import GameConfig
-from battlelog.harness import OK, GameTask, layout_for, player_factory
+from battlelog.harness import OK, GameTask, layout_for, player_class
 from battlelog.journal import Journal, game_record, open_journal, read_manifest
 from battlelog.players import PLAYERS
 
@@ -45,7 +45,8 @@ class Experiment:
         if repeated:
             raise BattlelogError(f"player {repeated[0]!r} is named twice")
         for player in self.players:
-            player_factory(player)  # an unknown player is a one-line error now, not a failure per game
+            # an unknown player, or one that cannot play this board, is a one-line error now, not a failure per game
+            player_class(player).check_board(self.config)
         for player in self.options:
             if player not in self.players:
                 raise BattlelogError(f"options are given for player {player!r}, who is not playing")
@@ -143,7 +144,7 @@ def retry_failed(out: Path, executor: Executor, progress: bool = True) -> RunRep
     with open_journal(out, manifest) as journal:
         failed = [r for r in journal.records if r["status"] != OK]
         for player in sorted({r["player"] for r in failed}):
-            player_factory(player)  # a player whose module is gone is a one-line error before anything runs
+            player_class(player).check_board(config)  # a player whose module is gone: one line before anything runs
         budget = executor.limits.engine_budget
         tasks = (
             GameTask(r["player"], r.get("options", {}), config, manifest["seed"], r["game"],

@@ -117,7 +117,12 @@ class TaskResult:
 
 
 def player_factory(spec: str) -> Callable[..., Player]:
-    """The callable that builds player ``spec`` from ``(seed, **options)``.
+    """The callable that builds player ``spec`` (see :func:`player_class`) from ``(seed, **options)``."""
+    return partial(make_player, spec) if spec in PLAYERS else player_class(spec)
+
+
+def player_class(spec: str) -> type[Player]:
+    """The Player subclass ``spec`` names.
 
     ``spec`` is a registered name (``pdf``) or ``module:Class`` naming your own Player subclass; the
     module must be importable (on sys.path / PYTHONPATH) in the workers too. This keeps test-only
@@ -125,7 +130,7 @@ def player_factory(spec: str) -> Callable[..., Player]:
     here, before any game is played.
     """
     if spec in PLAYERS:
-        return partial(make_player, spec)
+        return PLAYERS[spec]
     module_name, colon, attribute = spec.partition(":")
     if not colon or not module_name or not attribute:
         raise BattlelogError(

@@ -8,6 +8,7 @@ backend is chosen and no global state is touched, at import or ever (PNG needs n
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -15,12 +16,18 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure
 
-#: One colour per player, stable across figures.
-PLAYER_COLORS = {"random": "#9e9e9e", "hunt-target": "#1f77b4", "pdf": "#ff7f0e", "problog": "#2ca02c"}
+#: One colour per registered player, stable across figures.
+PLAYER_COLORS = {
+    "random": "#9e9e9e", "hunt-target": "#1f77b4", "pdf": "#ff7f0e", "problog": "#2ca02c", "parity": "#17becf",
+    "thompson": "#d62728", "info": "#9467bd", "lookahead": "#8c564b", "mc": "#e377c2", "optimal": "#000000",
+}  # fmt: skip
+#: Colours for players of one's own (``module:Class``), picked by name so a player keeps its colour.
+OTHER_COLORS = ("#bcbd22", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173")
 
 
-def _color(player: str) -> str | None:
-    return PLAYER_COLORS.get(player)
+def player_color(player: str) -> str:
+    """The player's colour: its own if registered, else one of OTHER_COLORS chosen by its name."""
+    return PLAYER_COLORS.get(player) or OTHER_COLORS[zlib.crc32(player.encode()) % len(OTHER_COLORS)]
 
 
 def plot_distributions(scores: Mapping[str, Sequence[int]], title: str, path: Path, max_score: int) -> None:
@@ -34,8 +41,8 @@ def plot_distributions(scores: Mapping[str, Sequence[int]], title: str, path: Pa
             continue
         counts = np.bincount(values, minlength=max_score + 1)[1 : max_score + 1] / values.size
         label = f"{player} (n={values.size})"
-        pmf_ax.plot(grid, counts, label=label, color=_color(player), lw=1.6)
-        cdf_ax.plot(grid, np.cumsum(counts), label=label, color=_color(player), lw=1.6)
+        pmf_ax.plot(grid, counts, label=label, color=player_color(player), lw=1.6)
+        cdf_ax.plot(grid, np.cumsum(counts), label=label, color=player_color(player), lw=1.6)
     pmf_ax.set(title="distribution of shots to win", xlabel="shots", ylabel="fraction of games")
     cdf_ax.set(title="games won within n shots", xlabel="shots n", ylabel="fraction of games", ylim=(0, 1.01))
     for ax in (pmf_ax, cdf_ax):
@@ -64,7 +71,7 @@ def plot_means_vs_paper(rows: Sequence[Mapping[str, Any]], players: Sequence[str
         means = np.array([e["mean"] if e else np.nan for e in entries], dtype=float)
         low = np.array([e["mean"] - e["ci_low"] if e else np.nan for e in entries], dtype=float)
         high = np.array([e["ci_high"] - e["mean"] if e else np.nan for e in entries], dtype=float)
-        ax.bar(offs, means, width, yerr=[low, high], capsize=2, color=_color(player), label=player, alpha=0.85)
+        ax.bar(offs, means, width, yerr=[low, high], capsize=2, color=player_color(player), label=player, alpha=0.85)
         paper = np.array([e["paper"] if e and e["paper"] is not None else np.nan for e in entries], dtype=float)
         ax.scatter(offs, paper, marker="_", s=140, color="black", zorder=3,
                    label="paper (Table 1)" if k == 0 else None)

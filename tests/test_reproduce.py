@@ -11,6 +11,8 @@ import pytest
 
 from battlelog.cli import main
 from battlelog.game import GameConfig
+from battlelog.players import PLAYERS as REGISTERED
+from battlelog.plots import player_color
 from battlelog.reproduce import PLAYERS, paper_table, random_closed_form
 
 GAMES = 6
@@ -121,3 +123,10 @@ def test_random_closed_form_matches_the_exact_distribution() -> None:
         sd = sqrt(sum(x * x * p for x, p in pmf.items()) - mean**2)
         assert random_closed_form(config) == pytest.approx(mean, rel=1e-12)
         assert random_closed_form_sd(config) == pytest.approx(sd, rel=1e-12)
+
+
+def test_every_registered_player_is_drawn_in_a_colour_of_its_own() -> None:
+    colors = [player_color(name) for name in REGISTERED]
+    assert len(set(colors)) == len(colors)
+    mine = player_color("mymodule:MyPlayer")
+    assert mine == player_color("mymodule:MyPlayer") and mine not in colors

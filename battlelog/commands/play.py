@@ -65,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
     if args.engine and name != "problog":
         raise BattlelogError(f"--engine is for the problog player, not {name}")
     options = {"engine": args.engine} if args.engine else {}
+    PLAYERS[name].check_board(config)
     layout = layout_for(config, seed, 0)
     print(f"{config.label()}, seed {seed} (play this board again with --seed {seed})")
     print(BOARD_LEGEND if not args.human else "legend: . not shot, o miss, X hit; type a cell such as C3, or quit")

@@ -18,6 +18,11 @@ from battlelog.state import GameState
 
 #: Largest board whose cells fit the 64-bit masks used here.
 MAX_CELLS = 64
+#: Instances with more layouts than this are refused before any search (see README: 4x4 3,2,2 has
+#: 3,200 and is the largest measured to finish).
+SOLVABLE_LAYOUTS = 4_000
+#: Boards with more cells than this are refused: every shot multiplies the belief states.
+SOLVABLE_CELLS = 36
 
 def cell_bit(cell: Cell, size: int) -> int:
     """The mask bit of a cell."""
@@ -128,3 +133,14 @@ class LayoutTable:
             rest = self.ship_masks[layouts[covered], ships] & ~np.uint64(hits | (1 << x))
             out[covered] = np.where(rest == 0, SUNK_CODE + ships, HIT_CODE)
         return out
+
+
+def solvable_layouts(config: GameConfig, max_layouts: int = SOLVABLE_LAYOUTS, max_cells: int = SOLVABLE_CELLS) -> LayoutTable:
+    """The layouts of an instance small enough to solve exactly; a one-line error, before any search,
+    for one that is not (enumerating stops as soon as it passes ``max_layouts``)."""
+    if config.cells > max_cells:
+        raise BattlelogError(
+            f"{config.label()} is too large to solve exactly: boards of more than {max_cells} cells are refused "
+            "(every shot multiplies the belief states)"
+        )
+    return LayoutTable.build(config, max_layouts)

@@ -21,15 +21,10 @@ import numpy as np
 from battlelog.errors import BattlelogError, BudgetExceeded
 from battlelog.game import Cell, GameConfig
 from battlelog.optimum import kernel
-from battlelog.optimum.layouts import LayoutTable, cells_mask
+from battlelog.optimum.layouts import SOLVABLE_CELLS, SOLVABLE_LAYOUTS, cells_mask, solvable_layouts
 from battlelog.optimum.symmetry import Symmetries
 from battlelog.state import GameState
 
-#: Instances with more layouts than this are refused before any search (see README: 4x4 3,2,2 has
-#: 3,200 and is the largest measured to finish).
-MAX_LAYOUTS = 4_000
-#: Boards with more cells than this are refused: every shot multiplies the belief states.
-MAX_CELLS = 36
 #: Default memory for the table of solved states.
 DEFAULT_MEMORY = 1 << 30
 
@@ -57,15 +52,6 @@ class Settings:
     bound: int = kernel.BOUND_MISSES
     #: ``kernel.ORDER_BOUND`` or ``kernel.ORDER_BOARD``.
     order: int = kernel.ORDER_BOUND
-
-
-def check_size(config: GameConfig, max_layouts: int = MAX_LAYOUTS, max_cells: int = MAX_CELLS) -> None:
-    """Refuse, in one line and before any work, an instance too large to solve here."""
-    if config.cells > max_cells:
-        raise BattlelogError(
-            f"{config.label()} is too large to solve exactly: boards of more than {max_cells} cells are refused "
-            "(every shot multiplies the belief states)"
-        )
 
 
 #: Slots of a new table: grown by doubling (while the memory allows) when three quarters are used.
@@ -119,12 +105,11 @@ class Solver:
         config: GameConfig,
         memory: int = DEFAULT_MEMORY,
         settings: Settings = Settings(),
-        max_layouts: int = MAX_LAYOUTS,
-        max_cells: int = MAX_CELLS,
+        max_layouts: int = SOLVABLE_LAYOUTS,
+        max_cells: int = SOLVABLE_CELLS,
     ) -> None:
-        check_size(config, max_layouts, max_cells)
         self.config = config
-        self.layouts = LayoutTable.build(config, max_layouts)
+        self.layouts = solvable_layouts(config, max_layouts, max_cells)
         self.symmetries = Symmetries.of(config, settings.symmetries)
         self.settings = settings
         counts = [len(config.placements(i)) for i in range(len(config.ships))]

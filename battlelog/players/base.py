@@ -36,6 +36,11 @@ class Player(ABC):
         self.seed = seed
         self.rng = np.random.default_rng(seed)
 
+    @classmethod
+    def check_board(cls, config: GameConfig) -> None:
+        """Refuse, in one line and before any game, a board this player cannot play (by default it
+        plays every board). Experiments and ``play`` ask before they start."""
+
     def new_game(self, config: GameConfig) -> None:
         """A new game starts on ``config``: forget whatever belonged to the previous one."""
 

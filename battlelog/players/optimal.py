@@ -6,6 +6,7 @@ from collections.abc import Hashable
 from typing import TYPE_CHECKING
 
 from battlelog.game import Cell, GameConfig
+from battlelog.optimum.layouts import solvable_layouts
 from battlelog.players.base import Player
 from battlelog.state import GameState
 
@@ -35,6 +36,11 @@ class OptimalPlayer(Player):
     """
 
     name = "optimal"
+
+    @classmethod
+    def check_board(cls, config: GameConfig) -> None:
+        """Only instances the solver takes: a cheap enumeration that stops as soon as it is too large."""
+        solvable_layouts(config)
 
     def new_game(self, config: GameConfig) -> None:
         solver_for(config)
