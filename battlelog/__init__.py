@@ -1,8 +1,8 @@
 """battlelog: Battleship played by exact Bayesian inference over a relational ProbLog model."""
 
 from battlelog.errors import BattlelogError
-from battlelog.game import GameConfig, Placement, Referee, sample_layout
-from battlelog.state import GameState, Shot
+from battlelog.rules.game import GameConfig, Placement, Referee, sample_layout
+from battlelog.rules.state import GameState, Shot
 
 __version__ = "0.1.0"
 

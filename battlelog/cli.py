@@ -19,7 +19,7 @@ from importlib import import_module
 from battlelog import __version__
 from battlelog.engines import progress
 from battlelog.errors import BattlelogError
-from battlelog.progress_bar import DelayedBar
+from battlelog.views.progress_bar import DelayedBar
 
 #: Subcommands in the order ``--help`` lists them, each with its one-line summary.
 COMMANDS = {

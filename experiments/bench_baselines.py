@@ -21,14 +21,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from battlelog.executors import Limits, available_cores
-from battlelog.executors.local import LocalExecutor
-from battlelog.experiment import Experiment, run_experiment
-from battlelog.game import GameConfig, parse_ships
-from battlelog.harness import game_seeds, layout_for, play_game
-from battlelog.journal import load_results
 from battlelog.players import make_player
-from battlelog.tables import markdown_table
+from battlelog.report.markdown import markdown_table
+from battlelog.rules.game import GameConfig, parse_ships
+from battlelog.runner.executors import Limits, available_cores
+from battlelog.runner.executors.local import LocalExecutor
+from battlelog.runner.experiment import Experiment, run_experiment
+from battlelog.runner.harness import game_seeds, layout_for, play_game
+from battlelog.runner.journal import load_results
 
 BASELINES = ("random", "hunt-target", "pdf")
 

@@ -42,12 +42,12 @@ from typing import Any
 
 from battlelog.engines import make_engine
 from battlelog.errors import BattlelogError
-from battlelog.game import GameConfig, format_ships
-from battlelog.harness import game_seeds, layout_for, play_game
 from battlelog.players import make_player
-from battlelog.procmem import peak_bytes, reset_peak, status_bytes
-from battlelog.state import GameState
-from battlelog.tables import duration, markdown_table, megabytes
+from battlelog.report.markdown import duration, markdown_table, megabytes
+from battlelog.rules.game import GameConfig, format_ships
+from battlelog.rules.state import GameState
+from battlelog.runner.harness import game_seeds, layout_for, play_game
+from battlelog.runner.procmem import peak_bytes, reset_peak, status_bytes
 
 #: The paper's Table 1 configurations, then the board the paper could not play.
 TABLE = "4:3,2,2,5:3,2,5:3,3,2,6:4,3,3,6:5,5,4,7:5,5,4"
@@ -90,7 +90,7 @@ def sweep_only(config: GameConfig) -> dict[str, Any]:
     from battlelog.engines.budget import memory_budget
     from battlelog.engines.frontier import sweep
     from battlelog.engines.sdd_engine import BYTES_PER_STATE
-    from battlelog.model import Problem, ground
+    from battlelog.model.ground import Problem, ground
 
     start = time.perf_counter()
     diagram = sweep(Problem.from_model(ground(GameState.empty(config))), max_states=memory_budget() // BYTES_PER_STATE)
@@ -101,7 +101,7 @@ def measure_bytes(config: GameConfig, shots: int, seed: int) -> dict[str, Any]:
     """Resident bytes per kept sweep state and per SDD node (built and counted), for calibration."""
     from battlelog.engines.frontier import sweep
     from battlelog.engines.sdd_engine import Compiled
-    from battlelog.model import Problem, ground
+    from battlelog.model.ground import Problem, ground
 
     full = play_game(config, layout_for(config, seed, 0), make_player("pdf", game_seeds(seed, 0)[1])).state
     problem = Problem.from_model(ground(full.prefix(shots)))
@@ -356,7 +356,7 @@ def _table_labels() -> set[str]:
 def reuse(configs: list[GameConfig], count: int, seed: int) -> None:
     """Every state after the first of ``count`` pdf games: a fresh engine per state, or one per game."""
     from battlelog.engines.sdd_engine import SddEngine
-    from battlelog.model import Problem, ground
+    from battlelog.model.ground import Problem, ground
 
     print(f"\n## Reuse across moves (sdd, in this process, {count} pdf games per board)\n")
     rows = []

@@ -31,12 +31,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from battlelog.executors import Limits, make_executor
-from battlelog.executors.base import Executor
-from battlelog.executors.dask_cluster import ALLOWED_FAILURES_ENV, DaskExecutor
-from battlelog.experiment import Experiment, RunReport, run_experiment
-from battlelog.game import GameConfig, parse_ships
-from battlelog.tables import markdown_table
+from battlelog.report.markdown import markdown_table
+from battlelog.rules.game import GameConfig, parse_ships
+from battlelog.runner.executors import Limits, make_executor
+from battlelog.runner.executors.base import Executor
+from battlelog.runner.executors.dask_cluster import ALLOWED_FAILURES_ENV, DaskExecutor
+from battlelog.runner.experiment import Experiment, RunReport, run_experiment
 
 
 @dataclass(frozen=True)

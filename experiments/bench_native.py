@@ -36,11 +36,11 @@ from typing import Any
 import numpy as np
 from bench_engines import answer_child, engine_rows, measure_config, parse_configs, ratio_rows, run_child
 
-from battlelog.game import GameConfig
-from battlelog.harness import game_seeds, layout_for, play_game
 from battlelog.players import make_player
-from battlelog.state import GameState
-from battlelog.tables import duration, markdown_table, megabytes
+from battlelog.report.markdown import duration, markdown_table, megabytes
+from battlelog.rules.game import GameConfig
+from battlelog.rules.state import GameState
+from battlelog.runner.harness import game_seeds, layout_for, play_game
 
 STANDARD = GameConfig(10, (5, 4, 3, 3, 2))
 PAPER = "4:3,2,2,5:3,2,5:3,3,2,6:4,3,3,6:5,5,4,7:5,5,4"
@@ -90,7 +90,7 @@ def large_board(config: GameConfig, shots: int, seed: int) -> dict[str, Any]:
     from battlelog.engines.native.engine import sweep_order
     from battlelog.engines.native.layered import sweep
     from battlelog.engines.native.tables import SweepTables
-    from battlelog.model import Problem, ground
+    from battlelog.model.ground import Problem, ground
 
     state = GameState.empty(config)
     if shots:
@@ -112,8 +112,8 @@ def sweep_orders(count: int, seed: int) -> dict[str, Any]:
     from battlelog.engines.native.engine import sweep_order
     from battlelog.engines.native.layered import sweep
     from battlelog.engines.native.tables import SweepTables
-    from battlelog.model import Problem, ground
-    from battlelog.symmetry import SYMMETRIES
+    from battlelog.model.ground import Problem, ground
+    from battlelog.rules.symmetry import SYMMETRIES
 
     chosen, best, worst, identity = [], [], [], []
     for game in range(count):

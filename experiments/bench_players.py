@@ -21,10 +21,10 @@ import time
 
 import numpy as np
 
-from battlelog.game import GameConfig
-from battlelog.harness import game_seeds, layout_for, play_game
 from battlelog.players import PLAYERS, make_player
-from battlelog.tables import duration, markdown_table
+from battlelog.report.markdown import duration, markdown_table
+from battlelog.rules.game import GameConfig
+from battlelog.runner.harness import game_seeds, layout_for, play_game
 
 BOARDS = (GameConfig(6, (4, 3, 3)), GameConfig(10, (5, 4, 3, 3, 2)))
 

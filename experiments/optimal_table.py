@@ -25,7 +25,7 @@ from itertools import combinations_with_replacement
 from pathlib import Path
 from typing import Any
 
-from battlelog.tables import markdown_table
+from battlelog.report.markdown import markdown_table
 
 #: Players walked exactly on every instance: those that use the posterior. hunt-target, parity and
 #: random hunt at random, and their exact walks fan out over every order of misses (hunt-target takes

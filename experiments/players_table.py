@@ -15,10 +15,10 @@ import argparse
 import statistics
 from pathlib import Path
 
-from battlelog.analysis import compare, player_order
-from battlelog.harness import OK
-from battlelog.journal import load_results
-from battlelog.tables import interval, markdown_table, p_value, signed
+from battlelog.report.markdown import interval, markdown_table, p_value, signed
+from battlelog.report.summary import compare, player_order
+from battlelog.runner.harness import OK
+from battlelog.runner.journal import load_results
 
 GREEDY = "problog"
 

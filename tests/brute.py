@@ -1,6 +1,6 @@
 """Brute-force reference: enumerate every layout and check the spec's evidence literally.
 
-Deliberately independent of battlelog.model (no pruning, no shared helpers beyond the board's
+Deliberately independent of battlelog.model.ground (no pruning, no shared helpers beyond the board's
 placements), so that engines are checked against the spec and not against themselves.
 """
 
@@ -10,10 +10,10 @@ from itertools import product
 
 import numpy as np
 
-from battlelog.game import GameConfig, Placement, Referee, ship_placements
-from battlelog.harness import play_game
 from battlelog.players.base import Player
-from battlelog.state import GameState
+from battlelog.rules.game import GameConfig, Placement, Referee, ship_placements
+from battlelog.rules.state import GameState
+from battlelog.runner.harness import play_game
 
 
 def all_layouts(config: GameConfig) -> list[tuple[Placement, ...]]:
@@ -166,7 +166,7 @@ def random_states(config: GameConfig, count: int, seed: int) -> list[GameState]:
 
     Shots prefer neighbours of hits half of the time, so sinks and adjacent-ship situations are common.
     """
-    from battlelog.game import sample_layout
+    from battlelog.rules.game import sample_layout
 
     rng = np.random.default_rng(seed)
     out = []

@@ -19,8 +19,8 @@ from functools import cache
 
 import numpy as np
 
-from battlelog.game import GameConfig, Placement, cell_name
-from battlelog.state import GameState, Shot
+from battlelog.rules.game import GameConfig, Placement, cell_name
+from battlelog.rules.state import GameState, Shot
 
 from brute import all_layouts, brute_answers, brute_marginals, brute_placements, random_states
 

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from battlelog.advise import Answer, Command, parse_command
 from battlelog.cli import main
 from battlelog.errors import BattlelogError, ShotError
-from battlelog.game import GameConfig, Referee, cell_name
-from battlelog.harness import layout_for
-from battlelog.state import GameState
+from battlelog.rules.game import GameConfig, Referee, cell_name
+from battlelog.rules.state import GameState
+from battlelog.runner.harness import layout_for
+from battlelog.views.advise import Answer, Command, parse_command
 
 from engine_cases import reference
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 import battlelog.commands
-from battlelog.analysis import SUMMARY_CSV, SUMMARY_MD
 from battlelog.cli import COMMANDS, DOCS, main
-from battlelog.journal import GAMES, MANIFEST
+from battlelog.report.summary import SUMMARY_CSV, SUMMARY_MD
+from battlelog.runner.journal import GAMES, MANIFEST
 
 
 def one_line_error(capsys: pytest.CaptureFixture, argv: list[str], message: str) -> None:
@@ -57,7 +57,7 @@ def test_bad_fleets(capsys: pytest.CaptureFixture, argv: list[str], message: str
         (["--players", "random,oracle"], "unknown player 'oracle'; choose from random, hunt-target, pdf"),
         (["--players", "pdf,pdf"], "player 'pdf' is named twice"),
         (["--players", "nowhere_module:Player"], "player 'nowhere_module:Player': cannot import 'nowhere_module'"),
-        (["--players", "battlelog.game:NoSuchPlayer"], "module 'battlelog.game' has no class or function 'NoSuchPlayer'"),
+        (["--players", "battlelog.rules.game:NoSuchPlayer"], "module 'battlelog.rules.game' has no class or function 'NoSuchPlayer'"),
         (["--players", " , "], "no players given"),
         (["--games", "0"], "the number of games must be at least 1, got 0"),
         (["--seed", "-1"], "the seed must be a non-negative whole number"),
@@ -69,7 +69,7 @@ def test_bad_fleets(capsys: pytest.CaptureFixture, argv: list[str], message: str
         (["--players", "random", "--engine", "problog"], "--engine is for the problog player, who is not among --players"),
         (["--time-limit", "1e300"], "--time-limit '1e300' is more than a year (31536000 s); give none for no limit"),
         (["--memory-limit", "99999999T"], "--memory-limit '99999999T' is more than 1024T; give none for no limit"),
-        (["--players", "battlelog.game:GameConfig"], "player 'battlelog.game:GameConfig': GameConfig is not a Player subclass"),
+        (["--players", "battlelog.rules.game:GameConfig"], "player 'battlelog.rules.game:GameConfig': GameConfig is not a Player subclass"),
         (["--players", "battlelog.players.base:Player"], "player 'battlelog.players.base:Player': Player is abstract"),
         (["--scheduler", "tcp://127.0.0.1:9"], "--scheduler is for --executor dask"),
         (["--executor", "dask", "--scheduler", "tcp://127.0.0.1:9"], "--workers sizes the workers this command starts"),
@@ -92,7 +92,7 @@ def test_bad_experiment_settings(capsys: pytest.CaptureFixture, tmp_path: Path, 
         (["experiment", "--size", "4", "--ships", "3,2", "--out", "{out}", "--memory-limit", "50M"],
          r"the memory limit of 50 MB is below the \d+ MB of address space a worker takes"),
         (["experiment", "--size", "4", "--ships", "3,2", "--out", "{out}", "--time-limit", "1e300"], r"--time-limit '1e300' is more than a year"),
-        (["experiment", "--size", "4", "--ships", "3,2", "--out", "{out}", "--players", "battlelog.game:GameConfig"],
+        (["experiment", "--size", "4", "--ships", "3,2", "--out", "{out}", "--players", "battlelog.rules.game:GameConfig"],
          r"GameConfig is not a Player subclass"),
         (["experiment", "--size", "6", "--ships", "4,3,3", "--out", "{out}", "--players", "pdf,optimal"],
          r"6x6 4,3,3: enumerating its layouts passes 4,000 \(partial\) layouts, too many for an exact solution here"),
@@ -298,9 +298,9 @@ def test_the_experiment_commands_import_no_heavy_library_until_they_run() -> Non
     assert done.returncode == 0, done.stderr
     loaded = set(done.stdout.split())
     assert "battlelog.commands.experiment" in loaded  # the check itself works
-    heavy = {"tqdm", "scipy", "matplotlib", "dask", "distributed", "multiprocessing", "battlelog.experiment", "battlelog.analysis",
-             "battlelog.stats", "battlelog.plots", "battlelog.reproduce", "battlelog.executors.base", "battlelog.executors.local",
-             "battlelog.executors.dask_cluster"}  # fmt: skip
+    heavy = {"tqdm", "scipy", "matplotlib", "dask", "distributed", "multiprocessing", "battlelog.runner.experiment", "battlelog.report.summary",
+             "battlelog.report.stats", "battlelog.report.plots", "battlelog.runner.reproduce", "battlelog.runner.executors.base", "battlelog.runner.executors.local",
+             "battlelog.runner.executors.dask_cluster"}  # fmt: skip
     assert sorted(heavy & loaded) == []
 
 

@@ -11,8 +11,8 @@ from pysdd.sdd import SddManager, Vtree
 from battlelog.cli import main
 from battlelog.engines.native.engine import NativeEngine
 from battlelog.engines.native.export import compile_state
-from battlelog.game import GameConfig
-from battlelog.state import GameState
+from battlelog.rules.game import GameConfig
+from battlelog.rules.state import GameState
 
 from brute import random_states
 from engine_cases import shots

@@ -23,13 +23,13 @@ from pathlib import Path
 import pytest
 
 from battlelog.errors import BattlelogError
-from battlelog.executors import Limits
-from battlelog.executors.base import Executor
-from battlelog.executors.dask_cluster import START_TOPIC, DaskExecutor
-from battlelog.executors.local import LocalExecutor
-from battlelog.experiment import Experiment, RunReport, run_experiment
-from battlelog.game import GameConfig
-from battlelog.journal import GAMES, load_results
+from battlelog.rules.game import GameConfig
+from battlelog.runner.executors import Limits
+from battlelog.runner.executors.base import Executor
+from battlelog.runner.executors.dask_cluster import START_TOPIC, DaskExecutor
+from battlelog.runner.executors.local import LocalExecutor
+from battlelog.runner.experiment import Experiment, RunReport, run_experiment
+from battlelog.runner.journal import GAMES, load_results
 
 from runs import check_interrupted_runs_resume
 

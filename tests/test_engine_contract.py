@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from battlelog.engines import ENGINES, Engine, Inconsistent, locate_fault, make_engine
-from battlelog.game import GameConfig
-from battlelog.model import ground
-from battlelog.state import GameState
+from battlelog.model.ground import ground
+from battlelog.rules.game import GameConfig
+from battlelog.rules.state import GameState
 
 from engine_cases import (
     ContradictoryCase,

@@ -12,18 +12,18 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from battlelog.analysis import SUMMARY_CSV, SUMMARY_MD, paired_scores, summarize_records, summary_table, write_summary
 from battlelog.errors import BattlelogError
-from battlelog.executors import Limits
-from battlelog.executors.local import LocalExecutor
-from battlelog.experiment import Experiment, RunReport, run_experiment
-from battlelog.game import GameConfig
-from battlelog.harness import game_seeds, layout_for, play_game
-from battlelog.journal import GAMES, load_results
 from battlelog.players import make_player
-from battlelog.state import GameState
-from battlelog.stats import mean_ci, paired_difference, summarize_scores
-from battlelog.tables import p_value
+from battlelog.report.markdown import p_value
+from battlelog.report.stats import mean_ci, paired_difference, summarize_scores
+from battlelog.report.summary import SUMMARY_CSV, SUMMARY_MD, paired_scores, summarize_records, summary_table, write_summary
+from battlelog.rules.game import GameConfig
+from battlelog.rules.state import GameState
+from battlelog.runner.executors import Limits
+from battlelog.runner.executors.local import LocalExecutor
+from battlelog.runner.experiment import Experiment, RunReport, run_experiment
+from battlelog.runner.harness import game_seeds, layout_for, play_game
+from battlelog.runner.journal import GAMES, load_results
 
 from runs import check_interrupted_runs_resume
 

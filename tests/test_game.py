@@ -10,7 +10,7 @@ import pytest
 from scipy import stats as scipy_stats
 
 from battlelog.errors import FleetError, ShotError
-from battlelog.game import (
+from battlelog.rules.game import (
     GameConfig,
     Placement,
     Referee,
@@ -20,7 +20,7 @@ from battlelog.game import (
     parse_ships,
     ship_placements,
 )
-from battlelog.harness import layout_for
+from battlelog.runner.harness import layout_for
 
 from brute import all_layouts
 

@@ -10,12 +10,12 @@ import pytest
 
 from battlelog.cli import main
 from battlelog.errors import BattlelogError, FileFormatError
-from battlelog.executors import Limits
-from battlelog.executors.local import LocalExecutor
-from battlelog.experiment import Experiment, RunReport, retry_failed, run_experiment
-from battlelog.game import GameConfig
-from battlelog.harness import game_seeds, layout_for, play_game, player_factory
-from battlelog.journal import ARCHIVE, GAMES, MANIFEST, load_results, open_journal
+from battlelog.rules.game import GameConfig
+from battlelog.runner.executors import Limits
+from battlelog.runner.executors.local import LocalExecutor
+from battlelog.runner.experiment import Experiment, RunReport, retry_failed, run_experiment
+from battlelog.runner.harness import game_seeds, layout_for, play_game, player_factory
+from battlelog.runner.journal import ARCHIVE, GAMES, MANIFEST, load_results, open_journal
 
 T = "battlelog_test_players:"
 SMALL = GameConfig(4, (3, 2, 2))

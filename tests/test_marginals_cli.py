@@ -11,9 +11,9 @@ import pytest
 
 from battlelog.cli import main
 from battlelog.engines import ENGINES
-from battlelog.game import GameConfig, cell_name
-from battlelog.render import render_program
-from battlelog.state import GameState
+from battlelog.model.render import render_program
+from battlelog.rules.game import GameConfig, cell_name
+from battlelog.rules.state import GameState
 
 from engine_cases import reference
 

@@ -18,12 +18,12 @@ from battlelog.engines.native.cache import STATES, EmptyBoards
 from battlelog.engines.native.engine import NativeEngine, sweep_order
 from battlelog.engines.native.tables import SweepTables
 from battlelog.errors import BattlelogError, BudgetExceeded
-from battlelog.game import GameConfig
-from battlelog.harness import game_seeds, layout_for, play_game
-from battlelog.model import Problem, ground
+from battlelog.model.ground import Problem, ground
 from battlelog.players import make_player
-from battlelog.state import GameState
-from battlelog.symmetry import IDENTITY, SYMMETRIES
+from battlelog.rules.game import GameConfig
+from battlelog.rules.state import GameState
+from battlelog.rules.symmetry import IDENTITY, SYMMETRIES
+from battlelog.runner.harness import game_seeds, layout_for, play_game
 
 from brute import all_layouts, brute_marginals, consistent, consistent_layouts
 from engine_cases import shots

@@ -16,14 +16,14 @@ from functools import cache
 
 import pytest
 
-from battlelog.game import GameConfig
-from battlelog.harness import game_seeds, layout_for, play_game
-from battlelog.optimum import kernel
-from battlelog.optimum.evaluate import NotExact, expected_shots
+from battlelog.optimum import search
 from battlelog.optimum.layouts import LayoutTable
 from battlelog.optimum.solver import Settings, Solver, StateTable
 from battlelog.players import PLAYERS, make_player
-from battlelog.stats import mean_ci
+from battlelog.players.evaluate import NotExact, expected_shots
+from battlelog.report.stats import mean_ci
+from battlelog.rules.game import GameConfig
+from battlelog.runner.harness import game_seeds, layout_for, play_game
 
 from brute import all_layouts
 
@@ -81,9 +81,9 @@ def test_the_solver_equals_the_exhaustive_minimum_over_all_policies(config: Game
 
 SETTINGS = [
     Settings(symmetries=False),
-    Settings(bound=kernel.BOUND_CELLS),
-    Settings(bound=kernel.BOUND_ONE_STEP),
-    Settings(order=kernel.ORDER_BOARD),
+    Settings(bound=search.BOUND_CELLS),
+    Settings(bound=search.BOUND_ONE_STEP),
+    Settings(order=search.ORDER_BOARD),
 ]
 
 
@@ -99,7 +99,7 @@ def test_a_table_too_small_for_the_states_only_costs_time() -> None:
     large = Solver(config, memory=1 << 24)
     small = Solver(config, memory=StateTable.entry_bytes(1) * (1 << 14))
     assert small.optimum() == large.optimum()
-    assert len(small.table) == 1 << 14 and small.stats[kernel.EVICTED] > 100 * max(1, large.stats[kernel.EVICTED])
+    assert len(small.table) == 1 << 14 and small.stats[search.EVICTED] > 100 * max(1, large.stats[search.EVICTED])
     assert len(large.table) > 1 << 14  # the large one grew instead
 
 

@@ -9,9 +9,9 @@ import pytest
 
 from battlelog.cli import main
 from battlelog.commands.play import answer_text
-from battlelog.game import GameConfig, cell_name
-from battlelog.harness import game_seeds, layout_for, play_game
 from battlelog.players import make_player
+from battlelog.rules.game import GameConfig, cell_name
+from battlelog.runner.harness import game_seeds, layout_for, play_game
 
 CONFIG = GameConfig(4, (3, 2))
 BOARD = ["--size", "4", "--ships", "3,2"]

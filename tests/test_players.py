@@ -9,13 +9,13 @@ import pytest
 from scipy import stats as scipy_stats
 
 from battlelog.errors import BattlelogError
-from battlelog.game import GameConfig
-from battlelog.harness import game_seeds, layout_for, play_game
 from battlelog.players import PLAYERS, make_player
 from battlelog.players.hunt_target import target_list
 from battlelog.players.pdf import density, resolved_cells
-from battlelog.state import GameState, Shot
-from battlelog.stats import mean_ci, paired_difference
+from battlelog.report.stats import mean_ci, paired_difference
+from battlelog.rules.game import GameConfig
+from battlelog.rules.state import GameState, Shot
+from battlelog.runner.harness import game_seeds, layout_for, play_game
 
 PAPER_5X5 = GameConfig(5, (3, 3, 2))
 

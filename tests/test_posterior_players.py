@@ -10,15 +10,15 @@ import pytest
 from scipy import stats as scipy_stats
 
 from battlelog.engines import make_engine
+from battlelog.engines.chain import LayoutChain
 from battlelog.errors import BattlelogError
-from battlelog.game import GameConfig
-from battlelog.harness import game_seeds, layout_for, play_game
 from battlelog.players import make_player
 from battlelog.players.info import answer_entropy
 from battlelog.players.parity import hunting_cells
-from battlelog.sampler import LayoutChain
-from battlelog.state import GameState
-from battlelog.stats import paired_difference
+from battlelog.report.stats import paired_difference
+from battlelog.rules.game import GameConfig
+from battlelog.rules.state import GameState
+from battlelog.runner.harness import game_seeds, layout_for, play_game
 
 from brute import brute_answers, brute_marginals, consistent_layouts, random_states
 

@@ -18,9 +18,9 @@ from problog.program import PrologString
 
 from battlelog.engines import make_engine
 from battlelog.engines.problog_engine import ProblogEngine, board_from_queries
-from battlelog.game import GameConfig
-from battlelog.render import render_program
-from battlelog.state import GameState
+from battlelog.model.render import render_program
+from battlelog.rules.game import GameConfig
+from battlelog.rules.state import GameState
 
 from engine_cases import hand_cases, random_cases, shots
 

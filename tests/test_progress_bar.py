@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from battlelog.progress_bar import DelayedBar
+from battlelog.views.progress_bar import DelayedBar
 
 
 class Terminal(io.StringIO):
@@ -19,7 +19,7 @@ class Terminal(io.StringIO):
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     now = [100.0]
-    monkeypatch.setattr("battlelog.progress_bar.time.monotonic", lambda: now[0])
+    monkeypatch.setattr("battlelog.views.progress_bar.time.monotonic", lambda: now[0])
     return now
 
 

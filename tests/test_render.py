@@ -14,9 +14,10 @@ import pytest
 from problog.logic import Clause, Or, Term
 from problog.program import PrologString
 
-from battlelog.game import GameConfig
-from battlelog.render import PROGRAM_TEMPLATE, render_program, template_dir
-from battlelog.state import GameState
+from battlelog.model.render import PROGRAM_TEMPLATE, render_program
+from battlelog.rules.game import GameConfig
+from battlelog.rules.state import GameState
+from battlelog.templating import template_dir
 
 from engine_cases import hand_cases, shots
 

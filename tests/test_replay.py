@@ -14,15 +14,15 @@ from PIL import Image, ImageChops
 from battlelog.cli import main
 from battlelog.engines import DEFAULT_ENGINE, make_engine
 from battlelog.errors import BattlelogError, FileFormatError
-from battlelog.game import GameConfig
 from battlelog.players import Player, make_player
-from battlelog.replay import colors
-from battlelog.replay.frames import Frame, Replay, build_replay
-from battlelog.replay.gif import frame_image, write_gif, write_still
-from battlelog.replay.page import page_data, render_page
-from battlelog.replay.panels import HIT_MARK, MISS_MARK, board_panel, frame_panels, heat_panel, percent_text, scores_panel
-from battlelog.replay.sources import Game, load_game
-from battlelog.state import GameState
+from battlelog.rules.game import GameConfig
+from battlelog.rules.state import GameState
+from battlelog.views.replay import colors
+from battlelog.views.replay.frames import Frame, Replay, build_replay
+from battlelog.views.replay.gif import frame_image, write_gif, write_still
+from battlelog.views.replay.page import page_data, render_page
+from battlelog.views.replay.panels import HIT_MARK, MISS_MARK, board_panel, frame_panels, heat_panel, percent_text, scores_panel
+from battlelog.views.replay.sources import Game, load_game
 
 from engine_cases import reference
 

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from battlelog.cli import main
-from battlelog.game import cell_name
-from battlelog.replay import colors
-from battlelog.replay.sources import load_game
+from battlelog.rules.game import cell_name
+from battlelog.views.replay import colors
+from battlelog.views.replay.sources import load_game
 
 pytestmark = pytest.mark.browser
 

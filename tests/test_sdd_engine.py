@@ -19,11 +19,11 @@ from battlelog.engines.budget import DEFAULT_BUDGET, memory_budget, task_budget
 from battlelog.engines.frontier import DIRECTIONS, sweep
 from battlelog.engines.sdd_engine import BYTES_PER_NODE, Compiled, SddEngine
 from battlelog.errors import BattlelogError, BudgetExceeded
-from battlelog.game import GameConfig
-from battlelog.harness import game_seeds, layout_for, play_game
-from battlelog.model import Problem, ground
+from battlelog.model.ground import Problem, ground
 from battlelog.players import make_player
-from battlelog.state import GameState
+from battlelog.rules.game import GameConfig
+from battlelog.rules.state import GameState
+from battlelog.runner.harness import game_seeds, layout_for, play_game
 
 from brute import all_layouts, brute_marginals, random_states
 from engine_cases import random_cases, reference, shots

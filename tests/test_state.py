@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from battlelog.errors import FileFormatError, FleetError, StateError
-from battlelog.game import GameConfig
-from battlelog.harness import layout_for, play_game
 from battlelog.players import make_player
-from battlelog.state import GameState, Shot
+from battlelog.rules.game import GameConfig
+from battlelog.rules.state import GameState, Shot
+from battlelog.runner.harness import layout_for, play_game
 
 CONFIG = GameConfig(5, (3, 3, 2))
 

@@ -23,13 +23,13 @@ import sys
 import time
 from pathlib import Path
 
-from battlelog.advise import HELP, Advisor, Quit
 from battlelog.commands.boards import add_board_arguments, add_engine_argument, config_from
-from battlelog.console import ask
-from battlelog.display import use_color
 from battlelog.engines import DEFAULT_ENGINE, make_engine
 from battlelog.errors import BattlelogError
-from battlelog.state import GameState
+from battlelog.rules.state import GameState
+from battlelog.views.advise import HELP, Advisor, Quit
+from battlelog.views.console import ask
+from battlelog.views.display import use_color
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

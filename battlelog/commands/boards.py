@@ -11,8 +11,8 @@ import secrets
 
 from battlelog.engines import DEFAULT_ENGINE, ENGINES
 from battlelog.errors import BattlelogError
-from battlelog.game import GameConfig, parse_ships
-from battlelog.state import GameState
+from battlelog.rules.game import GameConfig, parse_ships
+from battlelog.rules.state import GameState
 
 
 def add_board_arguments(parser: argparse.ArgumentParser, required: bool = True) -> None:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from battlelog.commands.boards import add_board_arguments, add_engine_argument, config_from
 from battlelog.errors import BattlelogError
-from battlelog.executors import (
+from battlelog.runner.executors import (
     DEFAULT_EXECUTOR,
     EXECUTORS,
     MAX_MEMORY_LIMIT,
@@ -23,7 +23,7 @@ from battlelog.executors import (
 )
 
 if TYPE_CHECKING:
-    from battlelog.executors.base import Executor
+    from battlelog.runner.executors.base import Executor
 
 # The board and engine arguments live in battlelog.commands.boards, which imports only light modules
 # (commands that must start fast use it); they are re-exported here for the experiment commands.

@@ -29,11 +29,11 @@ from typing import Any
 
 from battlelog.commands.common import add_board_arguments, config_from, parse_memory, parse_seconds
 from battlelog.errors import BattlelogError
-from battlelog.game import GameConfig
-from battlelog.optimum import kernel
-from battlelog.optimum.evaluate import NotExact, expected_shots
+from battlelog.optimum import search
 from battlelog.optimum.solver import DEFAULT_MEMORY, Progress, Solver
 from battlelog.players import PLAYERS, make_player
+from battlelog.players.evaluate import NotExact, expected_shots
+from battlelog.rules.game import GameConfig
 
 #: Seconds between progress lines on stderr.
 EVERY = 10.0
@@ -82,8 +82,8 @@ def run(args: argparse.Namespace) -> int:
         "exact": {"optimal": str(optimum), **{name: str(value) for name, value in values.items()}},
         "not_exact": skipped,
         "solve_seconds": round(solved, 3),
-        "search_nodes": int(solver.stats[kernel.NODES]),
-        "states_stored": int(solver.stats[kernel.STORED]),
+        "search_nodes": int(solver.stats[search.NODES]),
+        "states_stored": int(solver.stats[search.STORED]),
         "peak_memory_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024,
     }
     print(json.dumps(figures) if args.json else table(config, optimum, values, skipped, figures))

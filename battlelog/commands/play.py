@@ -16,13 +16,13 @@ from __future__ import annotations
 import argparse
 
 from battlelog.commands.boards import add_board_arguments, add_engine_argument, add_seed_argument, config_from, seed_from
-from battlelog.display import BOARD_LEGEND, board_text, count_noun
 from battlelog.errors import BattlelogError
-from battlelog.game import GameConfig, Placement, cell_name
-from battlelog.harness import GameResult, game_seeds, layout_for, play_game
-from battlelog.human import HumanPlayer, Quit
 from battlelog.players import PLAYERS, Player, make_player
-from battlelog.state import GameState
+from battlelog.rules.game import GameConfig, Placement, cell_name
+from battlelog.rules.state import GameState
+from battlelog.runner.harness import GameResult, game_seeds, layout_for, play_game
+from battlelog.views.display import BOARD_LEGEND, board_text, count_noun
+from battlelog.views.human import HumanPlayer, Quit
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

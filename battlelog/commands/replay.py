@@ -22,11 +22,11 @@ import argparse
 from pathlib import Path
 
 from battlelog.commands.boards import add_engine_argument
-from battlelog.display import count_noun
 from battlelog.engines import DEFAULT_ENGINE, make_engine
 from battlelog.errors import BattlelogError
 from battlelog.players import PLAYERS, Player, make_player
-from battlelog.replay.sources import Game, load_game
+from battlelog.views.display import count_noun
+from battlelog.views.replay.sources import Game, load_game
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -58,9 +58,9 @@ def run(args: argparse.Namespace) -> int:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise BattlelogError(f"{out}: cannot create the folder ({exc.strerror})") from None
-    from battlelog.replay.frames import build_replay, report_progress  # numpy work and Pillow: only once the input is good
-    from battlelog.replay.gif import write_gif, write_still
-    from battlelog.replay.page import write_page
+    from battlelog.views.replay.frames import build_replay, report_progress  # numpy work and Pillow: only once the input is good
+    from battlelog.views.replay.gif import write_gif, write_still
+    from battlelog.views.replay.page import write_page
 
     engine, player = make_engine(args.engine), scoring_player(game)
     try:

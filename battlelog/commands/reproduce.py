@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING
 from battlelog.commands.common import add_engine_argument, add_executor_arguments, add_limit_arguments, executor_from
 from battlelog.engines import DEFAULT_ENGINE
 from battlelog.errors import BattlelogError
-from battlelog.game import GameConfig, parse_ships
+from battlelog.rules.game import GameConfig, parse_ships
 
 if TYPE_CHECKING:
-    from battlelog.reproduce import PaperRow
+    from battlelog.runner.reproduce import PaperRow
 
 #: Games per cell with --quick.
 QUICK_GAMES = 100
@@ -54,7 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _rows(specs: list[str] | None) -> list[PaperRow]:
     """The paper's rows, or the ones named by --config SIZE:SHIPS (in the order given, each once)."""
-    from battlelog.reproduce import paper_table
+    from battlelog.runner.reproduce import paper_table
 
     table = paper_table()
     if not specs:
@@ -85,7 +85,7 @@ def _command(args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from battlelog.reproduce import reproduce, results_markdown
+    from battlelog.runner.reproduce import reproduce, results_markdown
 
     games = QUICK_GAMES if args.quick else args.games
     if games < 2:

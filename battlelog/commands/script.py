@@ -20,9 +20,9 @@ from pathlib import Path
 
 from battlelog.commands.boards import add_engine_argument, add_state_arguments, state_from
 from battlelog.engines import DEFAULT_ENGINE
+from battlelog.engines.solve import check_consistent
 from battlelog.errors import BattlelogError
-from battlelog.inference import check_consistent
-from battlelog.render import render_program
+from battlelog.model.render import render_program
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

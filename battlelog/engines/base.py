@@ -9,8 +9,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from battlelog.errors import BattlelogError, StateError
-from battlelog.game import HIT_CODE, MISS_CODE, SUNK_CODE, Placement, cell_name
-from battlelog.state import GameState
+from battlelog.rules.game import HIT_CODE, MISS_CODE, SUNK_CODE, Placement, cell_name
+from battlelog.rules.state import GameState
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ class Marginals:
     def answers(self, state: GameState) -> np.ndarray:
         """``out[r, c, a]``: the probability that a shot at (r, c) is answered ``a``.
 
-        ``a`` is an answer code (``battlelog.game``): 0 miss, 1 a hit that sinks nothing, ``2 + i`` "sunk ship i". A
+        ``a`` is an answer code (``battlelog.rules.game``): 0 miss, 1 a hit that sinks nothing, ``2 + i`` "sunk ship i". A
         shot at x sinks ship i exactly when ship i lies on x and the rest of its cells are already
         hit, so these follow from the placement marginals. Cells already shot are all zero.
         """

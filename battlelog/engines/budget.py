@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, TypeVar
 from battlelog.errors import BudgetExceeded
 
 if TYPE_CHECKING:
-    from battlelog.model import Problem
+    from battlelog.model.ground import Problem
 
 #: At most 2 ** MAX_SPLIT_DEPTH cases per state before an engine gives up.
 MAX_SPLIT_DEPTH = 4

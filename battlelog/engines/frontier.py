@@ -28,8 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from battlelog.errors import BattlelogError, BudgetExceeded
-from battlelog.game import Cell, Placement
-from battlelog.model import Problem
+from battlelog.model.ground import Problem
+from battlelog.rules.game import Cell, Placement
 
 #: Child references in :class:`Diagram` levels besides node indices (which are >= 0).
 FALSE, TRUE = -1, -2

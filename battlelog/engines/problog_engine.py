@@ -1,6 +1,6 @@
 """The ``problog`` engine: exact marginals through ProbLog's own pipeline, nothing custom.
 
-Render the state's program (battlelog.render), ground it with evidence propagation, compile the
+Render the state's program (battlelog.model.render), ground it with evidence propagation, compile the
 ground program to an SDD with ``get_evaluatable("sdd")`` and evaluate every query: the same steps,
 with the same options, as ``problog program.pl`` on the command line, so the two agree. (Propagation
 is there to mirror the command line; on this encoding it neither helps nor hurts measurably.)
@@ -19,8 +19,8 @@ from problog.logic import Term
 from problog.program import PrologString
 
 from battlelog.engines.base import Engine, Inconsistent, Marginals
-from battlelog.render import render_program
-from battlelog.state import GameState
+from battlelog.model.render import render_program
+from battlelog.rules.state import GameState
 
 
 class ProblogEngine(Engine):

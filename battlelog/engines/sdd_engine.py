@@ -3,7 +3,7 @@
 How (and why it is fast where ProbLog's pipeline is not):
 
 1. ``model.ground`` applies every piece of evidence that only rules placements out (misses, sinks,
-   not-sunk); what is left is a :class:`~battlelog.model.Problem`.
+   not-sunk); what is left is a :class:`~battlelog.model.ground.Problem`.
 2. The frontier sweep (battlelog.engines.frontier) turns it into a reduced ordered decision diagram
    over the surviving placements, with numpy, sweeping the board row by row in whichever of four
    directions gives the smallest diagram.
@@ -42,9 +42,9 @@ from battlelog.engines.base import Engine, Inconsistent, Marginals
 from battlelog.engines.budget import readable
 from battlelog.engines.frontier import FALSE, TRUE, Diagram, smallest_sweep
 from battlelog.errors import BudgetExceeded
-from battlelog.game import GameConfig, Placement
-from battlelog.model import Problem, ground
-from battlelog.state import GameState
+from battlelog.model.ground import Problem, ground
+from battlelog.rules.game import GameConfig, Placement
+from battlelog.rules.state import GameState
 
 #: Resident bytes per SDD node while it is built and counted (pysdd's node, its two elements, the
 #: unique table, the WMC arrays), measured with experiments/bench_engines.py --measure-bytes.

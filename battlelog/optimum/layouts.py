@@ -13,8 +13,8 @@ from functools import cached_property
 import numpy as np
 
 from battlelog.errors import BattlelogError
-from battlelog.game import HIT_CODE, MISS_CODE, SUNK_CODE, Cell, GameConfig
-from battlelog.state import GameState
+from battlelog.rules.game import HIT_CODE, MISS_CODE, SUNK_CODE, Cell, GameConfig
+from battlelog.rules.state import GameState
 
 #: Largest board whose cells fit the 64-bit masks used here.
 MAX_CELLS = 64
@@ -121,7 +121,7 @@ class LayoutTable:
         return np.flatnonzero(ok).astype(np.int32)
 
     def answers(self, layouts: np.ndarray, hits: int, cell: Cell) -> np.ndarray:
-        """The answer code (``battlelog.game``) each of ``layouts`` gives to a shot at ``cell`` when
+        """The answer code (``battlelog.rules.game``) each of ``layouts`` gives to a shot at ``cell`` when
         ``hits`` (a mask) are hit."""
         size = self.config.size
         x = cell[0] * size + cell[1]

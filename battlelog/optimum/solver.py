@@ -1,7 +1,7 @@
 """The exact optimum of a small instance and the policy that reaches it.
 
 :class:`Solver` enumerates the layouts, runs the compiled branch-and-bound search
-(:mod:`battlelog.optimum.kernel`) in a thread so that a caller can watch its progress and stop it,
+(:mod:`battlelog.optimum.search`) in a thread so that a caller can watch its progress and stop it,
 and keeps the table of solved belief states, from which :meth:`Solver.best_shot` reads the optimal
 shot of any game state (searching again only where the table has no answer).
 """
@@ -19,11 +19,11 @@ from fractions import Fraction
 import numpy as np
 
 from battlelog.errors import BattlelogError, BudgetExceeded
-from battlelog.game import Cell, GameConfig
-from battlelog.optimum import kernel
+from battlelog.optimum import search
+from battlelog.optimum.group import Symmetries
 from battlelog.optimum.layouts import SOLVABLE_CELLS, SOLVABLE_LAYOUTS, cells_mask, solvable_layouts
-from battlelog.optimum.symmetry import Symmetries
-from battlelog.state import GameState
+from battlelog.rules.game import Cell, GameConfig
+from battlelog.rules.state import GameState
 
 #: Default memory for the table of solved states.
 DEFAULT_MEMORY = 1 << 30
@@ -48,10 +48,10 @@ class Settings:
     """What the search may use: each device can be switched off to measure what it buys."""
 
     symmetries: bool = True
-    #: ``kernel.BOUND_MISSES``, ``kernel.BOUND_ONE_STEP`` or ``kernel.BOUND_CELLS``.
-    bound: int = kernel.BOUND_MISSES
-    #: ``kernel.ORDER_BOUND`` or ``kernel.ORDER_BOARD``.
-    order: int = kernel.ORDER_BOUND
+    #: ``search.BOUND_MISSES``, ``search.BOUND_ONE_STEP`` or ``search.BOUND_CELLS``.
+    bound: int = search.BOUND_MISSES
+    #: ``search.ORDER_BOUND`` or ``search.ORDER_BOARD``.
+    order: int = search.ORDER_BOUND
 
 
 #: Slots of a new table: grown by doubling (while the memory allows) when three quarters are used.
@@ -93,7 +93,7 @@ class StateTable:
     def grown(self, stats: np.ndarray) -> StateTable:
         """A table twice as large holding every entry of this one."""
         bigger = StateTable.empty(2 * len(self), self.keys.shape[1])
-        kernel.rehash(self.arrays, bigger.arrays, stats)
+        search.rehash(self.arrays, bigger.arrays, stats)
         return bigger
 
 
@@ -118,7 +118,7 @@ class Solver:
         #: The largest table the memory allows (a power of two, at least 1,024 slots).
         self.capacity = 1 << max(10, (memory // StateTable.entry_bytes(self._words)).bit_length() - 1)
         self.table = StateTable.empty(min(FIRST_CAPACITY, self.capacity), self._words)
-        self.stats = np.zeros(kernel.STATS, dtype=np.int64)
+        self.stats = np.zeros(search.STATS, dtype=np.int64)
         self._options = np.array([settings.bound, settings.order], dtype=np.int64)
         self._lock = threading.Lock()
 
@@ -149,7 +149,7 @@ class Solver:
                 while True:
                     try:
                         value = future.result(timeout=every)
-                        if value != kernel.STOPPED or self.stats[kernel.STOP] != kernel.STOP_TO_GROW:
+                        if value != search.STOPPED or self.stats[search.STOP] != search.STOP_TO_GROW:
                             break
                         self.table = self.table.grown(self.stats)  # and search again: the entries are kept
                         future = pool.submit(self._search, layouts, hits)
@@ -158,12 +158,12 @@ class Solver:
                         if progress is not None:
                             progress(self._progress(elapsed))
                         if seconds is not None and elapsed > seconds:
-                            self.stats[kernel.STOP] = kernel.STOP_ASKED
+                            self.stats[search.STOP] = search.STOP_ASKED
             except KeyboardInterrupt:
-                self.stats[kernel.STOP] = kernel.STOP_ASKED
+                self.stats[search.STOP] = search.STOP_ASKED
                 future.result()
                 raise
-            if value == kernel.STOPPED:
+            if value == search.STOPPED:
                 best = self._progress(time.perf_counter() - start).root_best
                 found = f"; the best policy found so far needs {best / len(layouts):.4f} shots" if best else ""
                 raise BudgetExceeded(f"{self.config.label()}: the search stopped after {seconds:g} s{found}")
@@ -171,11 +171,11 @@ class Solver:
 
     def _search(self, layouts: np.ndarray, hits: int) -> int:
         t = self.layouts
-        self.stats[kernel.STOP] = kernel.RUNNING
-        self.stats[kernel.MAY_GROW] = len(self.table) < self.capacity
+        self.stats[search.STOP] = search.RUNNING
+        self.stats[search.MAY_GROW] = len(self.table) < self.capacity
         return int(
-            kernel.search(
-                layouts.astype(np.int32), np.uint64(hits), kernel.INFINITE, 0, t.ship_masks, t.owner, t.placement,
+            search.search(
+                layouts.astype(np.int32), np.uint64(hits), search.INFINITE, 0, t.ship_masks, t.owner, t.placement,
                 t.union, self.symmetries.cells, self.symmetries.ships, self.symmetries.placements, self._offsets,
                 self._words, self.config.ship_cells, self.table.arrays, self.stats, self._options,
             )
@@ -185,12 +185,12 @@ class Solver:
         s = self.stats
         return Progress(
             seconds,
-            int(s[kernel.NODES]),
-            int(s[kernel.STORED]),
-            int(s[kernel.EVICTED]),
-            int(s[kernel.ROOT_DONE]),
-            int(s[kernel.ROOT_TOTAL]),
-            int(s[kernel.ROOT_BEST]) or None,
+            int(s[search.NODES]),
+            int(s[search.STORED]),
+            int(s[search.EVICTED]),
+            int(s[search.ROOT_DONE]),
+            int(s[search.ROOT_TOTAL]),
+            int(s[search.ROOT_BEST]) or None,
         )
 
     def optimum(self, progress: Callable[[Progress], None] | None = None, seconds: float | None = None) -> Fraction:
@@ -212,11 +212,11 @@ class Solver:
             return divmod((rest & -rest).bit_length() - 1, state.size)
         self.total(layouts, hits)
         t = self.layouts
-        key, g, _ = kernel.canonical_key(
+        key, g, _ = search.canonical_key(
             layouts, np.uint64(hits), t.placement, self.symmetries.cells, self.symmetries.ships,
             self.symmetries.placements, self._offsets, self._words,
         )
-        slot = kernel.find_slot(self.table.keys, self.table.flags, key)
-        if slot < 0 or self.table.flags[slot] != kernel.EXACT:  # evicted by the search just run: cannot happen
+        slot = search.find_slot(self.table.keys, self.table.flags, key)
+        if slot < 0 or self.table.flags[slot] != search.EXACT:  # evicted by the search just run: cannot happen
             raise BattlelogError("the solved policy lost this state; give the solver more memory")
         return self.symmetries.preimage(g, int(self.table.actions[slot]), state.size)

@@ -9,8 +9,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from battlelog.game import Cell, GameConfig
-from battlelog.state import GameState
+from battlelog.rules.game import Cell, GameConfig
+from battlelog.rules.state import GameState
 
 #: Scores within this relative distance of the best are ties (exact marginals of symmetric cells
 #: can differ in the last bits of a float; those must not decide the shot).

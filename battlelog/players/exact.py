@@ -7,7 +7,7 @@ import numpy as np
 from battlelog.engines import Marginals
 from battlelog.players.base import masked
 from battlelog.players.posterior import PosteriorPlayer
-from battlelog.state import GameState
+from battlelog.rules.state import GameState
 
 
 class ExactPlayer(PosteriorPlayer):

@@ -6,10 +6,10 @@ import numpy as np
 
 from battlelog.engines import DEFAULT_ENGINE, Marginals
 from battlelog.errors import BattlelogError
-from battlelog.game import HIT_CODE, Cell, decode_answer
 from battlelog.players.base import Seed, masked
 from battlelog.players.posterior import PosteriorPlayer
-from battlelog.state import GameState
+from battlelog.rules.game import HIT_CODE, Cell, decode_answer
+from battlelog.rules.state import GameState
 
 
 class LookaheadPlayer(PosteriorPlayer):

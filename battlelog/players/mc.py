@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from battlelog.errors import BattlelogError
-from battlelog.game import Cell
 from battlelog.players.base import Player, Seed, masked, pick_best
-from battlelog.state import GameState
+from battlelog.rules.game import Cell
+from battlelog.rules.state import GameState
 
 #: Sweeps of the chain discarded before the first sample of each move.
 BURN_IN = 20
@@ -15,7 +15,7 @@ BURN_IN = 20
 
 class MonteCarloPlayer(Player):
     """Shoots the unshot cell covered most often in ``samples`` layouts drawn by a Markov chain whose
-    draws are uniform over the layouts consistent with the answers in the limit (battlelog.sampler).
+    draws are uniform over the layouts consistent with the answers in the limit (battlelog.engines.chain).
 
     Its choice is random beyond ties (the estimate is), so it has no candidates and no exact
     expectation.
@@ -31,7 +31,7 @@ class MonteCarloPlayer(Player):
 
     def scores(self, state: GameState) -> np.ndarray:
         """The estimated occupancy marginal of every unshot cell (a fresh estimate at each call)."""
-        from battlelog.sampler import LayoutChain  # numba: loaded when a game needs it, not by `--help`
+        from battlelog.engines.chain import LayoutChain  # numba: loaded when a game needs it, not by `--help`
 
         return masked(LayoutChain(state).occupancy(self.samples, BURN_IN, self.rng), state)
 

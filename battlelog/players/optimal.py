@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import TYPE_CHECKING
 
-from battlelog.game import Cell, GameConfig
 from battlelog.optimum.layouts import solvable_layouts
 from battlelog.players.base import Player
-from battlelog.state import GameState
+from battlelog.rules.game import Cell, GameConfig
+from battlelog.rules.state import GameState
 
 if TYPE_CHECKING:
     from battlelog.optimum.solver import Solver

@@ -6,10 +6,10 @@ from collections.abc import Hashable
 
 import numpy as np
 
-from battlelog.game import Cell
 from battlelog.players.base import ScoringPlayer, idle_cells, masked
 from battlelog.players.hunt_target import target_key, target_list
-from battlelog.state import GameState
+from battlelog.rules.game import Cell
+from battlelog.rules.state import GameState
 
 
 def hunting_cells(state: GameState) -> list[Cell]:

@@ -7,9 +7,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from battlelog.game import Cell, ship_placements
 from battlelog.players.base import ScoringPlayer, masked
-from battlelog.state import GameState
+from battlelog.rules.game import Cell, ship_placements
+from battlelog.rules.state import GameState
 
 #: How much more a placement counts for each unresolved hit it passes through (target mode).
 TARGET_WEIGHT = 100.0

@@ -8,9 +8,9 @@ from collections.abc import Hashable
 import numpy as np
 
 from battlelog.engines import DEFAULT_ENGINE, Engine, Marginals, make_engine
-from battlelog.game import Cell
 from battlelog.players.base import ScoringPlayer, Seed, best_cells
-from battlelog.state import GameState
+from battlelog.rules.game import Cell
+from battlelog.rules.state import GameState
 
 
 class PosteriorPlayer(ScoringPlayer):

@@ -6,9 +6,9 @@ from collections.abc import Hashable
 
 import numpy as np
 
-from battlelog.game import Cell
 from battlelog.players.base import ScoringPlayer, masked, pick_random
-from battlelog.state import GameState
+from battlelog.rules.game import Cell
+from battlelog.rules.state import GameState
 
 
 class RandomPlayer(ScoringPlayer):

@@ -6,9 +6,9 @@ import numpy as np
 
 from battlelog.engines import DEFAULT_ENGINE, Engine, make_engine
 from battlelog.errors import BattlelogError
-from battlelog.game import Cell
 from battlelog.players.base import Player, Seed, masked, pick_best
-from battlelog.state import GameState
+from battlelog.rules.game import Cell
+from battlelog.rules.state import GameState
 
 
 class ThompsonPlayer(Player):

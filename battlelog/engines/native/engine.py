@@ -3,7 +3,7 @@
 How, for one game state:
 
 1. ``model.ground`` applies the evidence that only rules placements out (misses, sinks, not-sunk);
-   what is left is a :class:`~battlelog.model.Problem`: one placement per ship from its domain, no
+   what is left is a :class:`~battlelog.model.ground.Problem`: one placement per ship from its domain, no
    overlap, every hit covered.
 2. Ships that are interchangeable in that problem are merged into kinds, and the board is swept
    cell by cell in the raster order that suits the evidence (:func:`sweep_order`), building the
@@ -27,10 +27,10 @@ from battlelog.engines.native.cache import STATES, EmptyBoards
 from battlelog.engines.native.counts import Counts
 from battlelog.engines.native.layered import LayeredModel, sweep
 from battlelog.engines.native.tables import SweepTables
-from battlelog.game import GameConfig, Placement
-from battlelog.model import Problem, ground
-from battlelog.state import GameState
-from battlelog.symmetry import IDENTITY, SYMMETRIES, PosteriorKey, Symmetry, canonical_form, posterior_key
+from battlelog.model.ground import Problem, ground
+from battlelog.rules.game import GameConfig, Placement
+from battlelog.rules.state import GameState
+from battlelog.rules.symmetry import IDENTITY, SYMMETRIES, PosteriorKey, Symmetry, canonical_form, posterior_key
 
 
 def sweep_order(state: GameState) -> Symmetry:

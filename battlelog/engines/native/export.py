@@ -26,9 +26,9 @@ from battlelog.engines.native.engine import sweep_order
 from battlelog.engines.native.layered import LayeredModel, sweep
 from battlelog.engines.native.tables import SweepTables
 from battlelog.errors import BudgetExceeded
-from battlelog.game import Placement
-from battlelog.model import Problem, ground
-from battlelog.state import GameState
+from battlelog.model.ground import Problem, ground
+from battlelog.rules.game import Placement
+from battlelog.rules.state import GameState
 
 #: Resident bytes of one SDD node in pysdd (measured for the sdd engine; see sdd_engine.BYTES_PER_NODE).
 BYTES_PER_NODE = 420

@@ -28,9 +28,9 @@ from math import factorial
 import numpy as np
 
 from battlelog.errors import BattlelogError
-from battlelog.game import Placement, ship_placements
-from battlelog.model import Problem
-from battlelog.symmetry import Symmetry
+from battlelog.model.ground import Problem
+from battlelog.rules.game import Placement, ship_placements
+from battlelog.rules.symmetry import Symmetry
 
 #: Orientations as the kernel numbers them (action ``1 + 2 * kind + orientation``).
 HORIZONTAL, VERTICAL = 0, 1

@@ -1,0 +1,29 @@
+"""Exact marginals for the commands: a state no layout fits becomes the error naming the shot at fault.
+
+Engines only say that a state is contradictory (:class:`Inconsistent`); people need to know which
+of their answers made it so, which :func:`battlelog.engines.locate_fault` finds.
+"""
+
+from __future__ import annotations
+
+from battlelog.engines import Engine, Inconsistent, Marginals, locate_fault, make_engine
+from battlelog.rules.state import GameState
+
+
+def solve(state: GameState, engine: Engine) -> Marginals:
+    """The engine's marginals; a contradictory state becomes the error naming the first shot at fault."""
+    try:
+        return engine.marginals(state)
+    except Inconsistent:
+        raise locate_fault(state, engine) from None
+
+
+def check_consistent(state: GameState, engine_name: str) -> None:
+    """Refuse a state that no layout satisfies, with the error :func:`solve` gives."""
+    if not state.shots:
+        return  # the fleet fits the board (GameConfig checks it), so the empty board has layouts
+    engine = make_engine(engine_name)
+    try:
+        solve(state, engine)
+    finally:
+        engine.close()

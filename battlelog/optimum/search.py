@@ -1,0 +1,375 @@
+"""The compiled search for the optimal policy: depth-first branch and bound over belief states.
+
+A belief state is (C, H): the layouts still consistent with the answers (indices into a
+:class:`~battlelog.optimum.layouts.LayoutTable`) and the hit cells. That is all the future depends
+on: misses only matter through C, and every future answer of a layout follows from the layout and H.
+Values are integer totals: ``T(C, H)`` is the sum over the layouts of C of the shots still to fire,
+
+    T(C, H) = 0                                     when every ship is sunk,
+    T(C, H) = |C| + min_x  sum_a T(C_a, H_a)        otherwise,
+
+where C_a are the layouts giving answer a at x. The expected number of shots is T / |C|, so the
+search never rounds. Only cells that some layout of C covers are worth a shot: a certain miss leaves
+C unchanged and costs a shot.
+
+The table of solved states is keyed by a canonical form of (C, H) under the instance's symmetries.
+(C, H) itself is too big to store, but H with, per ship, the set P_i of its placements found in C
+determines C: C is exactly the non-overlapping layouts drawn from the P_i that cover H (every answer
+of the spec constrains one ship's placement or the union of ships, and each P_i placement appears in
+some consistent layout). That key takes N*N + sum_i |placements of i| bits.
+
+``search(C, H, beta)`` returns T(C, H) exactly when it is below ``beta``; otherwise some value in
+[beta, T(C, H)], a lower bound (fail-high). Lower bounds found this way are stored too. Per action,
+the children's lower bounds are summed first and the action is dropped as soon as solved children
+plus bounds of the rest reach the best total so far (the expectimax "star1" cut). Each child gets
+the window left over by its siblings.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from battlelog.rules.game import HIT_CODE, MISS_CODE, SUNK_CODE
+
+#: Slots of the shared statistics array (the progress thread reads them while the search runs).
+NODES, STORED, EVICTED, STOP, ROOT_DONE, ROOT_TOTAL, ROOT_BEST, EXACT_STORED, MAY_GROW = range(9)
+STATS = 9
+#: Values of stats[STOP]: why the search was asked to stop.
+RUNNING, STOP_ASKED, STOP_TO_GROW = 0, 1, 2
+
+#: Table flags.
+EMPTY, LOWER, EXACT = 0, 1, 2
+
+#: Option slots: what the search may use, so that each device's worth can be measured.
+OPT_BOUND, OPT_ORDER = range(2)
+OPTIONS = 2
+#: Lower bounds (see lower_bound): remaining ship cells only; plus the next shot's chance of a miss;
+#: plus the misses expected before the next hit.
+BOUND_CELLS, BOUND_ONE_STEP, BOUND_MISSES = 0, 1, 2
+#: Move orders: 0 = board order; 1 = by the actions' lower bounds.
+ORDER_BOARD, ORDER_BOUND = 0, 1
+
+#: Returned when the search was told to stop (no table entry is written on the way back).
+STOPPED = -1
+INFINITE = 1 << 62
+#: Slots probed for a key before an entry is replaced.
+PROBES = 32
+
+
+@njit(cache=True)
+def popcount(x: np.uint64) -> int:
+    """Number of set bits of a 64-bit word."""
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@njit(cache=True)
+def _mix(x: np.uint64) -> np.uint64:
+    """splitmix64's finaliser: spreads a word's bits over the whole word."""
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+@njit(cache=True)
+def canonical_key(layouts, hits, placement, cell_perm, ship_perm, plc_perm, offsets, words):
+    """The smallest packed key of (C, H) over the symmetry group, the element reaching it, and which
+    elements fix the state (its stabiliser)."""
+    groups, ships = ship_perm.shape
+    most = plc_perm.shape[2]
+    present = np.zeros((ships, most), dtype=np.bool_)
+    for lay in layouts:
+        for i in range(ships):
+            present[i, placement[lay, i]] = True
+    packed = np.zeros((groups, words), dtype=np.uint64)
+    n_cells = cell_perm.shape[1]
+    for g in range(groups):
+        for x in range(n_cells):
+            if (hits >> np.uint64(x)) & np.uint64(1):
+                b = cell_perm[g, x]
+                packed[g, b >> 6] |= np.uint64(1) << np.uint64(b & 63)
+        for i in range(ships):
+            base = offsets[ship_perm[g, i]]
+            for k in range(most):
+                if present[i, k]:
+                    b = base + plc_perm[g, i, k]
+                    packed[g, b >> 6] |= np.uint64(1) << np.uint64(b & 63)
+    best = 0
+    for g in range(1, groups):
+        for w in range(words):
+            if packed[g, w] != packed[best, w]:
+                if packed[g, w] < packed[best, w]:
+                    best = g
+                break
+    stabiliser = np.zeros(groups, dtype=np.bool_)
+    for g in range(groups):
+        same = True
+        for w in range(words):
+            if packed[g, w] != packed[0, w]:
+                same = False
+                break
+        stabiliser[g] = same
+    return packed[best].copy(), best, stabiliser
+
+
+@njit(cache=True)
+def _home(keys, key):
+    """The first slot of ``key``'s probe window."""
+    h = np.uint64(0x9E3779B97F4A7C15)
+    for w in range(key.shape[0]):
+        h = _mix(h ^ key[w])
+    return np.int64(h & np.uint64(keys.shape[0] - 1))
+
+
+@njit(cache=True)
+def _same_key(keys, slot, key):
+    for w in range(key.shape[0]):
+        if keys[slot, w] != key[w]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def find_slot(keys, flags, key):
+    """The slot holding ``key``, or -1."""
+    mask = keys.shape[0] - 1
+    slot = _home(keys, key)
+    for _ in range(PROBES):
+        if flags[slot] == EMPTY:
+            return -1
+        if _same_key(keys, slot, key):
+            return slot
+        slot = (slot + 1) & mask
+    return -1
+
+
+@njit(cache=True)
+def store(table, stats, key, value, flag, action, work):
+    """Write an entry. When the key's window of PROBES slots is full, the entry whose search cost the
+    fewest nodes (``work``) gives way: only speed is lost, an evicted state is searched again when
+    needed, and the costly ones stay. ``table`` is (keys, values, flags, actions, works)."""
+    keys, values, flags, actions, works = table
+    mask = keys.shape[0] - 1
+    slot = _home(keys, key)
+    victim = -1
+    evicting = True
+    for _ in range(PROBES):
+        if flags[slot] == EMPTY:
+            victim, evicting = slot, False
+            stats[STORED] += 1
+            if stats[MAY_GROW] and 4 * stats[STORED] > 3 * keys.shape[0]:
+                stats[STOP] = STOP_TO_GROW  # finish this write, then unwind: the caller grows the table
+            break
+        if _same_key(keys, slot, key):
+            if flags[slot] == EXACT or (flag == LOWER and values[slot] >= value):
+                return
+            victim, evicting = slot, False
+            break
+        if victim < 0 or works[slot] < works[victim]:
+            victim = slot
+        slot = (slot + 1) & mask
+    if evicting:
+        stats[EVICTED] += 1
+    if flags[victim] == EXACT:
+        stats[EXACT_STORED] -= 1
+    if flag == EXACT:
+        stats[EXACT_STORED] += 1
+    for w in range(key.shape[0]):
+        keys[victim, w] = key[w]
+    values[victim] = value
+    flags[victim] = flag
+    actions[victim] = action
+    works[victim] = work
+
+
+@njit(cache=True)
+def rehash(table, bigger, stats):
+    """Copy every entry of ``table`` into the larger table ``bigger``."""
+    keys, values, flags, actions, works = table
+    stats[STORED] = 0
+    for slot in range(keys.shape[0]):
+        if flags[slot] != EMPTY:
+            store(bigger, stats, keys[slot], values[slot], flags[slot], actions[slot], works[slot])
+
+
+@njit(cache=True)
+def _count_cells(cells, counts):
+    """Add one to ``counts[x]`` for every bit x set in ``cells``."""
+    while cells:
+        low = cells & (~cells + np.uint64(1))
+        counts[popcount(low - np.uint64(1))] += 1
+        cells ^= low
+
+
+@njit(cache=True)
+def lower_bound(n, remaining, cover, bound):
+    """A lower bound on T of a state with ``n`` layouts and ``remaining`` unhit ship cells, where
+    ``cover[x]`` layouts cover unshot cell x.
+
+    Every layout needs its ``remaining`` hits. On top of that, the shots a policy fires until its
+    next hit are misses, and while every shot so far has missed the policy's shots are a fixed
+    sequence: after k of them at least n - (the k largest cover counts, summed) layouts are still
+    missed. Summing over k counts misses before the next hit (BOUND_MISSES); its first term alone is
+    the one-step bound (BOUND_ONE_STEP).
+    """
+    if remaining == 0:
+        return 0
+    if n == 1 or bound == BOUND_CELLS:
+        return n * remaining
+    if bound == BOUND_ONE_STEP:
+        return n * remaining + n - cover.max()
+    ranked = np.sort(cover)[::-1]
+    misses = 0
+    covered = 0
+    for c in ranked:
+        covered += c
+        if covered >= n:
+            break
+        misses += n - covered
+    return n * remaining + misses
+
+
+@njit(cache=True, nogil=True)
+def search(
+    layouts, hits, beta, depth, ship_masks, owner, placement, union, cell_perm, ship_perm, plc_perm,
+    offsets, words, fleet_cells, table, stats, options,
+):
+    """T(layouts, hits) if it is below ``beta``, else a lower bound of at least ``beta`` (see the
+    module's docstring); STOPPED when ``stats[STOP]`` was set."""
+    n = layouts.shape[0]
+    remaining = fleet_cells - popcount(hits)
+    if remaining == 0:
+        return 0
+    if n == 1:
+        return remaining
+    if stats[STOP]:
+        return STOPPED
+    stats[NODES] += 1
+    start = stats[NODES]
+    key, g, stabiliser = canonical_key(layouts, hits, placement, cell_perm, ship_perm, plc_perm, offsets, words)
+    keys, values, flags = table[0], table[1], table[2]
+    slot = find_slot(keys, flags, key)
+    known = 0
+    if slot >= 0:
+        if flags[slot] == EXACT:
+            return values[slot]
+        known = values[slot]
+    n_cells = owner.shape[1]
+    ships = ship_masks.shape[1]
+    bound = options[OPT_BOUND]
+
+    # How many layouts cover each unshot cell: the one-step bound, and which cells are worth a shot.
+    cover = np.zeros(n_cells, dtype=np.int64)
+    for lay in layouts:
+        _count_cells(union[lay] & ~hits, cover)
+    lower = max(known, lower_bound(n, remaining, cover, bound))
+    if lower >= beta:
+        store(table, stats, key, lower, LOWER, -1, 1)
+        return lower
+
+    # Candidate shots: one per orbit of the state's stabiliser, among cells some layout covers.
+    cells = np.empty(n_cells, dtype=np.int64)
+    count = 0
+    for x in range(n_cells):
+        if cover[x] == 0:
+            continue
+        representative = True
+        for h in range(stabiliser.shape[0]):
+            if stabiliser[h] and cell_perm[h, x] < x:
+                representative = False
+                break
+        if representative:
+            cells[count] = x
+            count += 1
+    cells = cells[:count]
+
+    # Each candidate's answers, bucket sizes and children's bounds.
+    kinds = ships + 2
+    answer = np.empty((count, n), dtype=np.int8)
+    sizes = np.zeros((count, kinds), dtype=np.int64)
+    child_lower = np.zeros((count, kinds), dtype=np.int64)
+    action_lower = np.zeros(count, dtype=np.int64)
+    child_cover = np.zeros((kinds, n_cells), dtype=np.int64)
+    for a in range(count):
+        x = cells[a]
+        bit = np.uint64(1) << np.uint64(x)
+        child_cover[:, :] = 0
+        for j in range(n):
+            lay = layouts[j]
+            ship = owner[lay, x]
+            if ship < 0:
+                kind = MISS_CODE
+                after = hits
+            else:
+                after = hits | bit
+                kind = SUNK_CODE + ship if (ship_masks[lay, ship] & ~after) == 0 else HIT_CODE
+            answer[a, j] = kind
+            sizes[a, kind] += 1
+            _count_cells(union[lay] & ~after, child_cover[kind])
+        total = n
+        for kind in range(kinds):
+            if sizes[a, kind]:
+                left = remaining if kind == MISS_CODE else remaining - 1
+                child_lower[a, kind] = lower_bound(sizes[a, kind], left, child_cover[kind], bound)
+                total += child_lower[a, kind]
+        action_lower[a] = total
+
+    order = np.argsort(action_lower, kind="mergesort") if options[OPT_ORDER] == ORDER_BOUND else np.arange(count)
+    if depth == 0:
+        stats[ROOT_TOTAL] = count
+        stats[ROOT_DONE] = 0
+
+    best = beta
+    best_cell = -1
+    floor = INFINITE  # the least lower bound over the actions that did not beat ``best``
+    for a in order:
+        if depth == 0:
+            stats[ROOT_DONE] += 1
+        if action_lower[a] >= best:
+            floor = min(floor, action_lower[a])
+            if options[OPT_ORDER] == ORDER_BOUND:
+                break
+            continue
+        x = cells[a]
+        bit = np.uint64(1) << np.uint64(x)
+        running = action_lower[a]
+        kind_order = np.argsort(-sizes[a], kind="mergesort")
+        complete = True
+        for kind in kind_order:
+            size = sizes[a, kind]
+            if size == 0:
+                continue
+            child = np.empty(size, dtype=np.int32)
+            k = 0
+            for j in range(n):
+                if answer[a, j] == kind:
+                    child[k] = layouts[j]
+                    k += 1
+            after = hits if kind == MISS_CODE else hits | bit
+            running -= child_lower[a, kind]
+            value = search(
+                child, after, best - running, depth + 1, ship_masks, owner, placement, union, cell_perm, ship_perm,
+                plc_perm, offsets, words, fleet_cells, table, stats, options,
+            )
+            if value == STOPPED:
+                return STOPPED
+            running += value
+            if running >= best:
+                complete = False
+                break
+        if complete:
+            best = running
+            best_cell = x
+            if depth == 0:
+                stats[ROOT_BEST] = best
+        else:
+            floor = min(floor, running)
+    if best_cell >= 0:
+        store(table, stats, key, best, EXACT, cell_perm[g, best_cell], stats[NODES] - start + 1)
+        return best
+    floor = max(floor, lower)
+    store(table, stats, key, floor, LOWER, -1, stats[NODES] - start + 1)
+    return floor

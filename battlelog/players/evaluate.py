@@ -1,0 +1,161 @@
+"""The exact expected score of a player: every layout, and every way its ties can fall.
+
+The game tree is walked from the empty board. At each state the player names the cells it draws
+its shot from (:meth:`Player.candidates`); each candidate splits the layouts still consistent with
+the answers by the answer they give, and each part continues the game. Summed over layouts,
+
+    T(state, C) = |C| + (1 / |candidates|) * sum over candidates x, answers a of T(state + (x, a), C_a),
+
+with T = 0 once every ship is sunk; the expectation is T / (number of layouts), a fraction, exact.
+States with equal consistent layouts and equal :meth:`Player.decision_key` are played alike, so each
+is walked once.
+
+A blind player (:attr:`Player.blind`: its choices depend only on which cells are shot) plays every
+layout down the same tree of shot sets, so the walk needs no split by answers:
+
+    T(S) = (layouts not finished by S) + (1 / |candidates|) * sum over candidates x of T(S + x).
+
+The player still sees real states: the answers of a layout the game is not over for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from fractions import Fraction
+
+import numpy as np
+
+from battlelog.errors import BattlelogError
+from battlelog.optimum.layouts import LayoutTable, cell_bit, cells_mask
+from battlelog.players.base import Player
+from battlelog.rules.game import Cell, Referee, decode_answer
+from battlelog.rules.state import GameState
+
+#: An exact total: an integer until a tie makes it a fraction.
+Total = int | Fraction
+Progress = Callable[[int], None]
+
+
+class NotExact(BattlelogError):
+    """The player's choice is not a uniform draw among cells the state fixes, so it has no exact
+    expectation here."""
+
+
+def expected_shots(
+    player: Player, table: LayoutTable, progress: Progress | None = None, every: int = 10_000, blind: bool | None = None
+) -> Fraction:
+    """The exact expected number of shots ``player`` needs on a uniform layout of ``table.config``.
+
+    ``progress`` is called with the number of states walked so far, every ``every`` new states.
+    ``blind`` overrides the player's own :attr:`Player.blind` (the general walk is right for every
+    player; the blind one only for blind players).
+    """
+    player.new_game(table.config)
+    walk = _blind_walk if (player.blind if blind is None else blind) else _game_walk
+    return Fraction(walk(player, table, _Counter(progress, every)), len(table))
+
+
+class _Counter:
+    """Counts the states walked and reports every ``every``."""
+
+    def __init__(self, progress: Progress | None, every: int) -> None:
+        self.progress, self.every, self.states = progress, every, 0
+
+    def tick(self) -> None:
+        self.states += 1
+        if self.progress is not None and self.states % self.every == 0:
+            self.progress(self.states)
+
+
+def _candidates(player: Player, state: GameState) -> list[Cell]:
+    cells = player.candidates(state)
+    if cells is None:
+        raise NotExact(f"player {player.name} does not choose uniformly among cells its state fixes")
+    return cells
+
+
+def _average(count: int, summed: Total, ways: int) -> Total:
+    return count + (summed if ways == 1 else Fraction(summed, ways))
+
+
+def _game_walk(player: Player, table: LayoutTable, counter: _Counter) -> Total:
+    """T of the empty board, splitting the layouts by their answers."""
+    config = table.config
+    size = config.size
+    memo: dict[tuple[bytes, Hashable], Total] = {}
+    possible_cells: dict[int, frozenset[Cell]] = {}
+
+    def possible(layouts: np.ndarray) -> frozenset[Cell]:
+        """The cells some of ``layouts`` cover."""
+        mask = int(np.bitwise_or.reduce(table.union[layouts]))
+        if mask not in possible_cells:
+            possible_cells[mask] = frozenset(divmod(x, size) for x in range(config.cells) if mask >> x & 1)
+        return possible_cells[mask]
+
+    def total(state: GameState, layouts: np.ndarray) -> Total:
+        if len(state.hits) == config.ship_cells:
+            return 0
+        key = (layouts.tobytes(), player.decision_key(state, possible(layouts)))
+        if key not in memo:
+            cells = _candidates(player, state)
+            hits = cells_mask(state.hits, size)
+            summed: Total = 0
+            for cell in cells:
+                answers = table.answers(layouts, hits, cell)
+                for answer in np.unique(answers):
+                    result, ship = decode_answer(int(answer))
+                    summed += total(state.with_shot(cell[0], cell[1], result, ship), layouts[answers == answer])
+            memo[key] = _average(len(layouts), summed, len(cells))
+            counter.tick()
+        return memo[key]
+
+    return total(GameState.empty(config), np.arange(len(table), dtype=np.int32))
+
+
+def _blind_walk(player: Player, table: LayoutTable, counter: _Counter) -> Total:
+    """T of the empty board for a blind player: one tree of shot sets for all layouts."""
+    config = table.config
+    memo: dict[int, Total] = {}
+
+    def witness(shot: int, state: GameState, layout: int, cell: Cell) -> tuple[GameState, int] | None:
+        """The state after ``cell`` as some layout unfinished by ``shot`` answers it, with that layout;
+        None when every layout is finished."""
+        if int(table.union[layout]) & ~shot:
+            answer, ship = _referee(table, layout, state).shoot(*cell)
+            return state.with_shot(cell[0], cell[1], answer, ship), layout
+        unfinished = np.flatnonzero(table.union & np.uint64(~shot & ((1 << config.cells) - 1)))
+        if len(unfinished) == 0:
+            return None
+        layout = int(unfinished[0])
+        referee, replay = _referee(table, layout, GameState.empty(config)), GameState.empty(config)
+        for earlier in (*state.shots, None):
+            where = cell if earlier is None else earlier.cell
+            answer, ship = referee.shoot(*where)
+            replay = replay.with_shot(where[0], where[1], answer, ship)
+        return replay, layout
+
+    def total(state: GameState, layout: int, shot: int) -> Total:
+        if shot not in memo:
+            cells = _candidates(player, state)
+            summed: Total = 0
+            for cell in cells:
+                after = shot | cell_bit(cell, config.size)
+                found = witness(after, state, layout, cell)
+                if found is not None:
+                    summed += total(*found, after)
+            unfinished = int(np.count_nonzero(table.union & np.uint64(~shot & ((1 << config.cells) - 1))))
+            memo[shot] = _average(unfinished, summed, len(cells))
+            counter.tick()
+        return memo[shot]
+
+    return total(GameState.empty(config), 0, 0)
+
+
+def _referee(table: LayoutTable, layout: int, state: GameState) -> Referee:
+    """A referee of layout number ``layout`` that has answered the shots of ``state``."""
+    config = table.config
+    referee = Referee(config, tuple(config.placements(i)[k] for i, k in enumerate(table.placement[layout])))
+    for shot in state.shots:
+        referee.shoot(*shot.cell)
+    return referee
+

@@ -1,0 +1,238 @@
+"""What an experiment's game records say: per-player summaries, paired differences, exports and plots.
+
+Everything here reads records (see :mod:`battlelog.runner.journal`) and nothing plays. Failed games are
+counted, never scored, and never silently: a player with failures is marked in the summary table,
+whose note says that its statistics are over finished games only. Paired differences compare two
+players on the games both finished, so a game one of them failed drops out of that comparison.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from battlelog.players import PLAYERS
+from battlelog.report.markdown import interval, markdown_table, milliseconds, number, p_value, signed
+from battlelog.report.stats import PairedDifference, ScoreSummary, paired_difference, summarize_scores
+from battlelog.runner.harness import OK, STATUSES
+from battlelog.runner.journal import describe_experiment
+
+SUMMARY_CSV, SUMMARY_MD, GAMES_CSV, PLOTS = "summary.csv", "summary.md", "games.csv", "plots"
+
+#: How a player with failed games is marked in the summary table, and the note that explains it.
+FAILED_MARK = " *"
+FAILED_NOTE = "* some games of this player failed: its statistics are over its finished games only (failures are counted, not scored)"
+
+
+# ----- per player --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PlayerSummary:
+    """One row of the summary: statistics of a player's finished games, and its failures by reason."""
+
+    player: str
+    scores: ScoreSummary
+    failures: Mapping[str, int]
+    seconds_per_move: float | None
+
+    @property
+    def failed(self) -> int:
+        return sum(self.failures.values())
+
+
+def player_order(player: str) -> tuple[int, str]:
+    """Registered players in the registry's order (weakest first, as the paper's table), then the rest."""
+    names = list(PLAYERS)
+    return (names.index(player), "") if player in names else (len(names), player)
+
+
+def summarize_records(records: list[dict[str, Any]]) -> list[PlayerSummary]:
+    """Per-player statistics over finished games; failed games are counted, not scored."""
+    by_player: dict[str, list[dict[str, Any]]] = {}
+    for record in records:
+        by_player.setdefault(record["player"], []).append(record)
+    rows = []
+    for player in sorted(by_player, key=player_order):
+        finished = [r for r in by_player[player] if r["status"] == OK]
+        failures = Counter(r["status"] for r in by_player[player] if r["status"] != OK)
+        moves = sum(r["score"] for r in finished)
+        rows.append(
+            PlayerSummary(
+                player,
+                summarize_scores([r["score"] for r in finished]),
+                dict(sorted(failures.items())),
+                sum(r["seconds"] for r in finished) / moves if moves else None,
+            )
+        )
+    return rows
+
+
+def _cells(row: PlayerSummary) -> list[str]:
+    s = row.scores
+    low, high = (s.ci.low, s.ci.high) if s.ci is not None else (None, None)
+    failed = str(row.failed) + (" (" + ", ".join(f"{n} {why}" for why, n in row.failures.items()) + ")" if row.failed else "")
+    return [
+        row.player + (FAILED_MARK if row.failed else ""), str(s.n), failed, number(s.mean), interval(low, high),
+        number(s.median, 1), number(s.std), number(s.min, 0), number(s.max, 0), milliseconds(row.seconds_per_move),
+    ]  # fmt: skip
+
+
+SUMMARY_HEADER = ["player", "games", "failed", "mean", "95% CI", "median", "std", "min", "max", "ms/move"]
+
+
+def summary_table(rows: list[PlayerSummary]) -> str:
+    """The summary as an aligned Markdown table, with the note on failures below it when any game failed."""
+    table = markdown_table(SUMMARY_HEADER, [_cells(row) for row in rows])
+    return table + ("\n\n" + FAILED_NOTE if any(row.failed for row in rows) else "")
+
+
+# ----- paired differences ------------------------------------------------------------------------
+def paired_scores(records: list[dict[str, Any]], a: str, b: str) -> tuple[list[int], list[int]]:
+    """Scores of players ``a`` and ``b`` on the games both finished, in game order, for
+    :func:`battlelog.report.stats.paired_difference` (a game either player failed is left out of both)."""
+    finished = {(r["player"], r["game"]): r["score"] for r in records if r["status"] == OK}
+    games = sorted(g for (player, g) in finished if player == a and (b, g) in finished)
+    return [finished[a, g] for g in games], [finished[b, g] for g in games]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """``a - b`` on the games both players finished (negative: ``a`` needs fewer shots)."""
+
+    a: str
+    b: str
+    difference: PairedDifference
+
+
+def compare(records: list[dict[str, Any]], a: str, b: str) -> Comparison | None:
+    """The paired difference of ``a`` and ``b``; None with fewer than two games that both finished."""
+    first, second = paired_scores(records, a, b)
+    return Comparison(a, b, paired_difference(first, second)) if len(first) >= 2 else None
+
+
+def all_comparisons(records: list[dict[str, Any]]) -> list[Comparison]:
+    """Every pair of players, each later (stronger) player minus each earlier one in the summary's order."""
+    players = sorted({r["player"] for r in records}, key=player_order)
+    pairs = [(players[j], players[i]) for i in range(len(players)) for j in range(i + 1, len(players))]
+    return [c for c in (compare(records, a, b) for a, b in pairs) if c is not None]
+
+
+COMPARISON_HEADER = ["difference", "games", "mean", "95% CI", "p", "significant"]
+
+
+def comparison_cells(c: Comparison) -> list[str]:
+    """The cells of :data:`COMPARISON_HEADER` for one comparison."""
+    d = c.difference
+    verdict = f"yes: {c.a if d.mean < 0 else c.b} needs fewer shots" if d.significant else "no"
+    return [f"{c.a} - {c.b}", str(d.interval.n), signed(d.mean), interval(d.interval.low, d.interval.high), p_value(d.p_value), verdict]
+
+
+def comparisons_table(comparisons: list[Comparison]) -> str:
+    """The paired differences as an aligned Markdown table."""
+    return markdown_table(COMPARISON_HEADER, [comparison_cells(c) for c in comparisons], align="lrrrrl")
+
+
+PAIRED_TITLE = "Paired differences on the games both players finished (negative: the first player needs fewer shots)"
+
+
+# ----- files -------------------------------------------------------------------------------------
+def _csv_row(row: PlayerSummary) -> dict[str, Any]:
+    s = row.scores
+    return {
+        "player": row.player,
+        "games": s.n,
+        "failed": row.failed,
+        **{f"failed_{status}": row.failures.get(status, 0) for status in STATUSES if status != OK},
+        "mean": s.mean,
+        "ci_low": None if s.ci is None else s.ci.low,
+        "ci_high": None if s.ci is None else s.ci.high,
+        "median": s.median,
+        "std": s.std,
+        "min": s.min,
+        "max": s.max,
+        "seconds_per_move": row.seconds_per_move,
+    }
+
+
+def summary_markdown(manifest: Mapping[str, Any], rows: list[PlayerSummary], comparisons: list[Comparison]) -> str:
+    """summary.md: the title, the summary table and the paired differences."""
+    text = f"# {describe_experiment(manifest)}\n\n{summary_table(rows)}\n"
+    if comparisons:
+        text += f"\n{PAIRED_TITLE}:\n\n{comparisons_table(comparisons)}\n"
+    return text
+
+
+def write_summary(
+    out: Path, manifest: Mapping[str, Any], rows: list[PlayerSummary], comparisons: Sequence[Comparison] = ()
+) -> tuple[Path, Path]:
+    """summary.csv (one row per player, raw numbers, empty where undefined) and summary.md, in ``out``."""
+    csv_path, md_path = out / SUMMARY_CSV, out / SUMMARY_MD
+    fields = list(_csv_row(rows[0])) if rows else ["player"]
+    with open(csv_path, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows(_csv_row(row) for row in rows)
+    md_path.write_text(summary_markdown(manifest, rows, list(comparisons)))
+    return csv_path, md_path
+
+
+#: The columns of games.csv: one row per game, what a spreadsheet or a data frame wants.
+GAME_COLUMNS = ("player", "game", "status", "score", "seconds", "move_median_s", "move_max_s", "peak_mb", "message", "retried")
+
+
+def write_games_csv(path: Path, records: list[dict[str, Any]]) -> Path:
+    """One row per game (failed ones included, score empty), in player then game order."""
+    ordered = sorted(records, key=lambda r: (player_order(r["player"]), r["game"]))
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(GAME_COLUMNS)
+        writer.writerows([r.get(column) for column in GAME_COLUMNS] for r in ordered)
+    return path
+
+
+def scores_by_player(records: list[dict[str, Any]]) -> dict[str, list[int]]:
+    """The scores of each player's finished games, players in the summary's order."""
+    scores: dict[str, list[int]] = {}
+    for record in sorted(records, key=lambda r: player_order(r["player"])):
+        finished = scores.setdefault(record["player"], [])
+        if record["status"] == OK:
+            finished.append(record["score"])
+    return scores
+
+
+def write_score_plot(path: Path, manifest: Mapping[str, Any], records: list[dict[str, Any]]) -> Path:
+    """The distribution of shots to win and its CDF, one line per player (finished games)."""
+    from battlelog.report.plots import plot_distributions
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    plot_distributions(scores_by_player(records), describe_experiment(manifest), path, manifest["size"] ** 2)
+    return path
+
+
+__all__ = [
+    "COMPARISON_HEADER",
+    "FAILED_NOTE",
+    "GAMES_CSV",
+    "PAIRED_TITLE",
+    "PLOTS",
+    "SUMMARY_CSV",
+    "SUMMARY_MD",
+    "Comparison",
+    "PlayerSummary",
+    "all_comparisons",
+    "compare",
+    "comparison_cells",
+    "comparisons_table",
+    "paired_scores",
+    "player_order",
+    "scores_by_player",
+    "summarize_records",
+    "summary_markdown",
+    "summary_table",
+    "write_games_csv",
+    "write_score_plot",
+    "write_summary",
+]

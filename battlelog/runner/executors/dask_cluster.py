@@ -1,0 +1,376 @@
+"""The dask executor: the same game tasks, played on a dask.distributed cluster.
+
+The client (this process) submits each game as a task and keeps everything that must not be lost
+or repeated: it alone writes the journal, and it decides what became of every game. A worker plays
+a game in its own process, under the memory budget that travels inside the task, and announces the
+start of each game (an event: which worker, so the client can time the game and knows where it ran).
+
+What can happen to a game, and what the client records:
+- it ends: its result, with the worker's peak memory when the worker plays one game at a time;
+- it runs past the time limit: the client records ``timeout`` at the limit and forgets the task;
+  the worker, which cannot stop a running thread, kills its own process a little later if the game
+  is still running (:data:`KILL_GRACE`), and its nanny starts a fresh one;
+- its worker's nanny restarts the worker for memory: the nanny says so (an event), and the game is a
+  ``memory`` failure; it is not played again, since it would take the next worker down too (on a
+  worker that plays several games at once, each of them is played again once, since any of them may
+  have taken the memory; the one that takes a second worker down is the failure);
+- its worker is lost otherwise (machine gone, process killed): it is played again, once, on another
+  worker, and the record says why (``retried``); lost a second time, it is an ``error``;
+- its worker died before the game started (it was only queued there): it is queued again.
+
+The client needs the scheduler to leave retries to it: a scheduler that re-runs a task whose worker
+died (dask's default allows three such deaths) would replay games that ran out of memory and play
+lost games more than twice. So battlelog's own LocalCluster sets ``allowed-failures`` to 0, and a
+scheduler given by address must have been started with it (the error says how).
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+import queue
+import signal
+import threading
+import time
+import uuid
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
+from typing import Any
+
+from battlelog.errors import BattlelogError
+from battlelog.runner.executors import Limits
+from battlelog.runner.executors.base import Executor, Outcome
+from battlelog.runner.harness import ERROR, MEMORY, TIMEOUT, GameTask, TaskResult, one_line, run_task
+
+#: The event a worker logs as it starts a game: {"key": task key, "worker": worker address}.
+START_TOPIC = "battlelog-game-start"
+#: The event a nanny logs when it restarts its worker for memory: {"worker": address, "rss": bytes, ...}.
+MEMORY_TOPIC = "worker-restart-memory"
+#: Seconds past the time limit after which a worker still playing the game kills its own process.
+KILL_GRACE = 2.0
+#: Seconds the client waits, after a worker died under a game, for its nanny's word that it was memory.
+MEMORY_WORD_WAIT = 1.0
+#: How often a game may be queued again because its worker died before the game started (a worker plays
+#: one game and may hold the next; dying for the one it plays, it takes the next with it). Only a cluster
+#: whose workers die before every game reaches this.
+MAX_REQUEUES = 10
+#: The scheduler setting battlelog needs, as an environment variable for ``dask scheduler``.
+ALLOWED_FAILURES_ENV = "DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES=0"
+#: The longest the client blocks without looking at deadlines and the cluster's size.
+_TICK = 1.0
+
+
+# ----- on the worker -----------------------------------------------------------------------------
+def _kill_this_process() -> None:
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def play_on_worker(task: GameTask, time_limit: float | None) -> TaskResult:
+    """Play one game on a dask worker: announce it, play it under a watchdog, return how it ended.
+
+    Peak memory is measured only when the worker runs one game at a time (one thread): threads
+    share a process, and so its high-water mark.
+    """
+    from distributed import get_worker
+
+    worker = get_worker()
+    threads = worker.state.nthreads
+    worker.log_event(START_TOPIC, {"key": str(worker.get_current_task()), "worker": worker.address, "threads": threads})
+    watchdog = None
+    if time_limit is not None:
+        watchdog = threading.Timer(time_limit + KILL_GRACE, _kill_this_process)
+        watchdog.daemon = True
+        watchdog.start()
+    try:
+        return run_task(task, measure_peak=threads == 1)
+    finally:
+        if watchdog is not None:
+            watchdog.cancel()
+
+
+def _battlelog_version() -> str:
+    """The battlelog version a worker runs (it must import battlelog to answer at all)."""
+    from battlelog import __version__
+
+    return __version__
+
+
+# ----- on the client -----------------------------------------------------------------------------
+def _import_distributed() -> Any:
+    try:
+        import distributed
+    except ImportError:
+        raise BattlelogError("the dask executor needs dask.distributed: pip install 'battlelog[dask]'") from None
+    return distributed
+
+
+@dataclass(frozen=True)
+class _Attempt:
+    """Which time a game is submitted: the first play (0) or the one after a lost worker (1), and its history."""
+
+    number: int = 0
+    retried: str | None = None  # why it is played again
+    first_lost: str | None = None  # the worker lost under its first play
+    requeued: int = 0  # times submitted again because its worker died before it started
+
+
+@dataclass
+class _Game:
+    """A game in flight: its task, which attempt this is, and what the client has heard of it."""
+
+    task: GameTask
+    key: str
+    future: Any
+    attempt: _Attempt
+    started: float | None = None  # the client's clock when its worker announced it
+    worker: str | None = None  # the worker that announced it
+    threads: int = 1  # how many games that worker plays at once
+    done: bool = False
+    result: TaskResult | None = None  # fetched from its worker once the game ended
+    lost_at: float | None = None  # when its future failed because its worker died
+    lost_worker: str | None = None
+
+
+class DaskExecutor(Executor):
+    """Games on a dask.distributed cluster: the one at ``scheduler``, or a LocalCluster of ``limits.workers`` processes."""
+
+    def __init__(self, limits: Limits, scheduler: str | None = None) -> None:
+        super().__init__(limits)
+        self.scheduler = scheduler
+        self._client: Any = None
+        self._cluster: Any = None
+        self._events: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
+        self._memory_kills: dict[str, int] = {}  # worker address -> resident bytes when its nanny restarted it
+        self._overdue: dict[str, Any] = {}  # key -> future of a game recorded as a timeout that may still run
+        self._threads = 0
+        self._threads_checked = 0.0
+
+    @property
+    def client(self) -> Any:
+        """The ``distributed.Client`` once started (for its dashboard link, or to watch the cluster), else None."""
+        return self._client
+
+    # ----- starting and stopping ---------------------------------------------------------------
+    def start(self) -> None:
+        if self._client is not None:
+            return
+        distributed = _import_distributed()
+        if self.scheduler is None:
+            self._client = self._local_cluster(distributed)
+        else:
+            self._client = self._connect(distributed, self.scheduler)
+        self._client.subscribe_topic(START_TOPIC, lambda event: self._events.put(("start", event[1])))
+        self._client.subscribe_topic(MEMORY_TOPIC, lambda event: self._events.put(("memory", event[1])))
+
+    def _local_cluster(self, distributed: Any) -> Any:
+        """A cluster of ``limits.workers`` one-thread processes on this machine, each under the memory limit."""
+        import dask
+
+        with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+            self._cluster = distributed.LocalCluster(
+                n_workers=self.limits.workers,
+                threads_per_worker=1,
+                processes=True,
+                memory_limit=self.limits.memory_bytes or 0,
+                dashboard_address=":0",  # any free port: two experiments at once must not fight over 8787
+                silence_logs=logging.CRITICAL,
+            )
+        return distributed.Client(self._cluster)
+
+    @staticmethod
+    def _connect(distributed: Any, address: str) -> Any:
+        """A client of the running cluster at ``address``, checked to leave retries to battlelog."""
+        import dask
+
+        try:
+            client = distributed.Client(address, timeout=10)
+        except Exception as exc:  # noqa: BLE001 - any failure to connect is one line for the user
+            raise BattlelogError(f"cannot reach a dask scheduler at {address} ({one_line(exc)})") from None
+        try:
+            allowed = client.run_on_scheduler(dask.config.get, "distributed.scheduler.allowed-failures")
+            if allowed != 0:
+                raise BattlelogError(
+                    f"the dask scheduler at {address} plays a task again when its worker dies (allowed-failures {allowed}); "
+                    f"battlelog decides that itself, so start the scheduler as `{ALLOWED_FAILURES_ENV} dask scheduler`"
+                )
+            mine = _battlelog_version()
+            for worker, version in client.run(_battlelog_version).items():
+                if version != mine:
+                    raise BattlelogError(f"dask worker {worker} runs battlelog {version}, not {mine}: install the same on every worker")
+        except BattlelogError:
+            client.close()
+            raise
+        except Exception as exc:  # noqa: BLE001 - e.g. a worker without battlelog installed
+            client.close()
+            raise BattlelogError(f"the dask cluster at {address} cannot play battlelog games ({one_line(exc)})") from None
+        return client
+
+    def close(self) -> None:
+        if self._client is not None:
+            for topic in (START_TOPIC, MEMORY_TOPIC):
+                self._client.unsubscribe_topic(topic)
+            self._client.close()
+            self._client = None
+        if self._cluster is not None:
+            self._cluster.close()
+            self._cluster = None
+
+    def describe(self) -> str:
+        if self.scheduler is not None:
+            return f"the dask cluster at {self.scheduler}"
+        count = self.limits.workers
+        return f"a local dask cluster of {count} worker process{'es' if count > 1 else ''}"
+
+    # ----- playing -----------------------------------------------------------------------------
+    def run(self, tasks: Iterable[GameTask]) -> Iterator[Outcome]:
+        source = iter(tasks)
+        first = next(source, None)
+        if first is None:
+            return
+        source = itertools.chain([first], source)
+        self.start()
+        games: dict[str, _Game] = {}
+        try:
+            while True:
+                while len(games) < self._window():
+                    task = next(source, None)
+                    if task is None:
+                        break
+                    self._submit(games, task)
+                if not games:
+                    break
+                self._listen(games)
+                yield from self._settle(games)
+        finally:  # games abandoned (Ctrl-C, an error) and overdue ones: nothing more of them is wanted
+            self._client.cancel([game.future for game in games.values()] + list(self._overdue.values()))
+            self._overdue.clear()
+
+    def _window(self) -> int:
+        """How many games to keep submitted: twice the cluster's threads (at least 4), so no worker waits for the client."""
+        now = time.monotonic()
+        if now - self._threads_checked > 5:
+            self._threads = sum(self._client.nthreads().values())
+            self._threads_checked = now
+        return max(4, 2 * self._threads)
+
+    def _submit(self, games: dict[str, _Game], task: GameTask, attempt: _Attempt = _Attempt()) -> None:
+        key = f"battlelog-game-{task.game}-{task.player}-{attempt.number}-{uuid.uuid4().hex[:12]}"
+        future = self._client.submit(play_on_worker, task, self.limits.time_seconds, key=key, pure=False, retries=0)
+        games[key] = _Game(task, key, future, attempt)
+        future.add_done_callback(lambda f: self._events.put(("done", f.key)))
+
+    def _listen(self, games: dict[str, _Game]) -> None:
+        """Wait for news (until the next deadline at most), then take in all that has arrived."""
+        try:
+            news = [self._events.get(timeout=self._until_next_deadline(games))]
+        except queue.Empty:
+            return
+        while not self._events.empty():
+            news.append(self._events.get())
+        for kind, payload in news:
+            if kind == "memory":
+                self._memory_kills[str(payload.get("worker"))] = int(payload.get("rss", 0))
+            elif kind == "start" and payload.get("key") in games:
+                game = games[payload["key"]]
+                game.started, game.worker, game.threads = time.monotonic(), str(payload.get("worker")), int(payload.get("threads", 1))
+            elif kind == "done" and payload in games:
+                games[payload].done = True
+            elif kind == "done" and payload in self._overdue:
+                self._overdue.pop(payload).release()
+
+    def _until_next_deadline(self, games: dict[str, _Game]) -> float:
+        now = time.monotonic()
+        deadlines = [g.lost_at + MEMORY_WORD_WAIT for g in games.values() if g.lost_at is not None]
+        if self.limits.time_seconds is not None:
+            deadlines += [g.started + self.limits.time_seconds for g in games.values() if g.started is not None]
+        return max(0.0, min([now + _TICK, *deadlines]) - now)
+
+    def _settle(self, games: dict[str, _Game]) -> Iterator[Outcome]:
+        """Yield the outcome of every game whose fate is known now, and submit again the games to play again."""
+        self._fetch_results(games)
+        now = time.monotonic()
+        for key, game in list(games.items()):
+            verdict = self._verdict(game, now)
+            if verdict is None:
+                continue
+            del games[key]
+            if isinstance(verdict, _Attempt):
+                self._submit(games, game.task, verdict)
+            else:
+                yield verdict
+
+    def _fetch_results(self, games: dict[str, _Game]) -> None:
+        """Fetch the results of every game that ended, in one round trip (one per game would hold the client up)."""
+        ready = [g for g in games.values() if g.done and g.result is None and g.future.status == "finished"]
+        if ready:
+            for game, result in zip(ready, self._client.gather([g.future for g in ready])):
+                game.result = result
+                game.future.release()
+
+    def _verdict(self, game: _Game, now: float) -> Outcome | _Attempt | None:
+        """What to do with ``game`` now: record an outcome, play it again, or wait (None)."""
+        limit = self.limits.time_seconds
+        if game.done and game.lost_at is None:
+            finished = self._finished(game, now)
+            if finished is not None:
+                return finished
+        if game.lost_at is not None:
+            return self._lost(game, now)
+        if game.started is not None and limit is not None and now - game.started >= limit:
+            # Held until its worker ends it, so that the scheduler sends that worker nothing meanwhile.
+            self._overdue[game.key] = game.future
+            text = f"no result within the time limit of {limit:g} s"
+            return Outcome(game.task, TaskResult(TIMEOUT, message=text, seconds=now - game.started), game.attempt.retried)
+        return None
+
+    def _finished(self, game: _Game, now: float) -> Outcome | None:
+        """The outcome of a game whose future is done; None while its result is on the way, or when its worker
+        died (then it is marked lost, see :meth:`_lost`)."""
+        from distributed.scheduler import KilledWorker
+
+        if game.result is not None:
+            return Outcome(game.task, game.result, game.attempt.retried)
+        future = game.future
+        if future.status == "finished":  # its result is fetched with the next batch
+            return None
+        error = future.exception() if future.status == "error" else None
+        if error is None or isinstance(error, KilledWorker):  # cancelled by the cluster, or its worker died
+            game.lost_at = now
+            game.lost_worker = None if error is None else error.last_worker.address
+            return None
+        return Outcome(game.task, TaskResult(ERROR, message=one_line(error), seconds=self._seconds(game, now)), game.attempt.retried)
+
+    def _lost(self, game: _Game, now: float) -> Outcome | _Attempt | None:
+        """The verdict on a game whose worker died under it; None while the nanny may still say it was memory."""
+        assert game.lost_at is not None
+        ran_there = game.started is not None and game.worker == game.lost_worker
+        # A worker playing several games at once does not say which one took the memory: each is played
+        # again once, and the one that takes a worker down twice is the memory failure.
+        alone = game.threads == 1 or game.attempt.number == 1
+        if ran_there and alone and game.lost_worker in self._memory_kills:
+            rss = self._memory_kills[game.lost_worker] / 2**20
+            text = f"the cluster restarted worker {game.lost_worker} for memory while it played this game ({rss:.0f} MB resident)"
+            return Outcome(game.task, TaskResult(MEMORY, message=text, seconds=self._seconds(game, now)), game.attempt.retried)
+        if now < game.lost_at + MEMORY_WORD_WAIT:
+            return None
+        attempt = game.attempt
+        if not ran_there:  # it was only queued on the worker that died
+            if attempt.requeued < MAX_REQUEUES:
+                return replace(attempt, requeued=attempt.requeued + 1)
+            text = f"its workers died {attempt.requeued + 1} times before it could start"
+            return Outcome(game.task, TaskResult(ERROR, message=text), attempt.retried)
+        if attempt.number == 0:
+            how = "restarted for memory" if game.lost_worker in self._memory_kills else "lost"
+            why = f"worker {game.lost_worker} was {how} while it played this game; played again on another worker"
+            return _Attempt(1, why, game.lost_worker)
+        text = f"the worker playing it was lost twice ({attempt.first_lost}, then {game.lost_worker}): not played a third time"
+        return Outcome(game.task, TaskResult(ERROR, message=text, seconds=self._seconds(game, now)), game.attempt.retried)
+
+    @staticmethod
+    def _seconds(game: _Game, now: float) -> float:
+        """How long the game ran on its worker: until now, or until its worker was found dead."""
+        return 0.0 if game.started is None else (game.lost_at or now) - game.started
+
+
+__all__ = ["ALLOWED_FAILURES_ENV", "DaskExecutor", "play_on_worker"]

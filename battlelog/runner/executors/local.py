@@ -1,0 +1,297 @@
+"""The local executor: long-lived worker processes on this machine, each under a memory limit.
+
+Why long-lived workers: starting Python and importing the libraries costs about a second, and an
+experiment plays thousands of games, so each worker is one spawned Python that limits its own
+address space (RLIMIT_AS) once at start and then plays game after game. The parent enforces the
+time limit: it kills a worker that overruns and starts a fresh one. A worker that runs out of
+memory either raises MemoryError (the game is reported as failed and the worker is replaced, since
+a library may be left in a bad state) or dies outright, killed by the OS (SIGKILL) or by a C library
+that aborts on a failed malloc (SIGABRT: pysdd does); either way the game failed with reason
+"memory". A worker that exits by itself (``os._exit`` in a player) or dies of another signal is
+an "error" naming its exit status or signal. Peak memory per game is the worker's high-water mark,
+reset before each game (:mod:`battlelog.runner.procmem`).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import multiprocessing
+import os
+import resource
+import signal
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from typing import Any
+
+from battlelog.errors import BattlelogError
+from battlelog.runner.executors import Limits
+from battlelog.runner.executors.base import Executor, Outcome
+from battlelog.runner.harness import ERROR, MEMORY, TIMEOUT, GameTask, TaskResult, run_task
+from battlelog.runner.procmem import status_bytes
+
+#: Messages from a worker to the parent.
+_READY, _UNFIT, _DONE = "ready", "unfit", "done"
+
+_PR_SET_PDEATHSIG = 1
+
+#: Deaths by signal that mean the worker ran out of memory: the kernel's OOM killer sends SIGKILL,
+#: and C libraries (pysdd) abort() when malloc fails under the address-space limit.
+_MEMORY_SIGNALS = (signal.SIGKILL, signal.SIGABRT)
+
+#: The longest single wait for a worker message (long time limits must not overflow poll()).
+_MAX_WAIT = 3600.0
+
+#: Marks the end of the task stream.
+_END = object()
+
+
+# ----- the worker process ------------------------------------------------------------------------
+def _die_with_parent() -> None:
+    """Ask Linux to kill this worker when the parent dies, so a killed experiment leaves no orphans.
+
+    Elsewhere a worker still exits, but only when it next reads its closed pipe (after its game).
+    """
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        return
+    parent = multiprocessing.parent_process()
+    if parent is not None and os.getppid() != parent.pid:  # the parent died before prctl
+        os._exit(1)
+
+
+def _limit_memory(limit: int) -> str | None:
+    """Cap the address space at ``limit`` bytes; the reason if this worker cannot live under it."""
+    used = status_bytes("VmSize")
+    if used is not None and used >= limit:
+        return (
+            f"the memory limit of {limit / 2**20:.0f} MB is below the {used / 2**20:.0f} MB of address space "
+            "a worker takes before playing (Python and its libraries)"
+        )
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    soft = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+    return None
+
+
+def _serve(conn: Connection, memory_limit: int | None) -> None:
+    """A worker's life: set the limits, say it is ready, then play games until told to stop."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    _die_with_parent()
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # an abort under the memory limit must not dump GBs
+    unfit = _limit_memory(memory_limit) if memory_limit is not None else None
+    if unfit is not None:
+        conn.send((_UNFIT, unfit))
+        return
+    conn.send((_READY, os.getpid()))
+    while True:
+        try:
+            task = conn.recv()
+        except EOFError:  # the parent is gone
+            return
+        if task is None:
+            return
+        conn.send((_DONE, run_task(task)))
+
+
+# ----- the pool (in the parent) ------------------------------------------------------------------
+@dataclass
+class _Worker:
+    process: multiprocessing.process.BaseProcess
+    conn: Connection
+    since: float = field(default_factory=time.monotonic)  # start of the process, then of its current game
+    ready: bool = False
+    task: GameTask | None = None
+
+    @property
+    def busy(self) -> bool:
+        return self.task is not None
+
+
+def _exit_text(code: int | None) -> str:
+    """How a process ended, from its exit code: ``exit status 3`` or ``killed by SIGKILL``."""
+    if code is not None and code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit status {code}"
+
+
+def death_status(code: int | None) -> tuple[str, str]:
+    """(status, message) of a game whose worker process ended with exit code ``code`` while playing it."""
+    if code is not None and -code in _MEMORY_SIGNALS:
+        return MEMORY, f"the worker process was {_exit_text(code)}, most likely out of memory"
+    if code is not None and code < 0:
+        return ERROR, f"the worker process was {_exit_text(code)}"
+    return ERROR, f"the worker process exited by itself with status {code}"
+
+
+class WorkerPool:
+    """``size`` long-lived worker processes that play game tasks under a memory and a time limit.
+
+    Start it once and run many task streams through it; outcomes come back in completion order.
+    """
+
+    def __init__(
+        self, size: int, memory_limit: int | None = None, time_limit: float | None = None, start_timeout: float = 120.0
+    ) -> None:
+        if size < 1:
+            raise BattlelogError(f"the number of workers must be at least 1, got {size}")
+        self.size = size
+        self.memory_limit = memory_limit
+        self.time_limit = time_limit
+        self.start_timeout = start_timeout
+        self._context = multiprocessing.get_context("spawn")
+        self._crew: list[_Worker | None] = [None] * size
+
+    def start(self) -> None:
+        """Start the missing workers and wait until every one is ready (or refuses the memory limit)."""
+        self._crew = [slot or self._spawn() for slot in self._crew]
+        while not all(w.ready for w in self._live()):
+            self._wait(self._live())
+            for worker in self._live():
+                self._check(worker)
+
+    def run(self, tasks: Iterable[GameTask]) -> Iterator[Outcome]:
+        """Play every task; on Ctrl-C or an early ``break`` the games in progress are abandoned (their workers killed).
+
+        Tasks are drawn from ``tasks`` only as workers become free, so it may be a lazy generator.
+        """
+        source = iter(tasks)
+        task: Any = next(source, _END)  # the next task to hand out
+        if task is _END:
+            return
+        self.start()
+        finished = False
+        try:
+            while task is not _END or any(w.busy for w in self._live()):
+                for worker in self._live():
+                    if task is not _END and worker.ready and not worker.busy:
+                        try:
+                            worker.conn.send(task)
+                        except OSError:  # it died while idle: _check replaces it, the task waits
+                            continue
+                        worker.task, worker.since = task, time.monotonic()
+                        task = next(source, _END)
+                self._wait(self._live())
+                for i, slot in enumerate(self._crew):
+                    if slot is None:
+                        continue
+                    outcome, replace = self._check(slot)
+                    if replace:
+                        self._kill(slot)
+                        self._crew[i] = self._spawn() if task is not _END else None
+                    if outcome is not None:
+                        yield outcome
+            finished = True
+        finally:
+            if not finished:  # abandoned: a busy worker is mid-game, and only killing it stops the game
+                for i, slot in enumerate(self._crew):
+                    if slot is not None and (slot.busy or not slot.ready):
+                        self._kill(slot)
+                        self._crew[i] = None
+
+    def close(self) -> None:
+        """Let idle workers exit on their own; kill any that is busy, starting or stuck."""
+        for worker in self._live():
+            if worker.process.is_alive() and worker.ready and not worker.busy:
+                try:
+                    worker.conn.send(None)
+                except OSError:
+                    pass
+                worker.process.join(timeout=5)
+            self._kill(worker)
+        self._crew = [None] * self.size
+
+    # ----- internals ---------------------------------------------------------------------------
+    def _live(self) -> list[_Worker]:
+        return [w for w in self._crew if w is not None]
+
+    def _spawn(self) -> _Worker:
+        ours, theirs = self._context.Pipe()
+        process = self._context.Process(target=_serve, args=(theirs, self.memory_limit), name="battlelog-worker", daemon=True)
+        process.start()
+        theirs.close()
+        return _Worker(process, ours)
+
+    def _wait(self, crew: list[_Worker]) -> None:
+        """Until a worker says something or dies, or the earliest deadline (a game's time limit or a worker's start)."""
+        now = time.monotonic()
+        deadlines = [w.since + self.start_timeout for w in crew if not w.ready]
+        if self.time_limit is not None:
+            deadlines += [w.since + self.time_limit for w in crew if w.busy]
+        timeout = min(_MAX_WAIT, max(0.0, min(deadlines) - now)) if deadlines else _MAX_WAIT
+        wait([w.conn for w in crew] + [w.process.sentinel for w in crew], timeout=timeout)
+
+    def _check(self, worker: _Worker) -> tuple[Outcome | None, bool]:
+        """Handle whatever happened to ``worker``: (an outcome if its game ended, replace it?)."""
+        now = time.monotonic()
+        message = None
+        if worker.conn.poll():
+            try:
+                message = worker.conn.recv()
+            except (EOFError, OSError):  # died; handled below
+                message = None
+        if message is not None:
+            kind, payload = message
+            if kind == _UNFIT:
+                raise BattlelogError(payload)
+            if kind == _READY:
+                worker.ready = True
+                return None, False
+            task, worker.task = worker.task, None
+            assert task is not None
+            return Outcome(task, payload), payload.status == MEMORY
+        if not worker.process.is_alive():
+            worker.process.join()
+            code = worker.process.exitcode
+            if not worker.ready:
+                raise BattlelogError(f"a worker process stopped before it was ready ({_exit_text(code)})")
+            if worker.task is None:
+                return None, True
+            task, worker.task = worker.task, None
+            status, text = death_status(code)
+            return Outcome(task, TaskResult(status, message=text + " while playing", seconds=now - worker.since)), True
+        if not worker.ready and now - worker.since > self.start_timeout:
+            raise BattlelogError(f"a worker process did not start within {self.start_timeout:g} s")
+        if worker.task is not None and self.time_limit is not None and now - worker.since >= self.time_limit:
+            task, worker.task = worker.task, None
+            text = f"no result within the time limit of {self.time_limit:g} s"
+            return Outcome(task, TaskResult(TIMEOUT, message=text, seconds=now - worker.since)), True
+        return None, False
+
+    @staticmethod
+    def _kill(worker: _Worker) -> None:
+        """End a worker now: it overran, died, or may be in a bad state after a MemoryError."""
+        if worker.process.is_alive():
+            worker.process.kill()
+        worker.process.join()
+        worker.conn.close()
+
+
+class LocalExecutor(Executor):
+    """``limits.workers`` processes on this machine, each under ``limits.memory_bytes`` of address space."""
+
+    def __init__(self, limits: Limits) -> None:
+        super().__init__(limits)
+        self._pool = WorkerPool(limits.workers, limits.memory_bytes, limits.time_seconds)
+
+    def start(self) -> None:
+        self._pool.start()
+
+    def run(self, tasks: Iterable[GameTask]) -> Iterator[Outcome]:
+        return self._pool.run(tasks)
+
+    def close(self) -> None:
+        self._pool.close()
+
+    def describe(self) -> str:
+        count = self.limits.workers
+        return f"{count} local worker process{'es' if count > 1 else ''}"
+
+
+__all__ = ["LocalExecutor", "WorkerPool", "death_status"]

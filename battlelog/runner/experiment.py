@@ -1,0 +1,159 @@
+"""Experiments: every player plays the same boards, wherever the games run, and no finished game is lost.
+
+This module only orchestrates: it turns an experiment into game tasks (game i's layout and player
+stream depend only on the seed and i, see :mod:`battlelog.runner.harness`), hands them to an executor
+(:mod:`battlelog.runner.executors`: local processes or a cluster, the runner does not care which) and
+appends each outcome to the journal as it arrives (:mod:`battlelog.runner.journal`). So a run on a cluster
+gives the same games as a local run, and an interrupted run resumes where it stopped.
+
+Running an experiment again skips every (player, game) pair already recorded, and more games or
+another player extend it on the same boards. A failed game (status "memory", "timeout" or "error")
+counts as recorded; :func:`retry_failed` replays the failed games, under new limits if wanted.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from battlelog.errors import BattlelogError
+from battlelog.players import PLAYERS
+from battlelog.rules.game import GameConfig
+from battlelog.runner.executors.base import Executor
+from battlelog.runner.harness import OK, GameTask, layout_for, player_class
+from battlelog.runner.journal import Journal, game_record, open_journal, read_manifest
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """Who plays (player names or ``module:Class`` specs, with per-player options), where, how often, from which seed."""
+
+    config: GameConfig
+    players: tuple[str, ...]
+    games: int
+    seed: int
+    options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "players", tuple(self.players))
+        if not self.players:
+            raise BattlelogError("no players given; choose from " + ", ".join(PLAYERS))
+        repeated = sorted({p for p in self.players if self.players.count(p) > 1})
+        if repeated:
+            raise BattlelogError(f"player {repeated[0]!r} is named twice")
+        for player in self.players:
+            # an unknown player, or one that cannot play this board, is a one-line error now, not a failure per game
+            player_class(player).check_board(self.config)
+        for player in self.options:
+            if player not in self.players:
+                raise BattlelogError(f"options are given for player {player!r}, who is not playing")
+        if self.games < 1:
+            raise BattlelogError(f"the number of games must be at least 1, got {self.games}")
+        if self.seed < 0:
+            raise BattlelogError(f"the seed must be a non-negative whole number, got {self.seed}")
+
+    def options_for(self, player: str) -> dict[str, Any]:
+        return dict(self.options.get(player, {}))
+
+    def manifest(self) -> dict[str, Any]:
+        """What experiment.json stores: everything that decides the boards."""
+        return {"size": self.config.size, "ships": list(self.config.ships), "seed": self.seed}
+
+
+@dataclass(frozen=True)
+class RunReport:
+    """What one run did: games found already recorded, games played now, and how many of those failed."""
+
+    recorded_before: int
+    played: int
+    failed: int
+
+
+def _check_options(records: list[dict[str, Any]], experiment: Experiment) -> None:
+    """A player's recorded games must have been played with the options asked for now."""
+    for record in records:
+        player = record["player"]
+        if player in experiment.players and record.get("options", {}) != experiment.options_for(player):
+            raise BattlelogError(
+                f"player {player}'s recorded games used options {record.get('options', {})}, "
+                f"not {experiment.options_for(player)}: use another output directory"
+            )
+
+
+def _tasks(experiment: Experiment, done: set[tuple[str, int]], budget: int | None) -> Iterator[GameTask]:
+    """The games still to play, game by game (so a partial run has paired results); one layout per game."""
+    for game in range(experiment.games):
+        waiting = [p for p in experiment.players if (p, game) not in done]
+        if waiting:
+            layout = layout_for(experiment.config, experiment.seed, game)
+            for player in waiting:
+                yield GameTask(player, experiment.options_for(player), experiment.config, experiment.seed, game, layout, budget)
+
+
+def _play(
+    journal: Journal,
+    tasks: Iterable[GameTask],
+    total: int,
+    executor: Executor,
+    progress: bool,
+    replaces: Mapping[tuple[str, int], Mapping[str, Any]] | None = None,
+) -> tuple[int, int]:
+    """Run ``tasks`` on ``executor``, journalling each game as it ends, under a progress bar: (played, failed)."""
+    from tqdm import tqdm
+
+    played = failed = 0
+    with tqdm(total=total, desc="games", unit="game", file=sys.stderr, disable=None if progress else True) as bar:
+        for outcome in executor.run(tasks):
+            key = (outcome.task.player, outcome.task.game)
+            journal.append(game_record(outcome, (replaces or {}).get(key)))
+            played += 1
+            failed += outcome.result.status != OK
+            bar.update()
+            if failed:
+                bar.set_postfix(failed=failed, refresh=False)
+    return played, failed
+
+
+def run_experiment(experiment: Experiment, out: Path, executor: Executor, progress: bool = True) -> RunReport:
+    """Play every (player, game) pair not yet recorded in ``out`` on ``executor``, appending each game as it ends.
+
+    On Ctrl-C the games in progress are abandoned, every finished game stays recorded, and
+    KeyboardInterrupt propagates; running the same experiment again resumes.
+    """
+    with open_journal(out, experiment.manifest()) as journal:
+        records = journal.records
+        _check_options(records, experiment)
+        done = {(r["player"], r["game"]) for r in records}
+        wanted = {(p, g) for p in experiment.players for g in range(experiment.games)}
+        todo = len(wanted - done)
+        played, failed = _play(journal, _tasks(experiment, done, executor.limits.engine_budget), todo, executor, progress)
+        return RunReport(len(wanted & done), played, failed)
+
+
+def retry_failed(out: Path, executor: Executor, progress: bool = True) -> RunReport:
+    """Replay every failed game recorded in ``out`` (same board, player and options) on ``executor``.
+
+    Each replay replaces its failure in the journal, also when it fails again (with the new reason);
+    no game is lost or recorded twice, and an interrupted retry can simply be run again.
+    """
+    manifest = read_manifest(out)
+    config = GameConfig(manifest["size"], tuple(manifest["ships"]))
+    with open_journal(out, manifest) as journal:
+        failed = [r for r in journal.records if r["status"] != OK]
+        for player in sorted({r["player"] for r in failed}):
+            player_class(player).check_board(config)  # a player whose module is gone: one line before anything runs
+        budget = executor.limits.engine_budget
+        tasks = (
+            GameTask(r["player"], r.get("options", {}), config, manifest["seed"], r["game"],
+                     layout_for(config, manifest["seed"], r["game"]), budget)
+            for r in failed
+        )  # fmt: skip
+        replaces = {(r["player"], r["game"]): r for r in failed}
+        played, still_failed = _play(journal, tasks, len(failed), executor, progress, replaces)
+        return RunReport(len(journal.records) - played, played, still_failed)
+
+
+__all__ = ["Experiment", "RunReport", "retry_failed", "run_experiment"]

@@ -1,0 +1,94 @@
+"""Text pictures of boards for the terminal: shots, and heat maps of marginals."""
+
+from __future__ import annotations
+
+import os
+import string
+from typing import TextIO
+
+import numpy as np
+
+from battlelog.rules.game import MISS, SUNK, Cell, Placement
+from battlelog.rules.state import GameState
+
+#: What the marks of :func:`board_text` and :func:`heatmap_text` mean.
+BOARD_LEGEND = "legend: . not shot, o miss, X hit, # sunk ship, s ship not hit yet"
+HEAT_LEGEND = "o miss, X hit, # the hit that sank a ship"
+
+
+def use_color(stream: TextIO, switched_off: bool = False) -> bool:
+    """Colour only on a terminal, and never when switched off or NO_COLOR is set (https://no-color.org)."""
+    return stream.isatty() and not switched_off and not os.environ.get("NO_COLOR")
+
+
+def count_noun(count: int, noun: str) -> str:
+    """``1 layout``, ``56 layouts``: English plurals of the nouns battlelog counts (all take an s)."""
+    return f"{count:,} {noun}" if count == 1 else f"{count:,} {noun}s"
+
+
+def layouts_line(models: int, answers: str = "the answers") -> str:
+    """``56 layouts fit the answers`` / ``1 layout fits the answers``."""
+    return f"{count_noun(models, 'layout')} {'fits' if models == 1 else 'fit'} {answers}"
+
+
+def most_likely(state: GameState, cells: np.ndarray) -> list[Cell]:
+    """The unshot cells of highest marginal (ties within 1e-12), row-major; empty once the game is over."""
+    if state.over or not state.unshot:
+        return []
+    best = max(float(cells[cell]) for cell in state.unshot)
+    return [cell for cell in state.unshot if cells[cell] >= best - 1e-12]
+
+
+def _header(size: int, width: int) -> str:
+    return "   " + "".join(f"{c + 1:>{width}}" for c in range(size))
+
+
+def board_text(state: GameState, layout: tuple[Placement, ...] | None = None) -> str:
+    """The board as a player sees it: ``.`` unshot, ``o`` miss, ``X`` hit, ``#`` sunk ship cell.
+
+    With ``layout``, unshot ship cells are shown as ``s`` (the referee's view).
+    """
+    n = state.size
+    grid = [["."] * n for _ in range(n)]
+    if layout is not None:
+        for p in layout:
+            for r, c in p.cells:
+                grid[r][c] = "s"
+    for shot in state.shots:
+        grid[shot.row][shot.col] = "o" if shot.result == MISS else "X"
+    if layout is not None:
+        sunk = {ship for ship, _, _ in state.sinks}
+        for p in layout:
+            if p.ship in sunk:
+                for r, c in p.cells:
+                    grid[r][c] = "#"
+    lines = [_header(n, 2)]
+    for r in range(n):
+        lines.append(f"{string.ascii_uppercase[r]:>2} " + "".join(f"{ch:>2}" for ch in grid[r]))
+    return "\n".join(lines)
+
+
+#: Background colours from cold to hot (xterm 256-colour palette).
+_HEAT = (17, 19, 25, 31, 37, 71, 107, 143, 179, 173, 167, 160, 196)
+
+
+def heatmap_text(cells: np.ndarray, state: GameState | None = None, color: bool = True) -> str:
+    """Marginals as a grid of percentages, coloured from blue (0) to red (1); shots marked o / X."""
+    n = cells.shape[0]
+    shot = {s.cell: s for s in state.shots} if state is not None else {}
+    lines = [_header(n, 6)]
+    for r in range(n):
+        row = [f"{string.ascii_uppercase[r]:>2} "]
+        for c in range(n):
+            if (r, c) in shot:
+                mark = "o" if shot[(r, c)].result == MISS else ("#" if shot[(r, c)].result == SUNK else "X")
+                text = f"{mark:>5}"
+            else:
+                text = f"{100 * cells[r, c]:5.1f}"
+            row.append(" ")
+            if color and (r, c) not in shot:
+                code = _HEAT[min(len(_HEAT) - 1, int(cells[r, c] * len(_HEAT)))]
+                text = f"\x1b[48;5;{code}m\x1b[97m{text}\x1b[0m"
+            row.append(text)
+        lines.append("".join(row))
+    return "\n".join(lines)

@@ -1,0 +1,90 @@
+"""Frames of a replay as images (Pillow): the panels side by side under the frame's caption.
+
+Marks are drawn as shapes, not glyphs, so that no font needs symbols; the numbers use Pillow's own
+scalable font, so the pictures look the same on every machine.
+"""
+
+from __future__ import annotations
+
+import string
+from functools import lru_cache
+from pathlib import Path
+
+from PIL import Image, ImageDraw, ImageFont
+
+from battlelog.rules.game import Cell
+from battlelog.views.replay import colors
+from battlelog.views.replay.frames import Frame, Replay
+from battlelog.views.replay.panels import HIT_MARK, MISS_MARK, Panel, frame_panels
+
+MARGIN, GAP, LABEL = 16, 28, 20  # pixels: around the picture, between panels, for row and column labels
+
+
+@lru_cache(maxsize=16)
+def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    return ImageFont.load_default(size=size)
+
+
+def cell_pixels(size: int) -> int:
+    """Cell width: boards of any size come out between about 300 and 400 pixels wide."""
+    return max(22, min(48, 360 // size))
+
+
+def frame_image(replay: Replay, frame: Frame) -> Image.Image:
+    """One frame: title, caption, then each panel with its title, row and column labels and cells."""
+    panels = frame_panels(replay, frame)
+    n, cell = frame.state.size, cell_pixels(frame.state.size)
+    board = LABEL + n * cell
+    width = 2 * MARGIN + len(panels) * board + (len(panels) - 1) * GAP
+    top = MARGIN + 52
+    image = Image.new("RGB", (max(width, 560), top + 20 + board + 30 + MARGIN), colors.PAPER)
+    draw = ImageDraw.Draw(image)
+    draw.text((MARGIN, MARGIN), replay.title, fill=colors.INK, font=_font(16))
+    draw.text((MARGIN, MARGIN + 24), frame.caption(), fill=colors.INK, font=_font(15))
+    for i, panel in enumerate(panels):
+        _draw_panel(draw, panel, MARGIN + i * (board + GAP), top, n, cell, frame.next_shot)
+    legend = "o miss   x hit   darkest: sunk   blue frame: the next shot"
+    draw.text((MARGIN, top + 20 + board + 8), legend, fill="#555555", font=_font(12))
+    return image
+
+
+def _draw_panel(draw: ImageDraw.ImageDraw, panel: Panel, x: int, y: int, n: int, cell: int, next_shot: Cell | None) -> None:
+    """A panel with its top-left corner at (x, y): title, labels, cells, marks and the next shot."""
+    draw.text((x, y), panel.title, fill=colors.INK, font=_font(13))
+    grid_x, grid_y = x + LABEL, y + 20 + LABEL
+    labels, numbers = _font(11), _font(max(9, cell * 2 // 5))
+    for k in range(n):
+        draw.text((grid_x + k * cell + cell // 2, grid_y - 4), str(k + 1), fill="#555555", font=labels, anchor="md")
+        draw.text((grid_x - 6, grid_y + k * cell + cell // 2), string.ascii_uppercase[k], fill="#555555", font=labels, anchor="rm")
+    for i in range(n * n):
+        r, c = divmod(i, n)
+        box = (grid_x + c * cell, grid_y + r * cell, grid_x + (c + 1) * cell - 1, grid_y + (r + 1) * cell - 1)
+        fill, ink = panel.fills[i], colors.text_color(panel.fills[i])
+        draw.rectangle(box, fill=fill, outline="#d0d0d0")
+        centre = ((box[0] + box[2]) // 2, (box[1] + box[3]) // 2)
+        if panel.marks[i] == MISS_MARK:
+            radius = cell // 7
+            draw.ellipse((centre[0] - radius, centre[1] - radius, centre[0] + radius, centre[1] + radius), outline="#44546a", width=2)
+        elif panel.marks[i] == HIT_MARK:
+            arm = cell // 4
+            for sign in (1, -1):
+                draw.line((centre[0] - arm, centre[1] - sign * arm, centre[0] + arm, centre[1] + sign * arm), fill="#ff5a4a", width=3)
+        elif panel.texts[i]:
+            draw.text(centre, panel.texts[i], fill=ink, font=numbers, anchor="mm")
+    if next_shot is not None:
+        r, c = next_shot
+        box = (grid_x + c * cell, grid_y + r * cell, grid_x + (c + 1) * cell - 1, grid_y + (r + 1) * cell - 1)
+        draw.rectangle(box, outline=colors.NEXT, width=3)
+
+
+def write_gif(replay: Replay, path: Path, seconds_per_frame: float = 0.8) -> None:
+    """Every frame, in order, as an animated GIF that loops; the last frame stays three times longer."""
+    images = [frame_image(replay, frame) for frame in replay.frames]
+    durations = [round(1000 * seconds_per_frame)] * len(images)
+    durations[-1] *= 3
+    images[0].save(path, save_all=True, append_images=images[1:], duration=durations, loop=0, optimize=True)
+
+
+def write_still(replay: Replay, path: Path, index: int) -> None:
+    """Frame ``index`` as a PNG (the README shows one)."""
+    frame_image(replay, replay.frames[index]).save(path, optimize=True)

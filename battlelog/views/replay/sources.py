@@ -1,0 +1,119 @@
+"""The game to replay, read from an experiment folder, a game record file, or a game-state file.
+
+A game record (one line of an experiment's games.jsonl) knows the hidden layout and who played; a
+state file knows only the shots and answers. Every record is checked against the rules before it is
+replayed: its layout must be a valid layout of its fleet, and each recorded answer must be the one
+that layout gives, so that a damaged record is an error naming the fault, not a wrong picture.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from battlelog.errors import BattlelogError, FileFormatError, StateError
+from battlelog.jsonfile import read_json
+from battlelog.players import PLAYERS
+from battlelog.rules.game import GameConfig, Placement, Referee, cell_name, layouts_overlap
+from battlelog.rules.state import GameState
+
+#: The file name of an experiment's game records (see battlelog.runner.experiment).
+GAMES_FILE = "games.jsonl"
+
+
+@dataclass(frozen=True)
+class Game:
+    """The shots of a game with their answers, plus what the source knows about it."""
+
+    state: GameState
+    title: str
+    layout: tuple[Placement, ...] | None = None
+    player: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+def load_game(source: str | Path, game: int | None = None, player: str | None = None) -> Game:
+    """The game in ``source``: an experiment folder (or its games.jsonl), a record file, or a state file."""
+    path = Path(source)
+    if path.is_dir() or path.name == GAMES_FILE:
+        return _from_experiment(path if path.is_dir() else path.parent, game, player)
+    if game is not None:
+        raise BattlelogError(f"--game picks a game of an experiment folder; {path} is a single game")
+    data = read_json(path)
+    if isinstance(data, dict) and ("layout" in data or "player" in data):  # a game record, not a state
+        return game_from_record(data, str(path))
+    state = GameState.load(path)
+    if player is not None and player not in PLAYERS:
+        raise BattlelogError(f"unknown player {player!r} for --player; choose from {', '.join(PLAYERS)}")
+    return Game(state, f"{state.config.label()} from {path.name}", player=player)
+
+
+def _from_experiment(out: Path, game: int | None, player: str | None) -> Game:
+    """Game ``game`` of ``player`` in an experiment (the player may be left out when only one played it)."""
+    from battlelog.runner.journal import load_results  # the experiment records are read only here
+
+    manifest, records = load_results(out)
+    if game is None:
+        numbers = sorted({r["game"] for r in records})
+        known = "no games" if not numbers else f"game {numbers[0]}" if len(numbers) == 1 else f"games {numbers[0]}..{numbers[-1]}"
+        raise BattlelogError(f"{out} is an experiment: say which game with --game N ({known} recorded)")
+    candidates = [r for r in records if r["game"] == game and (player is None or r["player"] == player)]
+    if not candidates:
+        players = sorted(r["player"] for r in records if r["game"] == game)
+        known = f"game {game} was played by {', '.join(players)}" if players else f"it has no game {game}"
+        raise BattlelogError(f"{out}: no game {game}{f' of player {player}' if player else ''} ({known})")
+    if len(candidates) > 1:
+        names = ", ".join(sorted(r["player"] for r in candidates))
+        raise BattlelogError(f"{out}: game {game} was played by {names}: say whose with --player")
+    record = candidates[0]
+    if record["status"] != "ok":
+        raise BattlelogError(f"{out}: game {game} of {record['player']} failed ({record['status']}): there is nothing to replay")
+    return game_from_record(record, f"{out / GAMES_FILE} game {game} of {record['player']}", f"{out.name}, seed {manifest['seed']}")
+
+
+def game_from_record(record: dict[str, Any], source: str, where: str | None = None) -> Game:
+    """A game record (a line of games.jsonl), checked: a valid layout that gives every recorded answer."""
+    for key in ("size", "ships", "layout", "shots", "player"):
+        if key not in record:
+            raise FileFormatError(f"{source}: a game record needs {key!r}")
+    try:
+        state = GameState.from_json({k: record[k] for k in ("size", "ships", "shots")}, source)
+    except StateError as exc:
+        raise StateError(f"{source}: {exc}") from None
+    layout = _layout(record["layout"], state.config, source)
+    _check_answers(state, layout, source)
+    options = record.get("options") or {}
+    if not isinstance(options, dict):
+        raise FileFormatError(f"{source}: options must be an object, got {options!r}")
+    number = f"game {record['game']}, " if isinstance(record.get("game"), int) else ""
+    title = f"{record['player']} on {state.config.label()} ({number}{where or Path(source).name})"
+    return Game(state, title, layout, str(record["player"]), dict(options))
+
+
+def _layout(raw: Any, config: GameConfig, source: str) -> tuple[Placement, ...]:
+    """The recorded layout as placements: one per ship, in the fleet's order, on the board, not overlapping."""
+    if not isinstance(raw, list) or len(raw) != len(config.ships):
+        raise FileFormatError(f"{source}: layout must list one placement per ship of {config.label()}")
+    layout = []
+    for ship, p in enumerate(raw):
+        keys = ("ship", "length", "row", "col", "orientation")
+        if not isinstance(p, dict) or any(k not in p for k in keys):
+            raise FileFormatError(f"{source}: layout entry {ship} must be an object with {', '.join(keys)}")
+        placement = Placement(p["ship"], p["length"], p["row"], p["col"], p["orientation"] == "h")
+        if p["ship"] != ship or p["orientation"] not in ("h", "v") or placement not in config.placements(ship):
+            raise FileFormatError(f"{source}: layout entry {ship} is not a placement of ship {ship} (length {config.ships[ship]})")
+        layout.append(placement)
+    if layouts_overlap(layout):
+        raise FileFormatError(f"{source}: the recorded layout has two ships on one cell")
+    return tuple(layout)
+
+
+def _check_answers(state: GameState, layout: tuple[Placement, ...], source: str) -> None:
+    """Every recorded answer must be the one the layout gives."""
+    referee = Referee(state.config, layout)
+    for t, shot in enumerate(state.shots):
+        result, ship = referee.shoot(*shot.cell)
+        if (result, ship) != (shot.result, shot.ship):
+            said = result + (f" ship {ship}" if ship is not None else "")
+            raise FileFormatError(f"{source}: shot {t + 1} ({cell_name(shot.cell)}) is recorded as {shot.result}, but the layout says {said}")
