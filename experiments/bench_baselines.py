@@ -27,8 +27,9 @@ from battlelog.rules.game import GameConfig, parse_ships
 from battlelog.runner.executors import Limits, available_cores
 from battlelog.runner.executors.local import LocalExecutor
 from battlelog.runner.experiment import Experiment, run_experiment
-from battlelog.runner.harness import game_seeds, layout_for, play_game
-from battlelog.runner.journal import load_results
+from battlelog.runner.loop import play_game
+from battlelog.runner.records import load_results
+from battlelog.runner.seeds import game_seeds, layout_for
 
 BASELINES = ("random", "hunt-target", "pdf")
 

@@ -40,7 +40,8 @@ from battlelog.players import make_player
 from battlelog.report.markdown import duration, markdown_table, megabytes
 from battlelog.rules.game import GameConfig
 from battlelog.rules.state import GameState
-from battlelog.runner.harness import game_seeds, layout_for, play_game
+from battlelog.runner.loop import play_game
+from battlelog.runner.seeds import game_seeds, layout_for
 
 STANDARD = GameConfig(10, (5, 4, 3, 3, 2))
 PAPER = "4:3,2,2,5:3,2,5:3,3,2,6:4,3,3,6:5,5,4,7:5,5,4"

@@ -24,7 +24,8 @@ import numpy as np
 from battlelog.players import PLAYERS, make_player
 from battlelog.report.markdown import duration, markdown_table
 from battlelog.rules.game import GameConfig
-from battlelog.runner.harness import game_seeds, layout_for, play_game
+from battlelog.runner.loop import play_game
+from battlelog.runner.seeds import game_seeds, layout_for
 
 BOARDS = (GameConfig(6, (4, 3, 3)), GameConfig(10, (5, 4, 3, 3, 2)))
 

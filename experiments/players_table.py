@@ -17,8 +17,8 @@ from pathlib import Path
 
 from battlelog.report.markdown import interval, markdown_table, p_value, signed
 from battlelog.report.summary import compare, player_order
-from battlelog.runner.harness import OK
-from battlelog.runner.journal import load_results
+from battlelog.runner.records import load_results
+from battlelog.runner.task import OK
 
 GREEDY = "problog"
 

@@ -13,7 +13,7 @@ import numpy as np
 from battlelog.players.base import Player
 from battlelog.rules.game import GameConfig, Placement, Referee, ship_placements
 from battlelog.rules.state import GameState
-from battlelog.runner.harness import play_game
+from battlelog.runner.loop import play_game
 
 
 def all_layouts(config: GameConfig) -> list[tuple[Placement, ...]]:

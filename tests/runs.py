@@ -8,7 +8,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from battlelog.runner.journal import GAMES, load_results
+from battlelog.runner.records import GAMES, load_results
 
 
 def journal_lines(path: Path) -> int:

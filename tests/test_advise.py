@@ -16,7 +16,7 @@ from battlelog.cli import main
 from battlelog.errors import BattlelogError, ShotError
 from battlelog.rules.game import GameConfig, Referee, cell_name
 from battlelog.rules.state import GameState
-from battlelog.runner.harness import layout_for
+from battlelog.runner.seeds import layout_for
 from battlelog.views.advise import Answer, Command, parse_command
 
 from engine_cases import reference

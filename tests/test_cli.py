@@ -14,7 +14,7 @@ import pytest
 import battlelog.commands
 from battlelog.cli import COMMANDS, DOCS, main
 from battlelog.report.summary import SUMMARY_CSV, SUMMARY_MD
-from battlelog.runner.journal import GAMES, MANIFEST
+from battlelog.runner.records import GAMES, MANIFEST
 
 
 def one_line_error(capsys: pytest.CaptureFixture, argv: list[str], message: str) -> None:
@@ -299,7 +299,7 @@ def test_the_experiment_commands_import_no_heavy_library_until_they_run() -> Non
     loaded = set(done.stdout.split())
     assert "battlelog.commands.experiment" in loaded  # the check itself works
     heavy = {"tqdm", "scipy", "matplotlib", "dask", "distributed", "multiprocessing", "battlelog.runner.experiment", "battlelog.report.summary",
-             "battlelog.report.stats", "battlelog.report.plots", "battlelog.runner.reproduce", "battlelog.runner.executors.base", "battlelog.runner.executors.local",
+             "battlelog.report.stats", "battlelog.report.plots", "battlelog.report.reproduce", "battlelog.runner.executors.base", "battlelog.runner.executors.local",
              "battlelog.runner.executors.dask_cluster"}  # fmt: skip
     assert sorted(heavy & loaded) == []
 

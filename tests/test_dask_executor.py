@@ -29,7 +29,7 @@ from battlelog.runner.executors.base import Executor
 from battlelog.runner.executors.dask_cluster import START_TOPIC, DaskExecutor
 from battlelog.runner.executors.local import LocalExecutor
 from battlelog.runner.experiment import Experiment, RunReport, run_experiment
-from battlelog.runner.journal import GAMES, load_results
+from battlelog.runner.records import GAMES, load_results
 
 from runs import check_interrupted_runs_resume
 

@@ -22,8 +22,9 @@ from battlelog.rules.state import GameState
 from battlelog.runner.executors import Limits
 from battlelog.runner.executors.local import LocalExecutor
 from battlelog.runner.experiment import Experiment, RunReport, run_experiment
-from battlelog.runner.harness import game_seeds, layout_for, play_game
-from battlelog.runner.journal import GAMES, load_results
+from battlelog.runner.loop import play_game
+from battlelog.runner.records import GAMES, load_results
+from battlelog.runner.seeds import game_seeds, layout_for
 
 from runs import check_interrupted_runs_resume
 

@@ -20,7 +20,7 @@ from battlelog.rules.game import (
     parse_ships,
     ship_placements,
 )
-from battlelog.runner.harness import layout_for
+from battlelog.runner.seeds import layout_for
 
 from brute import all_layouts
 

@@ -10,12 +10,15 @@ import pytest
 
 from battlelog.cli import main
 from battlelog.errors import BattlelogError, FileFormatError
+from battlelog.players import make_player
 from battlelog.rules.game import GameConfig
 from battlelog.runner.executors import Limits
 from battlelog.runner.executors.local import LocalExecutor
 from battlelog.runner.experiment import Experiment, RunReport, retry_failed, run_experiment
-from battlelog.runner.harness import game_seeds, layout_for, play_game, player_factory
-from battlelog.runner.journal import ARCHIVE, GAMES, MANIFEST, load_results, open_journal
+from battlelog.runner.journal import open_journal
+from battlelog.runner.loop import play_game
+from battlelog.runner.records import ARCHIVE, GAMES, MANIFEST, load_results
+from battlelog.runner.seeds import game_seeds, layout_for
 
 T = "battlelog_test_players:"
 SMALL = GameConfig(4, (3, 2, 2))
@@ -47,7 +50,7 @@ def test_retry_failed_replays_failures_in_place_under_new_limits(tmp_path: Path,
             continue
         assert old_record["status"] == "timeout" and new_record["status"] == "ok"
         assert new_record["replaces"] == {"status": "timeout", "message": old_record["message"]}
-        player = player_factory(T + "Dawdler")(game_seeds(5, new_record["game"])[1])
+        player = make_player(T + "Dawdler", game_seeds(5, new_record["game"])[1])
         alone = play_game(SMALL, layout_for(SMALL, 5, new_record["game"]), player)
         assert new_record["shots"] == alone.state.to_json()["shots"]
     assert retry(tmp_path, time_seconds=60) == RunReport(6, 0, 0)  # nothing failed is left

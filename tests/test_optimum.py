@@ -23,7 +23,8 @@ from battlelog.players import PLAYERS, make_player
 from battlelog.players.evaluate import NotExact, expected_shots
 from battlelog.report.stats import mean_ci
 from battlelog.rules.game import GameConfig
-from battlelog.runner.harness import game_seeds, layout_for, play_game
+from battlelog.runner.loop import play_game
+from battlelog.runner.seeds import game_seeds, layout_for
 
 from brute import all_layouts
 

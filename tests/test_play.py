@@ -11,7 +11,8 @@ from battlelog.cli import main
 from battlelog.commands.play import answer_text
 from battlelog.players import make_player
 from battlelog.rules.game import GameConfig, cell_name
-from battlelog.runner.harness import game_seeds, layout_for, play_game
+from battlelog.runner.loop import play_game
+from battlelog.runner.seeds import game_seeds, layout_for
 
 CONFIG = GameConfig(4, (3, 2))
 BOARD = ["--size", "4", "--ships", "3,2"]

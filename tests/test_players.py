@@ -15,7 +15,8 @@ from battlelog.players.pdf import density, resolved_cells
 from battlelog.report.stats import mean_ci, paired_difference
 from battlelog.rules.game import GameConfig
 from battlelog.rules.state import GameState, Shot
-from battlelog.runner.harness import game_seeds, layout_for, play_game
+from battlelog.runner.loop import play_game
+from battlelog.runner.seeds import game_seeds, layout_for
 
 PAPER_5X5 = GameConfig(5, (3, 3, 2))
 

@@ -18,7 +18,8 @@ from battlelog.players.parity import hunting_cells
 from battlelog.report.stats import paired_difference
 from battlelog.rules.game import GameConfig
 from battlelog.rules.state import GameState
-from battlelog.runner.harness import game_seeds, layout_for, play_game
+from battlelog.runner.loop import play_game
+from battlelog.runner.seeds import game_seeds, layout_for
 
 from brute import brute_answers, brute_marginals, consistent_layouts, random_states
 

@@ -11,9 +11,9 @@ import pytest
 
 from battlelog.cli import main
 from battlelog.players import PLAYERS as REGISTERED
+from battlelog.report.paper import PLAYERS, paper_table, random_closed_form
 from battlelog.report.plots import player_color
 from battlelog.rules.game import GameConfig
-from battlelog.runner.reproduce import PLAYERS, paper_table, random_closed_form
 
 GAMES = 6
 
@@ -114,7 +114,7 @@ def test_random_closed_form_matches_the_exact_distribution() -> None:
     """Mean and sd of the last of K marked cells among M, from P(X = x) = C(x-1, K-1) / C(M, K)."""
     from math import comb, sqrt
 
-    from battlelog.runner.reproduce import random_closed_form_sd
+    from battlelog.report.paper import random_closed_form_sd
 
     for config in (GameConfig(4, (3, 2, 2)), GameConfig(5, (3, 2)), GameConfig(7, (5, 5, 4))):
         k, m = config.ship_cells, config.cells

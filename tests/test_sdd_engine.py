@@ -23,7 +23,8 @@ from battlelog.model.ground import Problem, ground
 from battlelog.players import make_player
 from battlelog.rules.game import GameConfig
 from battlelog.rules.state import GameState
-from battlelog.runner.harness import game_seeds, layout_for, play_game
+from battlelog.runner.loop import play_game
+from battlelog.runner.seeds import game_seeds, layout_for
 
 from brute import all_layouts, brute_marginals, random_states
 from engine_cases import random_cases, reference, shots

@@ -12,7 +12,8 @@ from battlelog.errors import FileFormatError, FleetError, StateError
 from battlelog.players import make_player
 from battlelog.rules.game import GameConfig
 from battlelog.rules.state import GameState, Shot
-from battlelog.runner.harness import layout_for, play_game
+from battlelog.runner.loop import play_game
+from battlelog.runner.seeds import layout_for
 
 CONFIG = GameConfig(5, (3, 3, 2))
 

@@ -60,7 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from battlelog.commands.summarize import recorded_games, show_summary
     from battlelog.runner.experiment import Experiment, run_experiment
-    from battlelog.runner.journal import GAMES
+    from battlelog.runner.records import GAMES
 
     config = config_from(args)
     players = [p.strip() for p in args.players.split(",") if p.strip()]

@@ -20,7 +20,8 @@ from battlelog.errors import BattlelogError
 from battlelog.players import PLAYERS, Player, make_player
 from battlelog.rules.game import GameConfig, Placement, cell_name
 from battlelog.rules.state import GameState
-from battlelog.runner.harness import GameResult, game_seeds, layout_for, play_game
+from battlelog.runner.loop import GameResult, play_game
+from battlelog.runner.seeds import game_seeds, layout_for
 from battlelog.views.display import BOARD_LEGEND, board_text, count_noun
 from battlelog.views.human import HumanPlayer, Quit
 

@@ -27,7 +27,7 @@ from battlelog.errors import BattlelogError
 from battlelog.rules.game import GameConfig, parse_ships
 
 if TYPE_CHECKING:
-    from battlelog.runner.reproduce import PaperRow
+    from battlelog.report.paper import PaperRow
 
 #: Games per cell with --quick.
 QUICK_GAMES = 100
@@ -54,7 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _rows(specs: list[str] | None) -> list[PaperRow]:
     """The paper's rows, or the ones named by --config SIZE:SHIPS (in the order given, each once)."""
-    from battlelog.runner.reproduce import paper_table
+    from battlelog.report.paper import paper_table
 
     table = paper_table()
     if not specs:
@@ -85,7 +85,8 @@ def _command(args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from battlelog.runner.reproduce import reproduce, results_markdown
+    from battlelog.report.paper_files import results_markdown
+    from battlelog.report.reproduce import reproduce
 
     games = QUICK_GAMES if args.quick else args.games
     if games < 2:

@@ -22,7 +22,7 @@ import argparse
 from pathlib import Path
 
 from battlelog.commands.common import add_executor_arguments, add_limit_arguments, executor_from
-from battlelog.runner.journal import ARCHIVE, GAMES, journal_path
+from battlelog.runner.records import ARCHIVE, GAMES, journal_path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -39,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def recorded_games(out: Path) -> int:
     """How many games ``out`` records (0 when there is no experiment there, e.g. one refused before its first game)."""
-    from battlelog.runner.journal import MANIFEST, load_results
+    from battlelog.runner.records import MANIFEST, load_results
 
     return len(load_results(out)[1]) if (out / MANIFEST).is_file() else 0
 
@@ -58,7 +58,7 @@ def show_summary(out: Path, plots: bool = False, games_csv: bool = False) -> Non
         write_score_plot,
         write_summary,
     )
-    from battlelog.runner.journal import describe_experiment, load_results
+    from battlelog.runner.records import describe_experiment, load_results
 
     manifest, records = load_results(out)
     rows = summarize_records(records)
@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     out = out.parent if out.name in (GAMES, ARCHIVE) and out.is_file() else out
     if args.retry_failed:
         from battlelog.runner.experiment import retry_failed
-        from battlelog.runner.journal import read_manifest
+        from battlelog.runner.records import read_manifest
 
         read_manifest(out)  # a directory without an experiment is an error before any worker starts
         with executor_from(args) as executor:

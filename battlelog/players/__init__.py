@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+from importlib import import_module
 from typing import Any
 
 import numpy as np
@@ -30,15 +31,44 @@ PLAYERS: dict[str, type[Player]] = {
 
 
 def make_player(name: str, seed: int | np.random.SeedSequence | None = None, **options: Any) -> Player:
-    """Build the player registered as ``name`` with its options (for example ``engine="sdd"``)."""
-    if name not in PLAYERS:
-        raise BattlelogError(f"unknown player {name!r}; choose from {', '.join(PLAYERS)}")
-    cls = PLAYERS[name]
-    accepted = set(inspect.signature(cls.__init__).parameters) - {"self", "seed"}
-    unknown = sorted(set(options) - accepted)
+    """Build player ``name`` (a registered name or ``module:Class``, see :func:`player_class`) with its
+    options (for example ``engine="sdd"``); an option the player does not take is a one-line error."""
+    cls = player_class(name)
+    parameters = inspect.signature(cls.__init__).parameters
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+    unknown = [] if takes_any else sorted(set(options) - (set(parameters) - {"self", "seed"}))
     if unknown:
         raise BattlelogError(f"player {name!r} does not take option(s) {', '.join(unknown)}")
     return cls(seed, **options)
 
 
-__all__ = ["PLAYERS", "Player", "make_player"]
+def player_class(spec: str) -> type[Player]:
+    """The Player subclass ``spec`` names.
+
+    ``spec`` is a registered name (``pdf``) or ``module:Class`` naming your own Player subclass; the
+    module must be importable (on sys.path / PYTHONPATH) in the workers too. This keeps test-only
+    and experimental players out of the production registry. Anything else is a one-line error
+    here, before any game is played.
+    """
+    if spec in PLAYERS:
+        return PLAYERS[spec]
+    module_name, colon, attribute = spec.partition(":")
+    if not colon or not module_name or not attribute:
+        raise BattlelogError(
+            f"unknown player {spec!r}; choose from {', '.join(PLAYERS)} or give module:Class of your own player"
+        )
+    try:
+        module = import_module(module_name)
+    except Exception as exc:  # noqa: BLE001 - the user's module may fail in any way while importing
+        raise BattlelogError(f"player {spec!r}: cannot import {module_name!r} ({type(exc).__name__}: {exc})") from None
+    cls = getattr(module, attribute, None)
+    if cls is None:
+        raise BattlelogError(f"player {spec!r}: module {module_name!r} has no class or function {attribute!r}")
+    if not (isinstance(cls, type) and issubclass(cls, Player)):
+        raise BattlelogError(f"player {spec!r}: {attribute} is not a Player subclass (see battlelog.players.base)")
+    if inspect.isabstract(cls):
+        raise BattlelogError(f"player {spec!r}: {attribute} is abstract (it does not implement choose)")
+    return cls
+
+
+__all__ = ["PLAYERS", "Player", "make_player", "player_class"]

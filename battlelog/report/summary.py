@@ -18,8 +18,8 @@ from typing import Any
 from battlelog.players import PLAYERS
 from battlelog.report.markdown import interval, markdown_table, milliseconds, number, p_value, signed
 from battlelog.report.stats import PairedDifference, ScoreSummary, paired_difference, summarize_scores
-from battlelog.runner.harness import OK, STATUSES
-from battlelog.runner.journal import describe_experiment
+from battlelog.runner.records import describe_experiment
+from battlelog.runner.task import OK, STATUSES
 
 SUMMARY_CSV, SUMMARY_MD, GAMES_CSV, PLOTS = "summary.csv", "summary.md", "games.csv", "plots"
 

@@ -1,7 +1,7 @@
 """Experiments: every player plays the same boards, wherever the games run, and no finished game is lost.
 
 This module only orchestrates: it turns an experiment into game tasks (game i's layout and player
-stream depend only on the seed and i, see :mod:`battlelog.runner.harness`), hands them to an executor
+stream depend only on the seed and i, see :mod:`battlelog.runner.seeds`), hands them to an executor
 (:mod:`battlelog.runner.executors`: local processes or a cluster, the runner does not care which) and
 appends each outcome to the journal as it arrives (:mod:`battlelog.runner.journal`). So a run on a cluster
 gives the same games as a local run, and an interrupted run resumes where it stopped.
@@ -20,11 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from battlelog.errors import BattlelogError
-from battlelog.players import PLAYERS
+from battlelog.players import PLAYERS, player_class
 from battlelog.rules.game import GameConfig
 from battlelog.runner.executors.base import Executor
-from battlelog.runner.harness import OK, GameTask, layout_for, player_class
-from battlelog.runner.journal import Journal, game_record, open_journal, read_manifest
+from battlelog.runner.journal import Journal, open_journal
+from battlelog.runner.records import game_record, read_manifest
+from battlelog.runner.seeds import layout_for
+from battlelog.runner.task import OK, GameTask
 
 
 @dataclass(frozen=True)

@@ -10,20 +10,10 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from types import TracebackType
 
 from battlelog.runner.executors import Limits
-from battlelog.runner.harness import GameTask, TaskResult
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What became of one task, and why it was played a second time if it was (else None)."""
-
-    task: GameTask
-    result: TaskResult
-    retried: str | None = None
+from battlelog.runner.task import GameTask, Outcome
 
 
 class Executor(ABC):
@@ -59,4 +49,4 @@ class Executor(ABC):
         """Where the games run, for the command's first line (``2 local worker processes``)."""
 
 
-__all__ = ["Executor", "Outcome"]
+__all__ = ["Executor"]

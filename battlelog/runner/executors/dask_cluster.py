@@ -40,8 +40,8 @@ from typing import Any
 
 from battlelog.errors import BattlelogError
 from battlelog.runner.executors import Limits
-from battlelog.runner.executors.base import Executor, Outcome
-from battlelog.runner.harness import ERROR, MEMORY, TIMEOUT, GameTask, TaskResult, one_line, run_task
+from battlelog.runner.executors.base import Executor
+from battlelog.runner.task import ERROR, MEMORY, TIMEOUT, GameTask, Outcome, TaskResult, one_line, run_task
 
 #: The event a worker logs as it starts a game: {"key": task key, "worker": worker address}.
 START_TOPIC = "battlelog-game-start"

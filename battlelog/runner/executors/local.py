@@ -27,9 +27,9 @@ from typing import Any
 
 from battlelog.errors import BattlelogError
 from battlelog.runner.executors import Limits
-from battlelog.runner.executors.base import Executor, Outcome
-from battlelog.runner.harness import ERROR, MEMORY, TIMEOUT, GameTask, TaskResult, run_task
+from battlelog.runner.executors.base import Executor
 from battlelog.runner.procmem import status_bytes
+from battlelog.runner.task import ERROR, MEMORY, TIMEOUT, GameTask, Outcome, TaskResult, run_task
 
 #: Messages from a worker to the parent.
 _READY, _UNFIT, _DONE = "ready", "unfit", "done"

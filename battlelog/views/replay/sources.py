@@ -51,7 +51,7 @@ def load_game(source: str | Path, game: int | None = None, player: str | None = 
 
 def _from_experiment(out: Path, game: int | None, player: str | None) -> Game:
     """Game ``game`` of ``player`` in an experiment (the player may be left out when only one played it)."""
-    from battlelog.runner.journal import load_results  # the experiment records are read only here
+    from battlelog.runner.records import load_results  # the experiment records are read only here
 
     manifest, records = load_results(out)
     if game is None:

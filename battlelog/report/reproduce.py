@@ -1,0 +1,70 @@
+"""Reproduce the BattleLog paper's Table 1, with the statistics it lacked.
+
+For every configuration of the paper's table, all four players play the same boards through the
+experiment runner (so the run resumes when interrupted and the exact player's memory is isolated
+in workers). Then only the game records are read, and written out as:
+
+  results.md / results.csv   mean shots with 95% CI per configuration and player, the paper's beside it
+  paired.csv                 paired differences (problog - pdf, pdf - hunt-target) with CI and p-value
+  plots/*.png                score distribution and CDF per configuration; means vs. the paper
+  report.md                  all of it together, with the command, seed and wall time
+
+Layout of the output directory: one experiment directory per configuration (``5x5_3-3-2/``), each
+with its own experiment.json, games.jsonl and summary, then the files above at the top.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from battlelog.engines import DEFAULT_ENGINE
+from battlelog.report.paper import PLAYERS, PaperRow, Reproduction, analyse, paper_table, slug
+from battlelog.report.paper_files import paired_markdown, results_markdown, write_csvs, write_plots, write_report
+from battlelog.runner.executors.base import Executor
+from battlelog.runner.experiment import Experiment, run_experiment
+
+
+def run_all(
+    out: Path, rows: Sequence[PaperRow], games: int, seed: int, executor: Executor, engine: str | None, progress: bool
+) -> tuple[int, int]:
+    """Play (or resume) every configuration's experiment under ``out``: (games played now, found recorded)."""
+    played = before = 0
+    options = {"problog": {"engine": engine or DEFAULT_ENGINE}}
+    for k, row in enumerate(rows, 1):
+        if progress:
+            print(f"[{k}/{len(rows)}] {row.config.label()}: {games} games x {len(PLAYERS)} players", flush=True)
+        experiment = Experiment(row.config, PLAYERS, games, seed, options)
+        report = run_experiment(experiment, out / slug(row.config), executor, progress=progress)
+        played, before = played + report.played, before + report.recorded_before
+    return played, before
+
+
+def reproduce(
+    out: Path,
+    games: int,
+    seed: int,
+    executor: Executor,
+    engine: str | None = None,
+    rows: Sequence[PaperRow] | None = None,
+    command: str = "battlelog reproduce",
+    progress: bool = True,
+) -> Reproduction:
+    """Run (or resume) every configuration, then write the tables, plots and report into ``out``.
+
+    ``out`` is created with the first configuration's experiment, so a refused run leaves nothing behind.
+    """
+    rows = list(paper_table() if rows is None else rows)
+    start = time.perf_counter()
+    played = run_all(out, rows, games, seed, executor, engine, progress)
+    wall = time.perf_counter() - start
+    result = analyse(out, rows)
+    (out / "results.md").write_text(results_markdown(result) + "\n\n" + paired_markdown(result) + "\n")
+    write_csvs(out, result)
+    plots = write_plots(out, result, rows)
+    write_report(out, result, plots, command, seed, wall, played)
+    return result
+
+
+__all__ = ["reproduce", "run_all"]

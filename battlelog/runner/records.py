@@ -1,0 +1,166 @@
+"""The record of an experiment, read: file names, the manifest, one JSON line per game, and its schema.
+
+An output directory holds:
+  experiment.json   board size, fleet and seed: what decides game i's board (a rerun must match it)
+  games.jsonl       one JSON line per game, failed ones included (written by :mod:`battlelog.runner.journal`)
+
+A finished experiment may be archived with its journal gzipped (games.jsonl.gz, as the results in
+the repository are): it reads as the plain one. Everything read here goes through the strict JSON
+reader, and a record that could not have come from a game (a score below the fleet's cells, a time
+that is not a number) is refused with a one-line error naming its line.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from battlelog.errors import BattlelogError, FileFormatError
+from battlelog.rules.game import GameConfig, Placement, format_ships
+from battlelog.runner.task import OK, STATUSES, Outcome
+
+MANIFEST, GAMES, ARCHIVE = "experiment.json", "games.jsonl", "games.jsonl.gz"
+
+#: A game's identity in an experiment: (player, game index).
+Key = tuple[str, int]
+
+
+def describe_experiment(manifest: Mapping[str, Any]) -> str:
+    """``5x5 3,3,2 with seed 7``: what a manifest (or a game record) says the boards are."""
+    ships = manifest["ships"]
+    fleet = format_ships(ships) if isinstance(ships, list) else repr(ships)
+    return f"{manifest['size']}x{manifest['size']} {fleet} with seed {manifest['seed']}"
+
+
+def read_manifest(out: Path) -> dict[str, Any]:
+    """experiment.json of ``out``; a missing or malformed directory or file is a one-line error."""
+    if not out.exists():
+        raise BattlelogError(f"{out}: no such directory")
+    if not out.is_dir():
+        raise BattlelogError(f"{out} is not a directory")
+    path = out / MANIFEST
+    if not path.is_file():
+        raise FileFormatError(f"{out} holds no experiment (no {MANIFEST})")
+    try:
+        manifest = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise FileFormatError(f"{path}: not a readable JSON file ({exc})") from None
+    ok = (
+        isinstance(manifest, dict)
+        and all(isinstance(manifest.get(k), int) and not isinstance(manifest.get(k), bool) for k in ("size", "seed"))
+        and isinstance(manifest.get("ships"), list)
+        and all(isinstance(s, int) and not isinstance(s, bool) for s in manifest["ships"])
+    )
+    if not ok:
+        raise FileFormatError(f"{path}: expected an object with a whole-number size and seed and a list of ships")
+    GameConfig(manifest["size"], tuple(manifest["ships"]))  # a fleet that cannot exist is an error here too
+    return {"size": manifest["size"], "ships": manifest["ships"], "seed": manifest["seed"]}
+
+
+def check_record(record: Any, where: str, manifest: Mapping[str, Any]) -> None:
+    """One line of games.jsonl: the keys the summary needs, of this experiment."""
+    if not isinstance(record, dict):
+        raise FileFormatError(f"{where}: expected a JSON object")
+    for key in ("player", "game", "status", "size", "ships", "seed", "score", "seconds"):
+        if key not in record:
+            raise FileFormatError(f"{where}: missing key {key!r}")
+    if not isinstance(record["player"], str) or not isinstance(record["game"], int) or record["status"] not in STATUSES:
+        raise FileFormatError(f"{where}: needs a player name, a whole-number game and a status in {', '.join(STATUSES)}")
+    if {k: record[k] for k in ("size", "ships", "seed")} != dict(manifest):
+        raise FileFormatError(f"{where}: a game of {describe_experiment(record)}, not of this experiment's {describe_experiment(manifest)}")
+    if record["status"] == OK:
+        valid = isinstance(record["score"], int) and isinstance(record["seconds"], (int, float))
+        if not valid or record["score"] < 1 or record["seconds"] < 0:
+            raise FileFormatError(f"{where}: a finished game needs a positive whole-number score and seconds >= 0")
+
+
+def conflict(games: Mapping[Key, Mapping[str, Any]], record: Mapping[str, Any]) -> str | None:
+    """Why ``record`` may not join ``games`` (it repeats a game and does not replay a failure), else None."""
+    earlier = games.get((record["player"], record["game"]))
+    if earlier is not None and not (earlier["status"] != OK and record.get("replaces")):
+        return f"repeats game {record['game']} of player {record['player']}"
+    return None
+
+
+def parse_records(data: bytes, source: Path, manifest: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The games in the complete lines of ``data``, a replayed game in place of its failure.
+
+    A torn last line (a run killed mid-write) is ignored.
+    """
+    games: dict[Key, dict[str, Any]] = {}
+    for number, line in enumerate(data.split(b"\n")[:-1], start=1):
+        where = f"{source} line {number}"
+        try:
+            record = json.loads(line)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise FileFormatError(f"{where}: not valid JSON") from None
+        check_record(record, where, manifest)
+        refused = conflict(games, record)
+        if refused:
+            raise FileFormatError(f"{where}: {refused}")
+        games[record["player"], record["game"]] = record  # a replay keeps the place of the failure it replaces
+    return list(games.values())
+
+
+def journal_path(out: Path) -> Path:
+    """The games file of ``out`` that is read: games.jsonl, or the archive when only it is there."""
+    return out / ARCHIVE if not (out / GAMES).exists() and (out / ARCHIVE).exists() else out / GAMES
+
+
+def load_results(out: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The manifest and recorded games of a finished or partial experiment (read only)."""
+    manifest = read_manifest(out)
+    path = journal_path(out)
+    try:
+        data = b"" if not path.exists() else gzip.decompress(path.read_bytes()) if path.name == ARCHIVE else path.read_bytes()
+    except OSError as exc:  # gzip.BadGzipFile and EOFError of a cut archive included
+        raise FileFormatError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    except EOFError:
+        raise FileFormatError(f"{path}: a gzip file cut short") from None
+    return manifest, parse_records(data, path, manifest)
+
+
+def placement_json(placement: Placement) -> dict[str, Any]:
+    """A placement as games.jsonl stores it: ship, length, canonical cell and orientation (h/v)."""
+    return {
+        "ship": placement.ship,
+        "length": placement.length,
+        "row": placement.row,
+        "col": placement.col,
+        "orientation": placement.orientation,
+    }
+
+
+def game_record(outcome: Outcome, replaces: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """One line of games.jsonl.
+
+    ``seconds`` is the players' thinking time (all moves) of a finished game, and the time until the
+    failure of a failed one; ``peak_mb`` the worker's peak resident memory during the game (None when
+    the worker was killed, or shared with other games); ``shots`` are in the spec's format, empty for
+    a failed game; ``retried`` why the game was played a second time (its worker was lost), else None;
+    ``replaces`` the status and message of the failed game this one replays, else None.
+    """
+    task, result = outcome.task, outcome.result
+    value = result.value or {}
+    return {
+        "player": task.player,
+        "options": task.options,
+        "size": task.config.size,
+        "ships": list(task.config.ships),
+        "seed": task.seed,
+        "game": task.game,
+        "status": result.status,
+        "message": result.message,
+        "score": value.get("score"),
+        "seconds": value.get("seconds", round(result.seconds, 3)),
+        "move_median_s": value.get("move_median_s"),
+        "move_max_s": value.get("move_max_s"),
+        "peak_mb": result.peak_mb,
+        "layout": [placement_json(p) for p in task.layout],
+        "shots": value.get("shots", []),
+        "retried": outcome.retried,
+        "replaces": None if replaces is None else {"status": replaces["status"], "message": replaces["message"]},
+    }
