@@ -1,7 +1,10 @@
 """battlelog: Battleship played by exact Bayesian inference over a relational ProbLog model."""
 
 from battlelog.errors import BattlelogError
-from battlelog.rules.game import GameConfig, Placement, Referee, sample_layout
+from battlelog.rules.config import GameConfig
+from battlelog.rules.geometry import Placement
+from battlelog.rules.layouts import sample_layout
+from battlelog.rules.referee import Referee
 from battlelog.rules.state import GameState, Shot
 
 __version__ = "0.1.0"

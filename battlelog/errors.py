@@ -23,6 +23,11 @@ class StateError(BattlelogError):
     """A game state whose answers contradict each other or the rules."""
 
 
+class Inconsistent(StateError):
+    """No layout satisfies the evidence of a state (raised by the model stage and the engines; the
+    error people see names the shot at fault, see :func:`battlelog.engines.base.locate_fault`)."""
+
+
 class FileFormatError(BattlelogError):
     """A file that is not valid JSON or does not follow the spec's format."""
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from battlelog.players import make_player
 from battlelog.report.markdown import markdown_table
-from battlelog.rules.game import GameConfig, parse_ships
+from battlelog.rules.config import GameConfig, parse_ships
 from battlelog.runner.executors import Limits, available_cores
 from battlelog.runner.executors.local import LocalExecutor
 from battlelog.runner.experiment import Experiment, run_experiment

@@ -44,7 +44,7 @@ from battlelog.engines import make_engine
 from battlelog.errors import BattlelogError
 from battlelog.players import make_player
 from battlelog.report.markdown import duration, markdown_table, megabytes
-from battlelog.rules.game import GameConfig, format_ships
+from battlelog.rules.config import GameConfig, format_ships
 from battlelog.rules.state import GameState
 from battlelog.runner.loop import play_game
 from battlelog.runner.procmem import peak_bytes, reset_peak, status_bytes

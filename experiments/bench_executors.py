@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from battlelog.report.markdown import markdown_table
-from battlelog.rules.game import GameConfig, parse_ships
+from battlelog.rules.config import GameConfig, parse_ships
 from battlelog.runner.executors import Limits, make_executor
 from battlelog.runner.executors.base import Executor
 from battlelog.runner.executors.dask_cluster import ALLOWED_FAILURES_ENV, DaskExecutor

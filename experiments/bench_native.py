@@ -38,7 +38,7 @@ from bench_engines import answer_child, engine_rows, measure_config, parse_confi
 
 from battlelog.players import make_player
 from battlelog.report.markdown import duration, markdown_table, megabytes
-from battlelog.rules.game import GameConfig
+from battlelog.rules.config import GameConfig
 from battlelog.rules.state import GameState
 from battlelog.runner.loop import play_game
 from battlelog.runner.seeds import game_seeds, layout_for

@@ -23,7 +23,7 @@ import numpy as np
 
 from battlelog.players import PLAYERS, make_player
 from battlelog.report.markdown import duration, markdown_table
-from battlelog.rules.game import GameConfig
+from battlelog.rules.config import GameConfig
 from battlelog.runner.loop import play_game
 from battlelog.runner.seeds import game_seeds, layout_for
 

@@ -11,7 +11,9 @@ from itertools import product
 import numpy as np
 
 from battlelog.players.base import Player
-from battlelog.rules.game import GameConfig, Placement, Referee, ship_placements
+from battlelog.rules.config import GameConfig
+from battlelog.rules.geometry import Placement, ship_placements
+from battlelog.rules.referee import Referee
 from battlelog.rules.state import GameState
 from battlelog.runner.loop import play_game
 
@@ -166,7 +168,7 @@ def random_states(config: GameConfig, count: int, seed: int) -> list[GameState]:
 
     Shots prefer neighbours of hits half of the time, so sinks and adjacent-ship situations are common.
     """
-    from battlelog.rules.game import sample_layout
+    from battlelog.rules.layouts import sample_layout
 
     rng = np.random.default_rng(seed)
     out = []

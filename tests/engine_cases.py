@@ -19,7 +19,8 @@ from functools import cache
 
 import numpy as np
 
-from battlelog.rules.game import GameConfig, Placement, cell_name
+from battlelog.rules.config import GameConfig
+from battlelog.rules.geometry import Placement, cell_name
 from battlelog.rules.state import GameState, Shot
 
 from brute import all_layouts, brute_answers, brute_marginals, brute_placements, random_states

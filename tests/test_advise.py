@@ -14,7 +14,9 @@ import pytest
 
 from battlelog.cli import main
 from battlelog.errors import BattlelogError, ShotError
-from battlelog.rules.game import GameConfig, Referee, cell_name
+from battlelog.rules.config import GameConfig
+from battlelog.rules.geometry import cell_name
+from battlelog.rules.referee import Referee
 from battlelog.rules.state import GameState
 from battlelog.runner.seeds import layout_for
 from battlelog.views.advise import Answer, Command, parse_command

@@ -11,7 +11,7 @@ from pysdd.sdd import SddManager, Vtree
 from battlelog.cli import main
 from battlelog.engines.native.engine import NativeEngine
 from battlelog.engines.native.export import compile_state
-from battlelog.rules.game import GameConfig
+from battlelog.rules.config import GameConfig
 from battlelog.rules.state import GameState
 
 from brute import random_states

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from battlelog.errors import BattlelogError
-from battlelog.rules.game import GameConfig
+from battlelog.rules.config import GameConfig
 from battlelog.runner.executors import Limits
 from battlelog.runner.executors.base import Executor
 from battlelog.runner.executors.dask_cluster import START_TOPIC, DaskExecutor

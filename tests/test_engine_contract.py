@@ -15,7 +15,7 @@ import pytest
 
 from battlelog.engines import ENGINES, Engine, Inconsistent, locate_fault, make_engine
 from battlelog.model.ground import ground
-from battlelog.rules.game import GameConfig
+from battlelog.rules.config import GameConfig
 from battlelog.rules.state import GameState
 
 from engine_cases import (

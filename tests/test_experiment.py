@@ -17,7 +17,7 @@ from battlelog.players import make_player
 from battlelog.report.markdown import p_value
 from battlelog.report.stats import mean_ci, paired_difference, summarize_scores
 from battlelog.report.summary import SUMMARY_CSV, SUMMARY_MD, paired_scores, summarize_records, summary_table, write_summary
-from battlelog.rules.game import GameConfig
+from battlelog.rules.config import GameConfig
 from battlelog.rules.state import GameState
 from battlelog.runner.executors import Limits
 from battlelog.runner.executors.local import LocalExecutor

@@ -10,16 +10,10 @@ import pytest
 from scipy import stats as scipy_stats
 
 from battlelog.errors import FleetError, ShotError
-from battlelog.rules.game import (
-    GameConfig,
-    Placement,
-    Referee,
-    cell_name,
-    find_layout,
-    layouts_overlap,
-    parse_ships,
-    ship_placements,
-)
+from battlelog.rules.config import GameConfig, find_layout, parse_ships
+from battlelog.rules.geometry import Placement, cell_name, ship_placements
+from battlelog.rules.layouts import layouts_overlap
+from battlelog.rules.referee import Referee
 from battlelog.runner.seeds import layout_for
 
 from brute import all_layouts

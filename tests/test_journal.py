@@ -11,7 +11,7 @@ import pytest
 from battlelog.cli import main
 from battlelog.errors import BattlelogError, FileFormatError
 from battlelog.players import make_player
-from battlelog.rules.game import GameConfig
+from battlelog.rules.config import GameConfig
 from battlelog.runner.executors import Limits
 from battlelog.runner.executors.local import LocalExecutor
 from battlelog.runner.experiment import Experiment, RunReport, retry_failed, run_experiment

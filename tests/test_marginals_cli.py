@@ -12,7 +12,8 @@ import pytest
 from battlelog.cli import main
 from battlelog.engines import ENGINES
 from battlelog.model.render import render_program
-from battlelog.rules.game import GameConfig, cell_name
+from battlelog.rules.config import GameConfig
+from battlelog.rules.geometry import cell_name
 from battlelog.rules.state import GameState
 
 from engine_cases import reference

@@ -20,7 +20,7 @@ from battlelog.engines.native.tables import SweepTables
 from battlelog.errors import BattlelogError, BudgetExceeded
 from battlelog.model.ground import Problem, ground
 from battlelog.players import make_player
-from battlelog.rules.game import GameConfig
+from battlelog.rules.config import GameConfig
 from battlelog.rules.state import GameState
 from battlelog.rules.symmetry import IDENTITY, SYMMETRIES
 from battlelog.runner.loop import play_game

@@ -22,7 +22,7 @@ from battlelog.optimum.solver import Settings, Solver, StateTable
 from battlelog.players import PLAYERS, make_player
 from battlelog.players.evaluate import NotExact, expected_shots
 from battlelog.report.stats import mean_ci
-from battlelog.rules.game import GameConfig
+from battlelog.rules.config import GameConfig
 from battlelog.runner.loop import play_game
 from battlelog.runner.seeds import game_seeds, layout_for
 

@@ -10,7 +10,8 @@ import pytest
 from battlelog.cli import main
 from battlelog.commands.play import answer_text
 from battlelog.players import make_player
-from battlelog.rules.game import GameConfig, cell_name
+from battlelog.rules.config import GameConfig
+from battlelog.rules.geometry import cell_name
 from battlelog.runner.loop import play_game
 from battlelog.runner.seeds import game_seeds, layout_for
 

@@ -13,7 +13,7 @@ from battlelog.players import PLAYERS, make_player
 from battlelog.players.hunt_target import target_list
 from battlelog.players.pdf import density, resolved_cells
 from battlelog.report.stats import mean_ci, paired_difference
-from battlelog.rules.game import GameConfig
+from battlelog.rules.config import GameConfig
 from battlelog.rules.state import GameState, Shot
 from battlelog.runner.loop import play_game
 from battlelog.runner.seeds import game_seeds, layout_for

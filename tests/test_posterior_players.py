@@ -16,7 +16,7 @@ from battlelog.players import make_player
 from battlelog.players.info import answer_entropy
 from battlelog.players.parity import hunting_cells
 from battlelog.report.stats import paired_difference
-from battlelog.rules.game import GameConfig
+from battlelog.rules.config import GameConfig
 from battlelog.rules.state import GameState
 from battlelog.runner.loop import play_game
 from battlelog.runner.seeds import game_seeds, layout_for

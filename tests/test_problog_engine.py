@@ -19,7 +19,7 @@ from problog.program import PrologString
 from battlelog.engines import make_engine
 from battlelog.engines.problog_engine import ProblogEngine, board_from_queries
 from battlelog.model.render import render_program
-from battlelog.rules.game import GameConfig
+from battlelog.rules.config import GameConfig
 from battlelog.rules.state import GameState
 
 from engine_cases import hand_cases, random_cases, shots

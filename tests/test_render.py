@@ -15,7 +15,7 @@ from problog.logic import Clause, Or, Term
 from problog.program import PrologString
 
 from battlelog.model.render import PROGRAM_TEMPLATE, render_program
-from battlelog.rules.game import GameConfig
+from battlelog.rules.config import GameConfig
 from battlelog.rules.state import GameState
 from battlelog.templating import template_dir
 

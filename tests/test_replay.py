@@ -15,7 +15,7 @@ from battlelog.cli import main
 from battlelog.engines import DEFAULT_ENGINE, make_engine
 from battlelog.errors import BattlelogError, FileFormatError
 from battlelog.players import Player, make_player
-from battlelog.rules.game import GameConfig
+from battlelog.rules.config import GameConfig
 from battlelog.rules.state import GameState
 from battlelog.views.replay import colors
 from battlelog.views.replay.frames import Frame, Replay, build_replay

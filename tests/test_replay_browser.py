@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from battlelog.cli import main
-from battlelog.rules.game import cell_name
+from battlelog.rules.geometry import cell_name
 from battlelog.views.replay import colors
 from battlelog.views.replay.sources import load_game
 

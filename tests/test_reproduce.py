@@ -13,7 +13,7 @@ from battlelog.cli import main
 from battlelog.players import PLAYERS as REGISTERED
 from battlelog.report.paper import PLAYERS, paper_table, random_closed_form
 from battlelog.report.plots import player_color
-from battlelog.rules.game import GameConfig
+from battlelog.rules.config import GameConfig
 
 GAMES = 6
 

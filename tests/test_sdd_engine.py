@@ -21,7 +21,7 @@ from battlelog.engines.sdd_engine import BYTES_PER_NODE, Compiled, SddEngine
 from battlelog.errors import BattlelogError, BudgetExceeded
 from battlelog.model.ground import Problem, ground
 from battlelog.players import make_player
-from battlelog.rules.game import GameConfig
+from battlelog.rules.config import GameConfig
 from battlelog.rules.state import GameState
 from battlelog.runner.loop import play_game
 from battlelog.runner.seeds import game_seeds, layout_for

@@ -10,7 +10,7 @@ import pytest
 
 from battlelog.errors import FileFormatError, FleetError, StateError
 from battlelog.players import make_player
-from battlelog.rules.game import GameConfig
+from battlelog.rules.config import GameConfig
 from battlelog.rules.state import GameState, Shot
 from battlelog.runner.loop import play_game
 from battlelog.runner.seeds import layout_for

@@ -11,7 +11,7 @@ import secrets
 
 from battlelog.engines import DEFAULT_ENGINE, ENGINES
 from battlelog.errors import BattlelogError
-from battlelog.rules.game import GameConfig, parse_ships
+from battlelog.rules.config import GameConfig, parse_ships
 from battlelog.rules.state import GameState
 
 

@@ -23,7 +23,7 @@ import time
 from battlelog.commands.boards import add_engine_argument, add_state_arguments, state_from
 from battlelog.engines import DEFAULT_ENGINE, Marginals, make_engine
 from battlelog.engines.solve import solve
-from battlelog.rules.game import cell_name
+from battlelog.rules.geometry import cell_name
 from battlelog.rules.state import GameState
 from battlelog.views.display import HEAT_LEGEND, count_noun, heatmap_text, layouts_line, most_likely, use_color
 

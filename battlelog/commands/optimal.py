@@ -33,7 +33,7 @@ from battlelog.optimum import search
 from battlelog.optimum.solver import DEFAULT_MEMORY, Progress, Solver
 from battlelog.players import PLAYERS, make_player
 from battlelog.players.evaluate import NotExact, expected_shots
-from battlelog.rules.game import GameConfig
+from battlelog.rules.config import GameConfig
 
 #: Seconds between progress lines on stderr.
 EVERY = 10.0

@@ -18,7 +18,8 @@ import argparse
 from battlelog.commands.boards import add_board_arguments, add_engine_argument, add_seed_argument, config_from, seed_from
 from battlelog.errors import BattlelogError
 from battlelog.players import PLAYERS, Player, make_player
-from battlelog.rules.game import GameConfig, Placement, cell_name
+from battlelog.rules.config import GameConfig
+from battlelog.rules.geometry import Placement, cell_name
 from battlelog.rules.state import GameState
 from battlelog.runner.loop import GameResult, play_game
 from battlelog.runner.seeds import game_seeds, layout_for

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from battlelog.commands.common import add_engine_argument, add_executor_arguments, add_limit_arguments, executor_from
 from battlelog.engines import DEFAULT_ENGINE
 from battlelog.errors import BattlelogError
-from battlelog.rules.game import GameConfig, parse_ships
+from battlelog.rules.config import GameConfig, parse_ships
 
 if TYPE_CHECKING:
     from battlelog.report.paper import PaperRow

@@ -8,8 +8,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from battlelog.errors import BattlelogError, StateError
-from battlelog.rules.game import HIT_CODE, MISS_CODE, SUNK_CODE, Placement, cell_name
+from battlelog.errors import BattlelogError, Inconsistent, StateError
+from battlelog.rules.answers import HIT_CODE, MISS_CODE, SUNK_CODE
+from battlelog.rules.geometry import Placement, cell_name
 from battlelog.rules.state import GameState
 
 
@@ -30,7 +31,7 @@ class Marginals:
     def answers(self, state: GameState) -> np.ndarray:
         """``out[r, c, a]``: the probability that a shot at (r, c) is answered ``a``.
 
-        ``a`` is an answer code (``battlelog.rules.game``): 0 miss, 1 a hit that sinks nothing, ``2 + i`` "sunk ship i". A
+        ``a`` is an answer code (``battlelog.rules.answers``): 0 miss, 1 a hit that sinks nothing, ``2 + i`` "sunk ship i". A
         shot at x sinks ship i exactly when ship i lies on x and the rest of its cells are already
         hit, so these follow from the placement marginals. Cells already shot are all zero.
         """
@@ -59,10 +60,6 @@ class Marginals:
             "models": None if self.models is None else int(self.models),
             "cells": [[float(v) for v in row] for row in self.cells],
         }
-
-
-class Inconsistent(StateError):
-    """No layout satisfies the evidence of a state (raised by engines, located by locate_fault)."""
 
 
 class Engine(ABC):

@@ -25,12 +25,15 @@ state. Cells are bits in ceil(N*N / 64) 64-bit words, so any board size works.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 from numba import njit
 
 from battlelog.engines.base import Inconsistent
 from battlelog.model.ground import ground
-from battlelog.rules.game import GameConfig
+from battlelog.rules.config import GameConfig
+from battlelog.rules.geometry import Cell, cells_mask, mask_words
 from battlelog.rules.state import GameState
 
 
@@ -38,13 +41,9 @@ def _words(config: GameConfig) -> int:
     return -(-config.cells // 64)
 
 
-def cells_words(cells: object, config: GameConfig) -> np.ndarray:
+def cells_words(cells: Iterable[Cell], config: GameConfig) -> np.ndarray:
     """The cells as a bit mask over ``_words(config)`` 64-bit words."""
-    out = np.zeros(_words(config), dtype=np.uint64)
-    for r, c in cells:  # type: ignore[attr-defined]
-        x = r * config.size + c
-        out[x >> 6] |= np.uint64(1) << np.uint64(x & 63)
-    return out
+    return mask_words(cells_mask(cells, config.size), _words(config))
 
 
 class LayoutChain:

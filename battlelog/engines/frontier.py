@@ -29,7 +29,8 @@ import numpy as np
 
 from battlelog.errors import BattlelogError, BudgetExceeded
 from battlelog.model.ground import Problem
-from battlelog.rules.game import Cell, Placement
+from battlelog.rules.geometry import Cell, Placement, cells_mask, mask_words
+from battlelog.rules.symmetry import Symmetry
 
 #: Child references in :class:`Diagram` levels besides node indices (which are >= 0).
 FALSE, TRUE = -1, -2
@@ -40,13 +41,13 @@ _WORD = 64
 COMPARE_ABOVE = 20_000
 
 
-#: The four directions a row-by-row sweep can cross the board in, as maps from a cell to the cell
-#: it takes in a plain top-to-bottom, left-to-right sweep of the mapped board.
-DIRECTIONS: dict[str, Callable[[int, int, int], Cell]] = {
-    "down": lambda r, c, n: (r, c),
-    "right": lambda r, c, n: (c, r),
-    "up": lambda r, c, n: (n - 1 - r, n - 1 - c),
-    "left": lambda r, c, n: (n - 1 - c, n - 1 - r),
+#: The four directions a row-by-row sweep can cross the board in, as the symmetries that map a cell
+#: to the cell it takes in a plain top-to-bottom, left-to-right sweep of the mapped board.
+DIRECTIONS: dict[str, Symmetry] = {
+    "down": Symmetry(False, False, False),
+    "right": Symmetry(True, False, False),
+    "up": Symmetry(False, True, True),
+    "left": Symmetry(True, True, True),
 }
 
 
@@ -57,7 +58,7 @@ def sweep_key(direction: str, size: int) -> Callable[[Placement], tuple]:
     rows (in the sweep's direction) that one ship can reach beyond the current cell.
     """
     move = DIRECTIONS[direction]
-    return lambda p: (min(move(r, c, size) for r, c in p.cells), p.ship, p.horizontal)
+    return lambda p: (min(move.cell(cell, size) for cell in p.cells), p.ship, p.horizontal)
 
 
 @dataclass(frozen=True)
@@ -113,11 +114,7 @@ class _Board:
 
     def cells(self, cells: tuple[Cell, ...] | frozenset[Cell]) -> np.ndarray:
         """A set of cells as a row of 64-bit words (bit ``r * size + c``)."""
-        out = np.zeros(self.words, dtype=np.uint64)
-        for r, c in cells:
-            k = r * self.size + c
-            out[k // _WORD] |= np.uint64(1 << (k % _WORD))
-        return out
+        return mask_words(cells_mask(cells, self.size), self.words)
 
     def settle(self, used: np.ndarray, occupied: np.ndarray, j: int) -> tuple[np.ndarray, np.ndarray]:
         """Which states are alive before placement ``j``, and their occupied cells cut to what matters."""
@@ -197,7 +194,7 @@ def _reduce(value: np.ndarray, high: np.ndarray, low: np.ndarray) -> tuple[np.nd
 def seen_from(problem: Problem, direction: str) -> tuple:
     """The problem as a sweep in ``direction`` sees it: equal views give equal diagrams."""
     move = DIRECTIONS[direction]
-    cells = lambda cs: frozenset(move(r, c, problem.size) for r, c in cs)  # noqa: E731
+    cells = lambda cs: frozenset(move.cell(cell, problem.size) for cell in cs)  # noqa: E731
     return (
         tuple(frozenset(cells(p.cells) for p in domain) for domain in problem.domains),
         cells(problem.required),

@@ -42,8 +42,9 @@ from battlelog.engines.base import Engine, Inconsistent, Marginals
 from battlelog.engines.budget import readable
 from battlelog.engines.frontier import FALSE, TRUE, Diagram, smallest_sweep
 from battlelog.errors import BudgetExceeded
-from battlelog.model.ground import Problem, ground
-from battlelog.rules.game import GameConfig, Placement
+from battlelog.model.ground import Problem, ground_problem
+from battlelog.rules.config import GameConfig
+from battlelog.rules.geometry import Placement
 from battlelog.rules.state import GameState
 
 #: Resident bytes per SDD node while it is built and counted (pysdd's node, its two elements, the
@@ -102,11 +103,7 @@ class SddEngine(Engine):
         if not state.shots and state.config in _EMPTY_BOARDS:
             cached = _EMPTY_BOARDS[state.config]
             return Marginals(cached.cells.copy(), cached.models, cached.placements)
-        model = ground(state)
-        reason = model.empty_reason()
-        if reason is not None:
-            raise Inconsistent(reason)
-        tally = self.tally(Problem.from_model(model))
+        tally = self.tally(ground_problem(state))
         if tally.models == 0:
             self._kept = None  # a contradiction is no base for the next move
             raise Inconsistent("no layout of the fleet fits all the answers")

@@ -18,7 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from battlelog.rules.game import Cell, Placement, cell_name, format_ships
+from battlelog.errors import Inconsistent
+from battlelog.rules.config import format_ships
+from battlelog.rules.geometry import Cell, Placement, cell_name
 from battlelog.rules.state import GameState
 
 
@@ -115,3 +117,13 @@ class Problem:
 
     def label(self) -> str:
         return f"{self.size}x{self.size} {format_ships(self.ships)}"
+
+
+def ground_problem(state: GameState) -> Problem:
+    """The one entry to the model stage for counting engines: the state's ground problem, or
+    :class:`Inconsistent` when pruning alone already shows that no layout fits."""
+    model = ground(state)
+    reason = model.empty_reason()
+    if reason is not None:
+        raise Inconsistent(reason)
+    return Problem.from_model(model)

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from battlelog.rules.game import cell_name, format_ships
+from battlelog.rules.config import format_ships
+from battlelog.rules.geometry import cell_name
 from battlelog.rules.state import GameState
 from battlelog.templating import environment
 

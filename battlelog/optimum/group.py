@@ -13,19 +13,9 @@ from itertools import permutations, product
 
 import numpy as np
 
-from battlelog.rules.game import Cell, GameConfig
-
-#: The square's symmetries as maps of (row, column) on an N x N board; the first is the identity.
-_SQUARE: tuple = (
-    lambda r, c, n: (r, c),
-    lambda r, c, n: (c, n - 1 - r),
-    lambda r, c, n: (n - 1 - r, n - 1 - c),
-    lambda r, c, n: (n - 1 - c, r),
-    lambda r, c, n: (r, n - 1 - c),
-    lambda r, c, n: (n - 1 - r, c),
-    lambda r, c, n: (c, r),
-    lambda r, c, n: (n - 1 - c, n - 1 - r),
-)
+from battlelog.rules.config import GameConfig
+from battlelog.rules.geometry import Cell
+from battlelog.rules.symmetry import SYMMETRIES
 
 
 def relabellings(ships: tuple[int, ...]) -> list[tuple[int, ...]]:
@@ -59,17 +49,15 @@ class Symmetries:
         """The symmetry tables of ``config``; with ``use=False`` only the identity (to measure what the
         symmetries buy)."""
         n, fleet = config.size, config.ships
-        square = _SQUARE if use else _SQUARE[:1]
+        square = SYMMETRIES if use else SYMMETRIES[:1]
         labels = relabellings(fleet) if use else [tuple(range(len(fleet)))]
         most = max(len(config.placements(i)) for i in range(len(fleet)))
         cells, inverse, ships, placements = [], [], [], []
-        for move in square:
-            image = [move(r, c, n) for r in range(n) for c in range(n)]
-            cell_map = np.array([r * n + c for r, c in image], dtype=np.int64)
+        for symmetry in square:
+            cell_map = symmetry.index_map(n)
             moved = []
             for i in range(len(fleet)):
-                index = {frozenset(p.cells): k for k, p in enumerate(config.placements(i))}
-                row = [index[frozenset(move(r, c, n) for r, c in p.cells)] for p in config.placements(i)]
+                row = list(symmetry.placement_order(config, i))
                 moved.append(row + [-1] * (most - len(row)))
             for sigma in labels:
                 cells.append(cell_map)

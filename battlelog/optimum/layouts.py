@@ -13,7 +13,9 @@ from functools import cached_property
 import numpy as np
 
 from battlelog.errors import BattlelogError
-from battlelog.rules.game import HIT_CODE, MISS_CODE, SUNK_CODE, Cell, GameConfig
+from battlelog.rules.answers import HIT_CODE, MISS_CODE, SUNK_CODE
+from battlelog.rules.config import GameConfig
+from battlelog.rules.geometry import Cell, cell_index, cells_mask
 from battlelog.rules.state import GameState
 
 #: Largest board whose cells fit the 64-bit masks used here.
@@ -24,31 +26,9 @@ SOLVABLE_LAYOUTS = 4_000
 #: Boards with more cells than this are refused: every shot multiplies the belief states.
 SOLVABLE_CELLS = 36
 
-def cell_bit(cell: Cell, size: int) -> int:
-    """The mask bit of a cell."""
-    return 1 << (cell[0] * size + cell[1])
-
-
-def cells_mask(cells: object, size: int) -> int:
-    """The mask of a collection of cells."""
-    mask = 0
-    for cell in cells:  # type: ignore[attr-defined]
-        mask |= cell_bit(cell, size)
-    return mask
-
-
 def placement_masks(config: GameConfig, ship: int) -> np.ndarray:
     """The mask of each canonical placement of ``ship``, in ``config.placements(ship)`` order."""
     return np.array([cells_mask(p.cells, config.size) for p in config.placements(ship)], dtype=np.uint64)
-
-
-def count_bound(config: GameConfig) -> int:
-    """The product of the ships' placement counts: an upper bound on the number of layouts, known
-    before anything is enumerated."""
-    out = 1
-    for ship in range(len(config.ships)):
-        out *= len(config.placements(ship))
-    return out
 
 
 @dataclass(frozen=True)
@@ -115,13 +95,13 @@ class LayoutTable:
         for ship, t, cell in state.sinks:
             inside = np.uint64(cells_mask(state.hits_after(t), size))
             mask = self.ship_masks[:, ship]
-            ok &= ((mask & ~inside) == 0) & ((mask & np.uint64(cell_bit(cell, size))) != 0)
+            ok &= ((mask & ~inside) == 0) & ((mask & np.uint64(1 << cell_index(cell, size))) != 0)
         for ship in state.afloat:
             ok &= (self.ship_masks[:, ship] & ~hits) != 0
         return np.flatnonzero(ok).astype(np.int32)
 
     def answers(self, layouts: np.ndarray, hits: int, cell: Cell) -> np.ndarray:
-        """The answer code (``battlelog.rules.game``) each of ``layouts`` gives to a shot at ``cell`` when
+        """The answer code (``battlelog.rules.answers``) each of ``layouts`` gives to a shot at ``cell`` when
         ``hits`` (a mask) are hit."""
         size = self.config.size
         x = cell[0] * size + cell[1]

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from battlelog.rules.game import HIT_CODE, MISS_CODE, SUNK_CODE
+from battlelog.rules.answers import HIT_CODE, MISS_CODE, SUNK_CODE
 
 #: Slots of the shared statistics array (the progress thread reads them while the search runs).
 NODES, STORED, EVICTED, STOP, ROOT_DONE, ROOT_TOTAL, ROOT_BEST, EXACT_STORED, MAY_GROW = range(9)
@@ -43,7 +43,6 @@ EMPTY, LOWER, EXACT = 0, 1, 2
 
 #: Option slots: what the search may use, so that each device's worth can be measured.
 OPT_BOUND, OPT_ORDER = range(2)
-OPTIONS = 2
 #: Lower bounds (see lower_bound): remaining ship cells only; plus the next shot's chance of a miss;
 #: plus the misses expected before the next hit.
 BOUND_CELLS, BOUND_ONE_STEP, BOUND_MISSES = 0, 1, 2

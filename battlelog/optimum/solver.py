@@ -21,8 +21,9 @@ import numpy as np
 from battlelog.errors import BattlelogError, BudgetExceeded
 from battlelog.optimum import search
 from battlelog.optimum.group import Symmetries
-from battlelog.optimum.layouts import SOLVABLE_CELLS, SOLVABLE_LAYOUTS, cells_mask, solvable_layouts
-from battlelog.rules.game import Cell, GameConfig
+from battlelog.optimum.layouts import SOLVABLE_CELLS, SOLVABLE_LAYOUTS, solvable_layouts
+from battlelog.rules.config import GameConfig
+from battlelog.rules.geometry import Cell, cells_mask
 from battlelog.rules.state import GameState
 
 #: Default memory for the table of solved states.
@@ -121,11 +122,6 @@ class Solver:
         self.stats = np.zeros(search.STATS, dtype=np.int64)
         self._options = np.array([settings.bound, settings.order], dtype=np.int64)
         self._lock = threading.Lock()
-
-    @property
-    def table_bytes(self) -> int:
-        """Memory held by the table of solved states."""
-        return sum(int(a.nbytes) for a in self.table.arrays)
 
     # ----- searching ---------------------------------------------------------------------------
     def total(

@@ -9,7 +9,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from battlelog.rules.game import Cell, GameConfig
+from battlelog.rules.config import GameConfig
+from battlelog.rules.geometry import Cell
 from battlelog.rules.state import GameState
 
 #: Scores within this relative distance of the best are ties (exact marginals of symmetric cells

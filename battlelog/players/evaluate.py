@@ -26,9 +26,11 @@ from fractions import Fraction
 import numpy as np
 
 from battlelog.errors import BattlelogError
-from battlelog.optimum.layouts import LayoutTable, cell_bit, cells_mask
+from battlelog.optimum.layouts import LayoutTable
 from battlelog.players.base import Player
-from battlelog.rules.game import Cell, Referee, decode_answer
+from battlelog.rules.answers import decode_answer
+from battlelog.rules.geometry import Cell, cell_index, cells_mask
+from battlelog.rules.referee import Referee
 from battlelog.rules.state import GameState
 
 #: An exact total: an integer until a tie makes it a fraction.
@@ -139,7 +141,7 @@ def _blind_walk(player: Player, table: LayoutTable, counter: _Counter) -> Total:
             cells = _candidates(player, state)
             summed: Total = 0
             for cell in cells:
-                after = shot | cell_bit(cell, config.size)
+                after = shot | 1 << cell_index(cell, config.size)
                 found = witness(after, state, layout, cell)
                 if found is not None:
                     summed += total(*found, after)

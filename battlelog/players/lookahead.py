@@ -8,7 +8,8 @@ from battlelog.engines import DEFAULT_ENGINE, Marginals
 from battlelog.errors import BattlelogError
 from battlelog.players.base import Seed, masked
 from battlelog.players.posterior import PosteriorPlayer
-from battlelog.rules.game import HIT_CODE, Cell, decode_answer
+from battlelog.rules.answers import HIT_CODE, decode_answer
+from battlelog.rules.geometry import Cell
 from battlelog.rules.state import GameState
 
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from battlelog.errors import BattlelogError
 from battlelog.players.base import Player, Seed, masked, pick_best
-from battlelog.rules.game import Cell
+from battlelog.rules.geometry import Cell
 from battlelog.rules.state import GameState
 
 #: Sweeps of the chain discarded before the first sample of each move.

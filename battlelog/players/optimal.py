@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 
 from battlelog.optimum.layouts import solvable_layouts
 from battlelog.players.base import Player
-from battlelog.rules.game import Cell, GameConfig
+from battlelog.rules.config import GameConfig
+from battlelog.rules.geometry import Cell
 from battlelog.rules.state import GameState
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ import numpy as np
 
 from battlelog.players.base import ScoringPlayer, idle_cells, masked
 from battlelog.players.hunt_target import target_key, target_list
-from battlelog.rules.game import Cell
+from battlelog.rules.geometry import Cell
 from battlelog.rules.state import GameState
 
 

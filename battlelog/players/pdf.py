@@ -3,27 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Hashable
-from functools import lru_cache
 
 import numpy as np
 
 from battlelog.players.base import ScoringPlayer, masked
-from battlelog.rules.game import Cell, ship_placements
+from battlelog.rules.geometry import Cell, placement_matrix, ship_placements
 from battlelog.rules.state import GameState
 
 #: How much more a placement counts for each unresolved hit it passes through (target mode).
 TARGET_WEIGHT = 100.0
-
-
-@lru_cache(maxsize=64)
-def _placement_masks(size: int, length: int) -> np.ndarray:
-    """One row per canonical placement of a ship of ``length``: which cells (row-major) it covers."""
-    placements = ship_placements(size, 0, length)
-    masks = np.zeros((len(placements), size * size), dtype=np.int64)
-    for i, p in enumerate(placements):
-        for r, c in p.cells:
-            masks[i, r * size + c] = 1
-    return masks
 
 
 def resolved_cells(state: GameState) -> set[Cell]:
@@ -60,7 +48,7 @@ def density(state: GameState) -> np.ndarray:
         open_hits[r * n + c] = 1
     scores = np.zeros(n * n)
     for ship in state.afloat:
-        masks = _placement_masks(n, state.ships[ship])
+        masks = placement_matrix(n, state.ships[ship])
         ok = masks @ blocked == 0
         weights = np.where(ok, TARGET_WEIGHT ** (masks @ open_hits), 0.0)
         scores += weights @ masks

@@ -9,7 +9,7 @@ import numpy as np
 
 from battlelog.engines import DEFAULT_ENGINE, Engine, Marginals, make_engine
 from battlelog.players.base import ScoringPlayer, Seed, best_cells
-from battlelog.rules.game import Cell
+from battlelog.rules.geometry import Cell
 from battlelog.rules.state import GameState
 
 

@@ -7,7 +7,7 @@ from collections.abc import Hashable
 import numpy as np
 
 from battlelog.players.base import ScoringPlayer, masked, pick_random
-from battlelog.rules.game import Cell
+from battlelog.rules.geometry import Cell
 from battlelog.rules.state import GameState
 
 

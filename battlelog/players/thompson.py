@@ -7,7 +7,7 @@ import numpy as np
 from battlelog.engines import DEFAULT_ENGINE, Engine, make_engine
 from battlelog.errors import BattlelogError
 from battlelog.players.base import Player, Seed, masked, pick_best
-from battlelog.rules.game import Cell
+from battlelog.rules.geometry import Cell
 from battlelog.rules.state import GameState
 
 

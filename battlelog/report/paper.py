@@ -21,7 +21,7 @@ from battlelog.report.summary import (
     summarize_records,
     write_summary,
 )
-from battlelog.rules.game import GameConfig
+from battlelog.rules.config import GameConfig
 from battlelog.runner.records import load_results
 from battlelog.runner.task import OK
 

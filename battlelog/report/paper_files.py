@@ -14,7 +14,7 @@ from battlelog.report.summary import (
     COMPARISON_HEADER,
     comparison_cells,
 )
-from battlelog.rules.game import GameConfig, format_ships
+from battlelog.rules.config import GameConfig, format_ships
 
 
 def _board(config: GameConfig) -> list[str]:

@@ -17,7 +17,9 @@ from typing import Any
 
 from battlelog.errors import FileFormatError, FleetError, StateError
 from battlelog.jsonfile import check_keys, read_json
-from battlelog.rules.game import HIT, MISS, RESULTS, SUNK, Cell, GameConfig, cell_name, format_ships
+from battlelog.rules.answers import HIT, MISS, RESULTS, SUNK
+from battlelog.rules.config import GameConfig, format_ships
+from battlelog.rules.geometry import Cell, cell_name
 
 #: The keys of the game-state format, and of each shot in it.
 STATE_KEYS, SHOT_KEYS = ("size", "ships", "shots"), ("row", "col", "result", "ship")

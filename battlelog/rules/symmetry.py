@@ -1,10 +1,9 @@
 """The eight symmetries of a square board (rotations and reflections), acting on cells, boards and states.
 
-They serve two purposes. An engine may sweep a board in any of eight raster orders; sweeping the
-image of a state under a symmetry in plain row-major order is the same thing, so one kernel covers
-every direction. And two game states that are images of each other have images of each other as
-posteriors, so a cache keyed by a state's canonical form (the least of its eight images) answers
-all eight at once.
+They map layouts to layouts and answers to answers, so the image of a state has the image of its
+posterior: an engine may sweep a board in any of eight raster orders (sweeping the image of a state
+in plain row-major order is the same thing), a cache can answer all eight images of a state at once
+(:mod:`battlelog.engines.canonical`), and the optimum solver stores one state of each orbit.
 """
 
 from __future__ import annotations
@@ -14,7 +13,8 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
-from battlelog.rules.game import Cell, GameConfig, Placement
+from battlelog.rules.config import GameConfig
+from battlelog.rules.geometry import Cell, Placement, ship_placements
 from battlelog.rules.state import GameState, Shot
 
 
@@ -51,9 +51,7 @@ class Symmetry:
 
     def placement(self, placement: Placement, size: int) -> Placement:
         """The image of a placement, named again by its canonical (first row-major) cell."""
-        cells = sorted(self.cell(cell, size) for cell in placement.cells)
-        horizontal = placement.length == 1 or cells[0][0] == cells[-1][0]
-        return Placement(placement.ship, placement.length, cells[0][0], cells[0][1], horizontal)
+        return Placement.from_cells(placement.ship, (self.cell(cell, size) for cell in placement.cells))
 
     def state(self, state: GameState) -> GameState:
         """The image of a game state: every shot moved, in the same order, with the same answer."""
@@ -86,8 +84,6 @@ def _index_map(symmetry: Symmetry, size: int) -> np.ndarray:
 
 @lru_cache(maxsize=1024)
 def _placement_order(symmetry: Symmetry, size: int, ship: int, length: int) -> np.ndarray:
-    from battlelog.rules.game import ship_placements
-
     placements = ship_placements(size, ship, length)
     where = {p: k for k, p in enumerate(placements)}
     out = np.array([where[symmetry.placement(p, size)] for p in placements], dtype=np.int64)
@@ -95,29 +91,4 @@ def _placement_order(symmetry: Symmetry, size: int, ship: int, length: int) -> n
     return out
 
 
-PosteriorKey = tuple[object, ...]
-
-
-def posterior_key(state: GameState, symmetry: Symmetry = IDENTITY) -> PosteriorKey:
-    """What the posterior of the image of ``state`` under ``symmetry`` depends on, and nothing else.
-
-    The misses, the hits, and for each sink the ship, its cell and the hits up to that shot (the
-    order of the other shots does not matter), as row-major cell indices. Equal keys mean equal
-    posteriors.
-    """
-    n = state.size
-    image = symmetry.index_map(n)
-
-    def cells(of: frozenset[Cell]) -> tuple[int, ...]:
-        return tuple(sorted(int(image[r * n + c]) for r, c in of))
-
-    sinks = tuple(sorted((ship, int(image[cell[0] * n + cell[1]]), cells(state.hits_after(t))) for ship, t, cell in state.sinks))
-    return (n, state.ships, cells(state.misses), cells(state.hits), sinks)
-
-
-def canonical_form(state: GameState) -> tuple[PosteriorKey, Symmetry]:
-    """The least posterior key among the state's eight images, and a symmetry that maps the state to it."""
-    return min(((posterior_key(state, s), s) for s in SYMMETRIES), key=lambda pair: pair[0])
-
-
-__all__ = ["IDENTITY", "SYMMETRIES", "PosteriorKey", "Symmetry", "canonical_form", "posterior_key"]
+__all__ = ["IDENTITY", "SYMMETRIES", "Symmetry"]

@@ -21,7 +21,7 @@ from typing import Any
 
 from battlelog.errors import BattlelogError
 from battlelog.players import PLAYERS, player_class
-from battlelog.rules.game import GameConfig
+from battlelog.rules.config import GameConfig
 from battlelog.runner.executors.base import Executor
 from battlelog.runner.journal import Journal, open_journal
 from battlelog.runner.records import game_record, read_manifest

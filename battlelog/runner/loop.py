@@ -11,7 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from battlelog.players.base import Player
-from battlelog.rules.game import GameConfig, Placement, Referee, cell_name
+from battlelog.rules.config import GameConfig
+from battlelog.rules.geometry import Placement, cell_name
+from battlelog.rules.referee import Referee
 from battlelog.rules.state import GameState
 
 

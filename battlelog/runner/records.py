@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from battlelog.errors import BattlelogError, FileFormatError
-from battlelog.rules.game import GameConfig, Placement, format_ships
+from battlelog.rules.config import GameConfig, format_ships
+from battlelog.rules.geometry import Placement
 from battlelog.runner.task import OK, STATUSES, Outcome
 
 MANIFEST, GAMES, ARCHIVE = "experiment.json", "games.jsonl", "games.jsonl.gz"

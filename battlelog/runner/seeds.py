@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from battlelog.rules.game import GameConfig, Placement, sample_layout
+from battlelog.rules.config import GameConfig
+from battlelog.rules.geometry import Placement
+from battlelog.rules.layouts import sample_layout
 
 
 def game_seeds(seed: int, game: int) -> tuple[np.random.SeedSequence, np.random.SeedSequence]:

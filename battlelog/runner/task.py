@@ -15,7 +15,8 @@ import numpy as np
 
 from battlelog.engines.budget import task_budget
 from battlelog.players import make_player
-from battlelog.rules.game import GameConfig, Placement
+from battlelog.rules.config import GameConfig
+from battlelog.rules.geometry import Placement
 from battlelog.runner.loop import play_game
 from battlelog.runner.procmem import megabytes, peak_bytes, reset_peak
 from battlelog.runner.seeds import game_seeds

@@ -16,7 +16,9 @@ from pathlib import Path
 from battlelog.engines import Engine, Inconsistent, Marginals
 from battlelog.engines.solve import solve
 from battlelog.errors import BattlelogError, StateError
-from battlelog.rules.game import SUNK, Cell, cell_name, format_ships, parse_cell
+from battlelog.rules.answers import SUNK
+from battlelog.rules.config import format_ships
+from battlelog.rules.geometry import Cell, cell_name, parse_cell
 from battlelog.rules.state import GameState
 from battlelog.views.display import HEAT_LEGEND, count_noun, heatmap_text, layouts_line, most_likely
 

@@ -8,7 +8,8 @@ from typing import TextIO
 
 import numpy as np
 
-from battlelog.rules.game import MISS, SUNK, Cell, Placement
+from battlelog.rules.answers import MISS, SUNK
+from battlelog.rules.geometry import Cell, Placement
 from battlelog.rules.state import GameState
 
 #: What the marks of :func:`board_text` and :func:`heatmap_text` mean.

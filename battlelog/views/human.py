@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from battlelog.errors import ShotError
 from battlelog.players.base import Player
-from battlelog.rules.game import Cell, cell_name, parse_cell
+from battlelog.rules.geometry import Cell, cell_name, parse_cell
 from battlelog.rules.state import GameState
 from battlelog.views.console import ask
 

@@ -21,9 +21,10 @@ from typing import Any
 import numpy as np
 
 from battlelog.engines.base import Marginals
-from battlelog.rules.game import GameConfig, format_ships
+from battlelog.engines.canonical import PosteriorKey, canonical_form
+from battlelog.rules.config import GameConfig, format_ships
 from battlelog.rules.state import GameState
-from battlelog.rules.symmetry import PosteriorKey, Symmetry, canonical_form
+from battlelog.rules.symmetry import Symmetry
 
 #: Bump when what is stored (or how it is computed) changes: older files are then ignored.
 FORMAT = 1

@@ -14,7 +14,7 @@ import numpy as np
 from battlelog.engines.base import Marginals
 from battlelog.engines.native.layered import LayeredModel
 from battlelog.engines.native.tables import HORIZONTAL, VERTICAL
-from battlelog.rules.game import GameConfig
+from battlelog.rules.config import GameConfig
 
 #: Below this, an int64 count converts to float64 exactly, so numpy's division is correctly rounded.
 EXACT_FLOAT = 2**53

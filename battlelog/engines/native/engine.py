@@ -23,14 +23,16 @@ import numpy as np
 
 from battlelog.engines import budget, progress
 from battlelog.engines.base import Engine, Inconsistent, Marginals
+from battlelog.engines.canonical import PosteriorKey, canonical_form, posterior_key
 from battlelog.engines.native.cache import STATES, EmptyBoards
 from battlelog.engines.native.counts import Counts
 from battlelog.engines.native.layered import LayeredModel, sweep
 from battlelog.engines.native.tables import SweepTables
-from battlelog.model.ground import Problem, ground
-from battlelog.rules.game import GameConfig, Placement
+from battlelog.model.ground import Problem, ground_problem
+from battlelog.rules.config import GameConfig
+from battlelog.rules.geometry import Placement
 from battlelog.rules.state import GameState
-from battlelog.rules.symmetry import IDENTITY, SYMMETRIES, PosteriorKey, Symmetry, canonical_form, posterior_key
+from battlelog.rules.symmetry import IDENTITY, SYMMETRIES, Symmetry
 
 
 def sweep_order(state: GameState) -> Symmetry:
@@ -113,20 +115,13 @@ class NativeEngine(Engine):
         return [layouts[i] for i in order]
 
     # ----- compiling --------------------------------------------------------------------------------
-    def _problem(self, state: GameState) -> Problem:
-        model = ground(state)
-        reason = model.empty_reason()
-        if reason is not None:
-            raise Inconsistent(reason)
-        return Problem.from_model(model)
-
     def _models_of(self, state: GameState) -> list[LayeredModel]:
         """The layered models of ``state``: the one kept from the last call when it is this posterior's
         (a player that samples a state and then asks its marginals sweeps once), else new ones."""
         key = posterior_key(state)
         if self._kept is not None and self._kept[0] == key:
             return [self._kept[1]]
-        return self._models(self._problem(state), key, sweep_order(state))
+        return self._models(ground_problem(state), key, sweep_order(state))
 
     def _models(self, problem: Problem, key: PosteriorKey, order: Symmetry) -> list[LayeredModel]:
         """The layered models of ``problem`` swept in ``order``, split into cases while one would exceed the budget."""
@@ -162,9 +157,6 @@ def _name_ships(
         layout: list[Placement | None] = [None] * len(config.ships)
         for k, kind in enumerate(tables.kinds):
             for ship, cells in zip(rng.permutation(kind.ships), by_kind[k]):
-                rows, cols = np.divmod(np.array(cells), n)
-                first = int(np.argmin(rows * n + cols))
-                horizontal = kind.length == 1 or bool(rows.min() == rows.max())
-                layout[int(ship)] = Placement(int(ship), kind.length, int(rows[first]), int(cols[first]), horizontal)
+                layout[int(ship)] = Placement.from_cells(int(ship), (divmod(cell, n) for cell in cells))
         layouts.append(tuple(p for p in layout if p is not None))
     return layouts

@@ -26,8 +26,8 @@ from battlelog.engines.native.engine import sweep_order
 from battlelog.engines.native.layered import LayeredModel, sweep
 from battlelog.engines.native.tables import SweepTables
 from battlelog.errors import BudgetExceeded
-from battlelog.model.ground import Problem, ground
-from battlelog.rules.game import Placement
+from battlelog.model.ground import ground_problem
+from battlelog.rules.geometry import Placement
 from battlelog.rules.state import GameState
 
 #: Resident bytes of one SDD node in pysdd (measured for the sdd engine; see sdd_engine.BYTES_PER_NODE).
@@ -52,10 +52,9 @@ def placement_variables(tables: SweepTables) -> tuple[list[Placement], dict[tupl
         for k, kind in enumerate(tables.kinds):
             for orientation in (0, 1):
                 if tables.starts[k, orientation, j]:
-                    cells = sorted(divmod(int(c), n) for c in tables.covered_cells(k, orientation)[:, j])
-                    horizontal = kind.length == 1 or cells[0][0] == cells[-1][0]
+                    cells = (divmod(int(c), n) for c in tables.covered_cells(k, orientation)[:, j])
                     index[k, orientation, j] = len(variables) + 1
-                    variables.append(Placement(kind.ships[0], kind.length, cells[0][0], cells[0][1], horizontal))
+                    variables.append(Placement.from_cells(kind.ships[0], cells))
     return variables, index
 
 
@@ -63,11 +62,7 @@ def compile_state(state: GameState, sdd_path: Path, vtree_path: Path, budget: in
     """Compile ``state`` and write its SDD and vtree; raise BudgetExceeded when pysdd could not hold it."""
     from pysdd.sdd import SddManager, Vtree
 
-    model = ground(state)
-    reason = model.empty_reason()
-    if reason is not None:
-        raise Inconsistent(reason)
-    problem = Problem.from_model(model)
+    problem = ground_problem(state)
     tables = SweepTables(problem, sweep_order(state), merge_kinds=False)
     layered = sweep(tables, budget)
     if layered.counted == 0:

@@ -29,7 +29,7 @@ import numpy as np
 
 from battlelog.errors import BattlelogError
 from battlelog.model.ground import Problem
-from battlelog.rules.game import Placement, ship_placements
+from battlelog.rules.geometry import Placement, ship_placements
 from battlelog.rules.symmetry import Symmetry
 
 #: Orientations as the kernel numbers them (action ``1 + 2 * kind + orientation``).

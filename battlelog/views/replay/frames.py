@@ -17,7 +17,8 @@ import numpy as np
 from battlelog.engines import Engine
 from battlelog.engines.solve import solve
 from battlelog.players.base import Player, masked
-from battlelog.rules.game import MISS, Cell, cell_name
+from battlelog.rules.answers import MISS
+from battlelog.rules.geometry import Cell, cell_name
 from battlelog.rules.state import GameState
 from battlelog.views.replay.sources import Game
 

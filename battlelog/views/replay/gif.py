@@ -12,7 +12,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
-from battlelog.rules.game import Cell
+from battlelog.rules.geometry import Cell
 from battlelog.views.replay import colors
 from battlelog.views.replay.frames import Frame, Replay
 from battlelog.views.replay.panels import HIT_MARK, MISS_MARK, Panel, frame_panels

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from battlelog.rules.game import MISS, SUNK, Cell, Placement
+from battlelog.rules.answers import MISS, SUNK
+from battlelog.rules.geometry import Cell, Placement
 from battlelog.rules.state import GameState
 from battlelog.views.replay import colors
 from battlelog.views.replay.frames import Frame, Replay

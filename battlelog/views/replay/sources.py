@@ -15,7 +15,10 @@ from typing import Any
 from battlelog.errors import BattlelogError, FileFormatError, StateError
 from battlelog.jsonfile import read_json
 from battlelog.players import PLAYERS
-from battlelog.rules.game import GameConfig, Placement, Referee, cell_name, layouts_overlap
+from battlelog.rules.config import GameConfig
+from battlelog.rules.geometry import Placement, cell_name
+from battlelog.rules.layouts import layouts_overlap
+from battlelog.rules.referee import Referee
 from battlelog.rules.state import GameState
 
 #: The file name of an experiment's game records (see battlelog.runner.experiment).

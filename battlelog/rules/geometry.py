@@ -1,0 +1,109 @@
+"""The board's geometry: cells and their names, canonical placements, and cells as bit masks.
+
+Below everything else: the rules, the engines, the players and the optimum all speak of cells and
+placements in these terms, so there is one definition of each.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+
+import numpy as np
+
+from battlelog.errors import ShotError
+
+Cell = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Placement:
+    """One ship lying on the board, named by its canonical cell (leftmost or topmost) and orientation."""
+
+    ship: int
+    length: int
+    row: int
+    col: int
+    horizontal: bool
+
+    @cached_property
+    def cells(self) -> tuple[Cell, ...]:
+        """The cells the ship covers, from the canonical cell on."""
+        if self.horizontal:
+            return tuple((self.row, self.col + k) for k in range(self.length))
+        return tuple((self.row + k, self.col) for k in range(self.length))
+
+    @classmethod
+    def from_cells(cls, ship: int, cells: Iterable[Cell]) -> Placement:
+        """The placement of ``ship`` that covers exactly ``cells`` (consecutive cells of one row or
+        column, in any order), named by its canonical cell."""
+        ordered = sorted(cells)
+        horizontal = len(ordered) == 1 or ordered[0][0] == ordered[-1][0]
+        return cls(ship, len(ordered), ordered[0][0], ordered[0][1], horizontal)
+
+    @property
+    def orientation(self) -> str:
+        """``"h"`` or ``"v"``, as the ProbLog model names orientations."""
+        return "h" if self.horizontal else "v"
+
+
+@lru_cache(maxsize=1024)
+def ship_placements(size: int, ship: int, length: int) -> tuple[Placement, ...]:
+    """Canonical placements of one ship; a ship of length 1 has one placement per cell, not two.
+
+    Cached: layouts are sampled and states grounded thousands of times per experiment.
+    """
+    out = [
+        Placement(ship, length, r, c, True) for r in range(size) for c in range(size - length + 1)
+    ]
+    if length > 1:
+        out += [Placement(ship, length, r, c, False) for r in range(size - length + 1) for c in range(size)]
+    return tuple(out)
+
+
+@lru_cache(maxsize=64)
+def placement_matrix(size: int, length: int) -> np.ndarray:
+    """One 0/1 row per canonical placement of a ship of ``length`` (``ship_placements`` order): the
+    row-major cells it covers. Counting placements per cell is then one matrix product."""
+    placements = ship_placements(size, 0, length)
+    out = np.zeros((len(placements), size * size), dtype=np.int64)
+    for i, p in enumerate(placements):
+        for r, c in p.cells:
+            out[i, r * size + c] = 1
+    out.setflags(write=False)
+    return out
+
+
+def cell_index(cell: Cell, size: int) -> int:
+    """The row-major index of a cell: its bit in a mask."""
+    return cell[0] * size + cell[1]
+
+
+def cells_mask(cells: Iterable[Cell], size: int) -> int:
+    """A set of cells as one integer with bit ``r * size + c`` set for each (any board size)."""
+    mask = 0
+    for cell in cells:
+        mask |= 1 << cell_index(cell, size)
+    return mask
+
+
+def mask_words(mask: int, words: int) -> np.ndarray:
+    """A mask as ``words`` 64-bit words, least significant first: what vectorised kernels compare."""
+    return np.array([(mask >> (64 * k)) & 0xFFFFFFFFFFFFFFFF for k in range(words)], dtype=np.uint64)
+
+
+def cell_name(cell: Cell) -> str:
+    """A cell as people name it: row letter then column number from 1 (``(2, 6)`` is ``C7``)."""
+    return f"{string.ascii_uppercase[cell[0]]}{cell[1] + 1}"
+
+
+def parse_cell(text: str, size: int) -> Cell:
+    """A cell named as people name it (``C7``, ``c7``, ``C 7``) on an N x N board; anything else is a ShotError."""
+    match = re.fullmatch(r"\s*([A-Za-z])\s*(\d{1,2})\s*", text)
+    rows = string.ascii_uppercase[:size]
+    if match is None or match[1].upper() not in rows or not 1 <= int(match[2]) <= size:
+        raise ShotError(f"{text.strip()!r} is not a cell of the {size}x{size} board (rows A..{rows[-1]}, columns 1..{size}, e.g. C3)")
+    return (rows.index(match[1].upper()), int(match[2]) - 1)
