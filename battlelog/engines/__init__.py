@@ -5,8 +5,8 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-from battlelog.engines.base import Engine, Inconsistent, Marginals, locate_fault
-from battlelog.errors import BattlelogError
+from battlelog.engines.base import Engine, Marginals, locate_fault
+from battlelog.errors import BattlelogError, Inconsistent
 
 #: name -> "module:class"; the keys feed the command line's choices.
 ENGINES: dict[str, str] = {
@@ -24,7 +24,8 @@ def make_engine(name: str, **options: Any) -> Engine:
     if name not in ENGINES:
         raise BattlelogError(f"unknown engine {name!r}; choose one of {', '.join(ENGINES)}")
     module, cls = ENGINES[name].split(":")
-    return getattr(import_module(module), cls)(**options)
+    engine: Engine = getattr(import_module(module), cls)(**options)
+    return engine
 
 
 __all__ = ["DEFAULT_ENGINE", "ENGINES", "Engine", "Inconsistent", "Marginals", "locate_fault", "make_engine"]

@@ -30,7 +30,7 @@ from collections.abc import Iterable
 import numpy as np
 from numba import njit
 
-from battlelog.engines.base import Inconsistent
+from battlelog.errors import Inconsistent
 from battlelog.model.ground import ground
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Cell, cells_mask, mask_words
@@ -75,7 +75,7 @@ class LayoutChain:
 
 
 @njit(cache=True)
-def _covers(union, hits):
+def _covers(union: np.ndarray, hits: np.ndarray) -> bool:
     for w in range(hits.shape[0]):
         if hits[w] & ~union[w]:
             return False
@@ -83,7 +83,7 @@ def _covers(union, hits):
 
 
 @njit(cache=True)
-def _disjoint(a, b):
+def _disjoint(a: np.ndarray, b: np.ndarray) -> bool:
     for w in range(a.shape[0]):
         if a[w] & b[w]:
             return False
@@ -91,7 +91,7 @@ def _disjoint(a, b):
 
 
 @njit(cache=True)
-def _union_except(masks, layout, skip_a, skip_b):
+def _union_except(masks: np.ndarray, layout: np.ndarray, skip_a: int, skip_b: int) -> np.ndarray:
     out = np.zeros(masks.shape[1], dtype=np.uint64)
     for i in range(layout.shape[0]):
         if i != skip_a and i != skip_b:
@@ -100,7 +100,7 @@ def _union_except(masks, layout, skip_a, skip_b):
 
 
 @njit(cache=True)
-def _fill(masks, starts, hits, orders, layout, union):
+def _fill(masks: np.ndarray, starts: np.ndarray, hits: np.ndarray, orders: np.ndarray, layout: np.ndarray, union: np.ndarray) -> bool:
     """Complete ``layout`` (-1 for ships not placed yet) to a consistent layout, depth first in the
     shuffled ``orders``: first cover the lowest uncovered hit with some unplaced ship, then place the
     rest anywhere free. Every consistent completion is reachable, so it fails only when none exists."""
@@ -129,7 +129,7 @@ def _fill(masks, starts, hits, orders, layout, union):
 
 
 @njit(cache=True)
-def _heat_bath_one(masks, starts, hits, layout, ship, u):
+def _heat_bath_one(masks: np.ndarray, starts: np.ndarray, hits: np.ndarray, layout: np.ndarray, ship: int, u: float) -> None:
     others = _union_except(masks, layout, ship, -1)
     count = 0
     for row in range(starts[ship], starts[ship + 1]):
@@ -145,7 +145,7 @@ def _heat_bath_one(masks, starts, hits, layout, ship, u):
 
 
 @njit(cache=True)
-def _heat_bath_pair(masks, starts, hits, layout, a, b, u):
+def _heat_bath_pair(masks: np.ndarray, starts: np.ndarray, hits: np.ndarray, layout: np.ndarray, a: int, b: int, u: float) -> None:
     others = _union_except(masks, layout, a, b)
     count = 0
     for pass_ in range(2):
@@ -167,7 +167,7 @@ def _heat_bath_pair(masks, starts, hits, layout, a, b, u):
 
 
 @njit(cache=True)
-def _independent(masks, starts, hits, layout, draws):
+def _independent(masks: np.ndarray, starts: np.ndarray, hits: np.ndarray, layout: np.ndarray, draws: np.ndarray) -> None:
     ships = layout.shape[0]
     proposal = np.empty(ships, dtype=np.int64)
     union = np.zeros(masks.shape[1], dtype=np.uint64)
@@ -182,7 +182,7 @@ def _independent(masks, starts, hits, layout, draws):
 
 
 @njit(cache=True)
-def _run(masks, starts, hits, layout, draws, burn_in):
+def _run(masks: np.ndarray, starts: np.ndarray, hits: np.ndarray, layout: np.ndarray, draws: np.ndarray, burn_in: int) -> np.ndarray:
     """Sweep the chain once per row of ``draws``; count each cell's coverage after ``burn_in`` sweeps."""
     ships = layout.shape[0]
     words = masks.shape[1]

@@ -22,7 +22,7 @@ node whose true branch is False), so the number of paths to True is exactly the 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,7 +51,7 @@ DIRECTIONS: dict[str, Symmetry] = {
 }
 
 
-def sweep_key(direction: str, size: int) -> Callable[[Placement], tuple]:
+def sweep_key(direction: str, size: int) -> Callable[[Placement], tuple[Cell, int, bool]]:
     """Order placements by their first cell in the sweep's direction, then by ship.
 
     A placement is decided when the sweep reaches its first cell, so the frontier only spans the
@@ -191,10 +191,16 @@ def _reduce(value: np.ndarray, high: np.ndarray, low: np.ndarray) -> tuple[np.nd
     return out, (((distinct >> 32) - 2).astype(np.int32), ((distinct & 0xFFFFFFFF) - 2).astype(np.int32))
 
 
-def seen_from(problem: Problem, direction: str) -> tuple:
+View = tuple[tuple[frozenset[frozenset[Cell]], ...], frozenset[Cell]]
+
+
+def seen_from(problem: Problem, direction: str) -> View:
     """The problem as a sweep in ``direction`` sees it: equal views give equal diagrams."""
     move = DIRECTIONS[direction]
-    cells = lambda cs: frozenset(move.cell(cell, problem.size) for cell in cs)  # noqa: E731
+
+    def cells(of: Iterable[Cell]) -> frozenset[Cell]:
+        return frozenset(move.cell(cell, problem.size) for cell in of)
+
     return (
         tuple(frozenset(cells(p.cells) for p in domain) for domain in problem.domains),
         cells(problem.required),
@@ -212,7 +218,7 @@ def smallest_sweep(problem: Problem, max_states: int | None = None) -> Diagram:
     """
     best: Diagram | None = None
     first_error: BudgetExceeded | None = None
-    seen: set[tuple] = set()
+    seen: set[View] = set()
     for direction in DIRECTIONS:
         view = seen_from(problem, direction)
         if view in seen:

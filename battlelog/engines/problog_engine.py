@@ -11,6 +11,7 @@ ProbLog's public pipeline; its speed comes from the encoding (see templates/rule
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 from problog import get_evaluatable
@@ -18,7 +19,8 @@ from problog.errors import InconsistentEvidenceError
 from problog.logic import Term
 from problog.program import PrologString
 
-from battlelog.engines.base import Engine, Inconsistent, Marginals
+from battlelog.engines.base import Engine, Marginals
+from battlelog.errors import Inconsistent
 from battlelog.model.render import render_program
 from battlelog.rules.state import GameState
 
@@ -41,7 +43,8 @@ def evaluate_program(program: str) -> dict[Term, float]:
     """
     try:
         formula = get_evaluatable("sdd").create_from(PrologString(program), propagate_evidence=True)
-        return formula.evaluate()
+        probabilities: dict[Any, float] = formula.evaluate()
+        return probabilities
     except InconsistentEvidenceError:
         raise Inconsistent("ProbLog finds that the evidence has probability 0") from None
 

@@ -38,10 +38,10 @@ import numpy as np
 from pysdd.sdd import SddManager, SddNode, Vtree
 
 from battlelog.engines import budget
-from battlelog.engines.base import Engine, Inconsistent, Marginals
+from battlelog.engines.base import Engine, Marginals
 from battlelog.engines.budget import readable
 from battlelog.engines.frontier import FALSE, TRUE, Diagram, smallest_sweep
-from battlelog.errors import BudgetExceeded
+from battlelog.errors import BudgetExceeded, Inconsistent
 from battlelog.model.ground import Problem, ground_problem
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement

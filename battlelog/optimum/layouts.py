@@ -72,7 +72,8 @@ class LayoutTable:
     @cached_property
     def union(self) -> np.ndarray:
         """Every ship cell of each layout."""
-        return np.bitwise_or.reduce(self.ship_masks, axis=1)
+        union: np.ndarray = np.bitwise_or.reduce(self.ship_masks, axis=1)
+        return union
 
     @cached_property
     def owner(self) -> np.ndarray:

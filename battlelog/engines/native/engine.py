@@ -22,12 +22,13 @@ from __future__ import annotations
 import numpy as np
 
 from battlelog.engines import budget, progress
-from battlelog.engines.base import Engine, Inconsistent, Marginals
+from battlelog.engines.base import Engine, Marginals
 from battlelog.engines.canonical import PosteriorKey, canonical_form, posterior_key
 from battlelog.engines.native.cache import STATES, EmptyBoards
 from battlelog.engines.native.counts import Counts
 from battlelog.engines.native.layered import LayeredModel, sweep
 from battlelog.engines.native.tables import SweepTables
+from battlelog.errors import Inconsistent
 from battlelog.model.ground import Problem, ground_problem
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement

@@ -20,12 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from battlelog.engines.base import Inconsistent
 from battlelog.engines.budget import readable
 from battlelog.engines.native.engine import sweep_order
 from battlelog.engines.native.layered import LayeredModel, sweep
 from battlelog.engines.native.tables import SweepTables
-from battlelog.errors import BudgetExceeded
+from battlelog.errors import BudgetExceeded, Inconsistent
 from battlelog.model.ground import ground_problem
 from battlelog.rules.geometry import Placement
 from battlelog.rules.state import GameState

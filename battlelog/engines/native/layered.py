@@ -115,7 +115,8 @@ class LayeredModel:
                     bwd = jit.kernels(len(level.fwd)).collect(bwd, level.fwd, level.first, level.child, level.action, out[j])
                 if progress is not None and self.rebuilds:
                     progress((done + 1) / len(self.segments))
-        return out.T.reshape(len(tables.kinds), 2, tables.cells)
+        uses: np.ndarray = out.T.reshape(len(tables.kinds), 2, tables.cells)
+        return uses
 
     def draw(self, count: int, rng: np.random.Generator) -> np.ndarray:
         """``count`` paths drawn uniformly among all paths: ``out[i, j]`` is the action path i takes at cell j.
