@@ -17,7 +17,8 @@ import pytest
 from battlelog.engines import make_engine
 from battlelog.engines.budget import DEFAULT_BUDGET, memory_budget, task_budget
 from battlelog.engines.frontier import DIRECTIONS, sweep
-from battlelog.engines.sdd_engine import BYTES_PER_NODE, Compiled, SddEngine
+from battlelog.engines.pysdd_setup import BYTES_PER_NODE
+from battlelog.engines.sdd_engine import Compiled, SddEngine
 from battlelog.errors import BattlelogError, BudgetExceeded
 from battlelog.model.ground import Problem, ground
 from battlelog.players import make_player

@@ -35,21 +35,19 @@ from array import array
 from dataclasses import dataclass, field
 
 import numpy as np
-from pysdd.sdd import SddManager, SddNode, Vtree
+from pysdd.sdd import SddManager, SddNode
 
 from battlelog.engines import budget
 from battlelog.engines.base import Engine, Marginals
 from battlelog.engines.budget import readable
 from battlelog.engines.frontier import FALSE, TRUE, Diagram, smallest_sweep
+from battlelog.engines.pysdd_setup import BYTES_PER_NODE, sdd_manager
 from battlelog.errors import BudgetExceeded, Inconsistent
 from battlelog.model.ground import Problem, ground_problem
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement
 from battlelog.rules.state import GameState
 
-#: Resident bytes per SDD node while it is built and counted (pysdd's node, its two elements, the
-#: unique table, the WMC arrays), measured with experiments/bench_engines.py --measure-bytes.
-BYTES_PER_NODE = 420
 #: Bytes per frontier state the sweep keeps (two int32 children) plus its widest level's work arrays.
 BYTES_PER_STATE = 32
 
@@ -234,16 +232,6 @@ class Compiled:
         uses = {p: wmc.literal_derivative(self.var[p]) for p in self.allowed}
         return Tally(models, uses)
 
-
-def sdd_manager(variables: int) -> SddManager:
-    """A manager over a right-linear vtree in variable order 1..n, with automatic minimisation off.
-
-    The vtree must keep the diagram's order: dynamic minimisation would only reshuffle a diagram
-    that is already built in its best known order, and it invalidates nodes held from Python.
-    """
-    manager = SddManager.from_vtree(Vtree(variables, list(range(1, variables + 1)), "right"))
-    manager.auto_gc_and_minimize_off()
-    return manager
 
 
 def materialise(diagram: Diagram, manager: SddManager) -> SddNode:

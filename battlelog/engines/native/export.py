@@ -24,13 +24,11 @@ from battlelog.engines.budget import readable
 from battlelog.engines.native.engine import sweep_order
 from battlelog.engines.native.layered import LayeredModel, sweep
 from battlelog.engines.native.tables import SweepTables
+from battlelog.engines.pysdd_setup import BYTES_PER_NODE, sdd_manager
 from battlelog.errors import BudgetExceeded, Inconsistent
 from battlelog.model.ground import ground_problem
 from battlelog.rules.geometry import Placement
 from battlelog.rules.state import GameState
-
-#: Resident bytes of one SDD node in pysdd (measured for the sdd engine; see sdd_engine.BYTES_PER_NODE).
-BYTES_PER_NODE = 420
 
 
 @dataclass(frozen=True)
@@ -59,8 +57,6 @@ def placement_variables(tables: SweepTables) -> tuple[list[Placement], dict[tupl
 
 def compile_state(state: GameState, sdd_path: Path, vtree_path: Path, budget: int) -> CompiledSdd:
     """Compile ``state`` and write its SDD and vtree; raise BudgetExceeded when pysdd could not hold it."""
-    from pysdd.sdd import SddManager, Vtree
-
     problem = ground_problem(state)
     tables = SweepTables(problem, sweep_order(state), merge_kinds=False)
     layered = sweep(tables, budget)
@@ -74,8 +70,7 @@ def compile_state(state: GameState, sdd_path: Path, vtree_path: Path, budget: in
             f"({readable((states + transitions) * BYTES_PER_NODE)} in pysdd), over the budget of {readable(budget)}"
         )
     variables, index = placement_variables(tables)
-    manager = SddManager.from_vtree(Vtree(len(variables), list(range(1, len(variables) + 1)), "right"))
-    manager.auto_gc_and_minimize_off()
+    manager = sdd_manager(len(variables))
     root = _materialise(layered, index, manager)
     manager.save(str(sdd_path).encode(), root)
     manager.vtree().save(str(vtree_path).encode())
@@ -114,4 +109,4 @@ def variables_json(variables: tuple[Placement, ...]) -> list[dict[str, object]]:
     ]
 
 
-__all__ = ["BYTES_PER_NODE", "CompiledSdd", "compile_state", "placement_variables", "variables_json"]
+__all__ = ["CompiledSdd", "compile_state", "placement_variables", "variables_json"]
