@@ -139,7 +139,8 @@ PAIRED_TITLE = "Paired differences on the games both players finished (negative:
 
 
 # ----- files -------------------------------------------------------------------------------------
-def _csv_row(row: PlayerSummary) -> dict[str, Any]:
+def summary_row(row: PlayerSummary) -> dict[str, Any]:
+    """One player's summary as flat raw numbers (None where undefined): a row of summary.csv."""
     s = row.scores
     return {
         "player": row.player,
@@ -170,11 +171,11 @@ def write_summary(
 ) -> tuple[Path, Path]:
     """summary.csv (one row per player, raw numbers, empty where undefined) and summary.md, in ``out``."""
     csv_path, md_path = out / SUMMARY_CSV, out / SUMMARY_MD
-    fields = list(_csv_row(rows[0])) if rows else ["player"]
+    fields = list(summary_row(rows[0])) if rows else ["player"]
     with open(csv_path, "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=fields)
         writer.writeheader()
-        writer.writerows(_csv_row(row) for row in rows)
+        writer.writerows(summary_row(row) for row in rows)
     md_path.write_text(summary_markdown(manifest, rows, list(comparisons)))
     return csv_path, md_path
 
@@ -231,6 +232,7 @@ __all__ = [
     "scores_by_player",
     "summarize_records",
     "summary_markdown",
+    "summary_row",
     "summary_table",
     "write_games_csv",
     "write_score_plot",
