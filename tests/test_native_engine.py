@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from battlelog.engines import DEFAULT_ENGINE, make_engine, progress
+from battlelog.engines import Marginals, make_engine, progress
 from battlelog.engines.native import cache, jit, layered
 from battlelog.engines.native.cache import STATES, EmptyBoards
 from battlelog.engines.native.engine import NativeEngine, sweep_order
@@ -49,9 +49,20 @@ def pdf_game(config: GameConfig, seed: int) -> GameState:
     return play_game(config, layout_for(config, seed, 0), make_player("pdf", game_seeds(seed, 0)[1])).state
 
 
-def test_the_problog_player_uses_this_engine_by_default() -> None:
-    assert DEFAULT_ENGINE == "native" and isinstance(make_engine("native"), NativeEngine)
-    assert make_player("problog", 0).engine == "native"
+def test_the_problog_player_uses_this_engine_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[GameState] = []
+    answer = NativeEngine.marginals
+
+    def spy(self: NativeEngine, state: GameState) -> Marginals:
+        asked.append(state)
+        return answer(self, state)
+
+    monkeypatch.setattr(NativeEngine, "marginals", spy)
+    state = shots(GameConfig(4, (3, 2)), "B2 miss")
+    player = make_player("problog", 0)  # no engine named
+    player.new_game(state.config)
+    assert player.choose(state) in state.unshot
+    assert asked == [state]  # the move was computed by this engine
 
 
 # ----- the standard game ------------------------------------------------------------------------------
