@@ -215,7 +215,7 @@ def test_a_rerun_extends_on_the_same_boards_without_replaying(tmp_path: Path) ->
     assert (tmp_path / GAMES).read_bytes().startswith(before)
     records = load_results(tmp_path)[1]
     assert len(records) == 10
-    layouts = {}
+    layouts: dict[int, list] = {}
     for r in records:
         assert layouts.setdefault(r["game"], r["layout"]) == r["layout"]
     assert play(tmp_path, ("random", "pdf"), games=5) == RunReport(10, 0, 0)

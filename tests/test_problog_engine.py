@@ -56,7 +56,7 @@ def run_stock_problog(program: str, path: Path) -> dict[tuple[int, int], float]:
     lines = done.stdout.splitlines()
     matches = [CLI_LINE.match(line) for line in lines]
     assert all(matches), lines
-    return {(int(m[1]), int(m[2])): float(m[3]) for m in matches}
+    return {(int(m[1]), int(m[2])): float(m[3]) for m in matches if m}
 
 
 @cache

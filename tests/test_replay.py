@@ -146,13 +146,13 @@ def test_each_frame_is_the_exact_posterior_after_that_many_shots(experiment: Pat
     # pdf's scores by hand: on the empty 4x4 board a ship of 3 and one of 2 each cover a cell in
     # (1, 2, 2, 1)[row] + (1, 2, 2, 1)[col] placements; once every ship is sunk no placement is left.
     edge = np.array([1, 2, 2, 1])
-    np.testing.assert_array_equal(replay.frames[0].scores, 2 * (edge[:, None] + edge[None, :]))  # type: ignore[arg-type]
-    np.testing.assert_array_equal(replay.frames[-1].scores, np.where(shot_mask(final), np.nan, 0.0))  # type: ignore[arg-type]
+    np.testing.assert_array_equal(replay.frames[0].scores, 2 * (edge[:, None] + edge[None, :]))
+    np.testing.assert_array_equal(replay.frames[-1].scores, np.where(shot_mask(final), np.nan, 0.0))
     # Every frame gets the scores of its own prefix: a scorer whose scores are the number of shots.
     counted = build_replay(replay.game, make_engine("sdd"), ShotCounter())
     assert len(counted.frames) == len(final.shots) + 1
     for k, frame in enumerate(counted.frames):
-        np.testing.assert_array_equal(frame.scores, np.where(shot_mask(final.prefix(k)), np.nan, float(k)))  # type: ignore[arg-type]
+        np.testing.assert_array_equal(frame.scores, np.where(shot_mask(final.prefix(k)), np.nan, float(k)))
     assert replay.scorer == "pdf" and replay.note == ""
     assert replay.frames[0].caption() == f"before the first shot; {replay.frames[0].models} layouts left"
     assert replay.frames[-1].caption().endswith("sunk; 1 layout left")

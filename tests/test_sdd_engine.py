@@ -15,7 +15,7 @@ from functools import cache
 import numpy as np
 import pytest
 
-from battlelog.engines import make_engine
+from battlelog.engines import Marginals, make_engine
 from battlelog.engines.budget import DEFAULT_BUDGET, memory_budget, task_budget
 from battlelog.engines.frontier import DIRECTIONS, sweep
 from battlelog.engines.sdd_engine import BYTES_PER_NODE, Compiled, SddEngine
@@ -32,9 +32,21 @@ from engine_cases import random_cases, reference, shots
 ENGINE = SddEngine()
 
 
-def test_registry_builds_this_engine_and_the_player_can_use_it() -> None:
+def test_registry_builds_this_engine_and_the_player_can_use_it(monkeypatch: pytest.MonkeyPatch) -> None:
     assert isinstance(make_engine("sdd"), SddEngine)
-    assert make_player("problog", 0, engine="sdd").engine == "sdd"
+    asked: list[GameState] = []
+    answer = SddEngine.marginals
+
+    def spy(self: SddEngine, state: GameState) -> Marginals:
+        asked.append(state)
+        return answer(self, state)
+
+    monkeypatch.setattr(SddEngine, "marginals", spy)
+    state = shots(GameConfig(4, (3, 2)), "B2 miss")
+    player = make_player("problog", 0, engine="sdd")
+    player.new_game(state.config)
+    assert player.choose(state) in state.unshot
+    assert asked == [state]  # the move was computed by this engine
 
 
 def test_a_sink_next_to_another_ship() -> None:
