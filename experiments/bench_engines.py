@@ -133,7 +133,8 @@ def memory(field: str) -> int:
 def child(task: dict[str, Any]) -> dict[str, Any]:
     """Run one task in this (child) process."""
     config = GameConfig(task["size"], tuple(task["ships"]))
-    kind, engine, seed = task["task"], task.get("engine"), task.get("seed", 0)
+    kind, seed = task["task"], task.get("seed", 0)
+    engine: str = task.get("engine", "")  # absent only from the tasks that need no engine (sweep, bytes)
     if kind == "idle":
         make_engine(engine)
         return {}

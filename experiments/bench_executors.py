@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from battlelog.report.markdown import markdown_table
 from battlelog.rules.config import GameConfig, parse_ships
@@ -60,7 +61,7 @@ def dask_processes(workers: int) -> Iterator[str]:
     with tempfile.TemporaryDirectory() as scratch:
         file = Path(scratch) / "scheduler.json"
         env = dict(os.environ, **dict([ALLOWED_FAILURES_ENV.split("=")]))
-        quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "start_new_session": True}
+        quiet: dict[str, Any] = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "start_new_session": True}
         started = [subprocess.Popen([DASK, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
                                      "--scheduler-file", str(file)], env=env, **quiet)]
         try:
@@ -112,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="root seed of the boards (default: 0)")
     args = parser.parse_args(argv)
     config = GameConfig(args.size, parse_ships(args.ships))
-    runs = [("pdf", args.pdf_games, {}), ("problog", args.exact_games, {})]  # problog on its default (native) engine
+    runs: list[tuple[str, int, dict[str, Any]]] = [("pdf", args.pdf_games, {}), ("problog", args.exact_games, {})]  # problog on its default (native) engine
 
     rows = []
     for executor in args.modes.split(","):

@@ -42,6 +42,7 @@ def consistent(layout: tuple[Placement, ...], state: GameState) -> bool:
             return False
         hits_so_far.add(shot.cell)
         if shot.result == "sunk":
+            assert shot.ship is not None  # GameState checks that a sunk answer names its ship
             cells = set(layout[shot.ship].cells)
             if shot.cell not in cells or not cells <= hits_so_far:
                 return False
@@ -149,7 +150,11 @@ def brute_answers(state: GameState, layouts: list) -> np.ndarray:
             for shot in state.shots:
                 referee.shoot(*shot.cell)
             answer, ship = referee.shoot(*cell)
-            out[cell][0 if answer == "miss" else 1 if answer == "hit" else 2 + ship] += 1
+            if answer == "sunk":
+                assert ship is not None  # a referee names the ship it sinks
+                out[cell][2 + ship] += 1
+            else:
+                out[cell][0 if answer == "miss" else 1] += 1
     return out / models
 
 
@@ -171,7 +176,7 @@ def random_states(config: GameConfig, count: int, seed: int) -> list[GameState]:
     from battlelog.rules.layouts import sample_layout
 
     rng = np.random.default_rng(seed)
-    out = []
+    out: list[GameState] = []
     while len(out) < count:
         layout = sample_layout(config, rng)
         full = play_game(config, layout, _HuntyRandom(rng)).state

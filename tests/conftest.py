@@ -58,7 +58,14 @@ class Broken(RandomPlayer):
 
 
 class Grower(RandomPlayer):
-    """Fills 100 MB more every 10 ms at its first move, up to 3 GB: a game the cluster must stop for memory."""
+    """Fills 100 MB more every 10 ms at its first move, up to 3 GB, and holds it: a game that only ends
+    when the cluster stops it for memory.
+
+    The pauses let the worker announce the game while it grows. Holding the memory means that no
+    timing decides the outcome: the game cannot end by itself before the nanny looks (as it did when
+    it freed its 3 GB after 0.3 s). After 60 s it gives up and plays on, so that a cluster that never
+    stops it fails the test instead of hanging it.
+    """
 
     def choose(self, state):
         if not state.shots:
@@ -66,6 +73,7 @@ class Grower(RandomPlayer):
             for _ in range(30):
                 blocks.append(b"x" * (100 * 2**20))
                 time.sleep(0.01)
+            time.sleep(60)
         return super().choose(state)
 
 

@@ -71,14 +71,36 @@ class ContradictoryCase(EngineCase):
     fault: int
 
 
-def random_cases() -> list[EngineCase]:
-    """The random consistent states of :data:`RANDOM_MIX`, in a fixed order."""
-    out = []
-    for config, count, seed in RANDOM_MIX:
-        for i, state in enumerate(random_states(config, count, seed)):
-            sinks = len(state.sinks)
-            out.append(EngineCase(f"{config.label()} #{i} {len(state.shots)} shots {sinks} sunk", state))
-    return out
+@dataclass(frozen=True)
+class RandomCase:
+    """State ``index`` of ``random_states(config, count, seed)``, built when a test first asks for it.
+
+    Building the states plays games, which collecting the tests does not need: a case names its
+    state cheaply (``id``) and plays the games of its configuration once per process.
+    """
+
+    config: GameConfig
+    count: int
+    seed: int
+    index: int
+
+    @property
+    def id(self) -> str:
+        return f"{self.config.label()} #{self.index}"
+
+    @property
+    def state(self) -> GameState:
+        return _random_states(self.config, self.count, self.seed)[self.index]
+
+
+@cache
+def _random_states(config: GameConfig, count: int, seed: int) -> tuple[GameState, ...]:
+    return tuple(random_states(config, count, seed))
+
+
+def random_cases() -> list[RandomCase]:
+    """The random consistent states of :data:`RANDOM_MIX`, in a fixed order (no game played yet)."""
+    return [RandomCase(config, count, seed, i) for config, count, seed in RANDOM_MIX for i in range(count)]
 
 
 @cache
@@ -157,6 +179,7 @@ __all__ = [
     "ContradictoryCase",
     "EngineCase",
     "HandCase",
+    "RandomCase",
     "contradictory_cases",
     "hand_cases",
     "random_cases",

@@ -2,13 +2,17 @@
 
 One suite for all (in the spirit of scikit-learn's ``parametrize_with_checks``): exact marginals
 equal to brute-force enumeration to 1e-9 on the shared random consistent states and on hand-derived
-sunk / not-sunk cases, the layout count where the engine gives one, and contradictions raised as
-``Inconsistent`` and located at the right shot. A new engine added to the registry is tested here
+sunk / not-sunk cases, the layout count where the engine gives one, placement marginals and answer
+probabilities on the engines whose class says they give them (``Engine.gives_placements``, which every
+case holds each engine to), and contradictions raised as ``Inconsistent`` and located at the right shot. A new engine added to the registry is tested here
 without writing a line. One engine instance answers every case, which also checks that whatever it
 caches between calls never changes an answer.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from importlib import import_module
 
 import numpy as np
 import pytest
@@ -20,8 +24,8 @@ from battlelog.rules.state import GameState
 
 from engine_cases import (
     ContradictoryCase,
-    EngineCase,
     HandCase,
+    RandomCase,
     contradictory_cases,
     hand_cases,
     random_cases,
@@ -32,31 +36,52 @@ from engine_cases import (
 )
 
 
-@pytest.fixture(scope="module", params=sorted(ENGINES))
-def engine(request: pytest.FixtureRequest) -> Engine:
-    built = make_engine(request.param)
-    assert built.name == request.param
+def engine_class(name: str) -> type[Engine]:
+    """The class registered as ``name`` (its module imports no heavy library until it computes)."""
+    module, cls = ENGINES[name].split(":")
+    found: type[Engine] = getattr(import_module(module), cls)
+    return found
+
+
+#: The engines whose class says they give placement marginals: only they meet the placement cases.
+PLACEMENT_ENGINES = [name for name in sorted(ENGINES) if engine_class(name).gives_placements]
+
+
+def build(name: str) -> Iterator[Engine]:
+    built = make_engine(name)
+    assert built.name == name and type(built) is engine_class(name)
     yield built
     built.close()
 
 
+@pytest.fixture(scope="module", params=sorted(ENGINES))
+def engine(request: pytest.FixtureRequest) -> Iterator[Engine]:
+    yield from build(request.param)
+
+
+@pytest.fixture(scope="module", params=PLACEMENT_ENGINES)
+def placement_engine(request: pytest.FixtureRequest) -> Iterator[Engine]:
+    yield from build(request.param)
+
+
 def check(engine: Engine, state: GameState, cells: np.ndarray, models: int) -> None:
-    """The engine's marginals are ``cells`` to 1e-9, and its layout count ``models`` if it gives one."""
+    """The engine's marginals are ``cells`` to 1e-9, its layout count ``models`` if it gives one, and it
+    gives placement marginals exactly when its class says so."""
     marginals = engine.marginals(state)
     np.testing.assert_allclose(marginals.cells, cells, rtol=0, atol=1e-9)
     assert marginals.models == (models if engine.counts_models else None)
+    assert (marginals.placements is not None) == engine.gives_placements
 
 
 @pytest.mark.parametrize("case", random_cases(), ids=lambda c: c.id)
-def test_matches_brute_force_on_random_states(engine: Engine, case: EngineCase) -> None:
+def test_matches_brute_force_on_random_states(engine: Engine, case: RandomCase) -> None:
     check(engine, case.state, *reference(case.state))
 
 
 @pytest.mark.parametrize("case", random_cases()[::4], ids=lambda c: c.id)
-def test_placement_marginals_and_answer_probabilities(engine: Engine, case: EngineCase) -> None:
-    marginals = engine.marginals(case.state)
-    if marginals.placements is None:
-        pytest.skip(f"the {engine.name} engine gives cell marginals only")
+def test_placement_marginals_and_answer_probabilities(placement_engine: Engine, case: RandomCase) -> None:
+    marginals = placement_engine.marginals(case.state)
+    assert marginals.placements is not None
     for ship, expected in enumerate(reference_placements(case.state)):
         np.testing.assert_allclose(marginals.placements[ship], expected, rtol=0, atol=1e-9)
     answers = marginals.answers(case.state)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import math
 import re
+import statistics
 import sys
 from pathlib import Path
 
@@ -70,8 +71,11 @@ def test_summarize_scores() -> None:
     scores = [3, 1, 4, 1, 5, 9, 2, 6]
     s = summarize_scores(scores)
     assert (s.n, s.mean, s.median, s.min, s.max) == (8, 31 / 8, 3.5, 1, 9)
-    assert s.std == pytest.approx(float(np.std(scores, ddof=1)))
-    assert s.ci == mean_ci(scores)
+    # Squared deviations from 3.875 sum to 52.875, so s^2 = 52.875 / 7; t(0.975, 7 dof) = 2.365 in the tables.
+    assert s.std == pytest.approx(math.sqrt(52.875 / 7), rel=1e-12)
+    half = 2.364624251592784 * math.sqrt(52.875 / 7 / 8)
+    assert s.ci is not None and (s.ci.mean, s.ci.n, s.ci.confidence) == (31 / 8, 8, 0.95)
+    assert s.ci.low == pytest.approx(31 / 8 - half, rel=1e-12) and s.ci.high == pytest.approx(31 / 8 + half, rel=1e-12)
     assert summarize_scores([]).n == 0 and summarize_scores([]).mean is None
     assert summarize_scores([5]).std is None
 
@@ -82,8 +86,12 @@ def test_paired_difference_is_the_paired_t_test() -> None:
     reference = scipy_stats.ttest_rel(a, b)
     assert d.mean == pytest.approx(-1.5)
     assert d.p_value == pytest.approx(reference.pvalue, rel=1e-9)
-    assert d.interval == mean_ci(np.subtract(a, b))
-    assert d.significant == (d.interval.high < 0)
+    # a - b = -2, -3, 0, -3, -1, 0: squared deviations from -1.5 sum to 9.5, s^2 = 9.5 / 5; t(0.975, 5 dof) = 2.571.
+    half = 2.5705818356363146 * math.sqrt(9.5 / 5 / 6)  # 1.4465: the interval is [-2.947, -0.053]
+    assert (d.interval.mean, d.interval.n) == (-1.5, 6)
+    assert d.interval.low == pytest.approx(-1.5 - half, rel=1e-12) and d.interval.high == pytest.approx(-1.5 + half, rel=1e-12)
+    assert d.significant is True  # the interval lies below 0
+    assert paired_difference(b, a).significant is True  # and mirrored above it
     assert paired_difference([3, 4, 5], [1, 2, 3]).p_value == 0.0  # constant difference 2: certain
     assert not paired_difference([1, 2], [1, 2]).significant
     with pytest.raises(ValueError):
@@ -119,7 +127,14 @@ def test_summary_files_agree_with_the_records(tmp_path: Path) -> None:
     assert [row.player for row in rows] == ["random", "pdf"]  # the registry's order, weakest first
     for row in rows:
         mine = [r for r in records if r["player"] == row.player]
-        assert row.scores == summarize_scores([r["score"] for r in mine])
+        scores = [r["score"] for r in mine]
+        mean, sd = statistics.fmean(scores), statistics.stdev(scores)
+        half = float(scipy_stats.t.ppf(0.975, len(scores) - 1)) * sd / math.sqrt(len(scores))  # the t interval by hand
+        s = row.scores
+        assert (s.n, s.median, s.min, s.max) == (6, statistics.median(scores), min(scores), max(scores))
+        assert s.mean == pytest.approx(mean, rel=1e-12) and s.std == pytest.approx(sd, rel=1e-12)
+        assert s.ci is not None and s.ci.n == 6 and s.ci.mean == pytest.approx(mean, rel=1e-12)
+        assert s.ci.low == pytest.approx(mean - half, rel=1e-12) and s.ci.high == pytest.approx(mean + half, rel=1e-12)
         assert row.seconds_per_move == pytest.approx(sum(r["seconds"] for r in mine) / sum(r["score"] for r in mine))
     write_summary(tmp_path, manifest, rows)
     lines = (tmp_path / SUMMARY_CSV).read_text().splitlines()
@@ -201,7 +216,7 @@ def test_a_rerun_extends_on_the_same_boards_without_replaying(tmp_path: Path) ->
     assert (tmp_path / GAMES).read_bytes().startswith(before)
     records = load_results(tmp_path)[1]
     assert len(records) == 10
-    layouts = {}
+    layouts: dict[int, list] = {}
     for r in records:
         assert layouts.setdefault(r["game"], r["layout"]) == r["layout"]
     assert play(tmp_path, ("random", "pdf"), games=5) == RunReport(10, 0, 0)
@@ -239,7 +254,7 @@ def test_two_runs_cannot_write_one_directory_at_once(tmp_path: Path) -> None:
             play(tmp_path, ("random",), games=2)
 
 
-def test_unknown_players_and_bad_settings_are_refused_before_anything_runs(tmp_path: Path) -> None:
+def test_unknown_players_and_bad_settings_are_refused_before_anything_runs() -> None:
     with pytest.raises(BattlelogError, match="unknown player 'best'"):
         Experiment(SMALL, ("best",), 1, 0)
     with pytest.raises(BattlelogError, match="cannot import 'no_such_module_here'"):
@@ -250,7 +265,6 @@ def test_unknown_players_and_bad_settings_are_refused_before_anything_runs(tmp_p
         Experiment(SMALL, ("pdf",), 0, 0)
     with pytest.raises(BattlelogError, match="workers must be at least 1"):
         Limits(workers=0)
-    assert not tmp_path.joinpath(GAMES).exists()
 
 
 # ----- interrupting ------------------------------------------------------------------------------

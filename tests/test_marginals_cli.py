@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -11,7 +12,6 @@ import pytest
 
 from battlelog.cli import main
 from battlelog.engines import ENGINES
-from battlelog.model.render import render_program
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import cell_name
 from battlelog.rules.state import GameState
@@ -125,14 +125,38 @@ def test_unknown_engine_is_refused_by_the_parser(capsys: pytest.CaptureFixture) 
     assert "invalid choice" in capsys.readouterr().err
 
 
-def test_script_prints_the_rendered_program(capsys: pytest.CaptureFixture) -> None:
-    assert succeeds(capsys, ["script", str(MID_GAME)]) == render_program(GameState.load(MID_GAME))
+def problog_marginals(program: str, size: int) -> np.ndarray:
+    """The ``occupied(R,C)`` probabilities ProbLog computes from ``program``; NaN where it has no query."""
+    from problog import get_evaluatable
+    from problog.program import PrologString
+
+    out = np.full((size, size), np.nan)
+    for term, probability in get_evaluatable("sdd").create_from(PrologString(program)).evaluate().items():
+        match = re.fullmatch(r"occupied\((\d+),(\d+)\)", str(term))
+        assert match, term
+        out[int(match[1]), int(match[2])] = probability
+    return out
+
+
+def unshot_reference(state: GameState) -> np.ndarray:
+    """Brute-force marginals of the unshot cells (the program queries only those), NaN on the shot ones."""
+    cells = reference(state)[0]
+    for cell in state.shot_cells:
+        cells[cell] = np.nan
+    return cells
+
+
+def test_script_prints_a_program_whose_marginals_are_brute_forces(capsys: pytest.CaptureFixture) -> None:
+    printed = succeeds(capsys, ["script", str(MID_GAME)])
+    state = GameState.load(MID_GAME)
+    np.testing.assert_allclose(problog_marginals(printed, 5), unshot_reference(state), rtol=0, atol=1e-9)
 
 
 def test_script_writes_the_program_to_a_file(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
     target = tmp_path / "empty.pl"
     assert succeeds(capsys, ["script", "--size", "4", "--ships", "3,2,2", "-o", str(target)]) == ""
-    assert target.read_text() == render_program(GameState.empty(GameConfig(4, (3, 2, 2))))
+    empty = GameState.empty(GameConfig(4, (3, 2, 2)))
+    np.testing.assert_allclose(problog_marginals(target.read_text(), 4), unshot_reference(empty), rtol=0, atol=1e-9)
 
 
 def test_script_output_that_cannot_be_written_is_one_line(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:

@@ -21,8 +21,10 @@ from battlelog.optimum.layouts import LayoutTable
 from battlelog.optimum.solver import Settings, Solver, StateTable
 from battlelog.players import PLAYERS, make_player
 from battlelog.players.evaluate import NotExact, expected_shots
+from battlelog.players.pdf import PdfPlayer
 from battlelog.report.stats import mean_ci
 from battlelog.rules.config import GameConfig
+from battlelog.rules.state import GameState
 from battlelog.runner.loop import play_game
 from battlelog.runner.seeds import game_seeds, layout_for
 
@@ -50,7 +52,7 @@ def brute_optimum(config: GameConfig) -> Fraction:
     def value(shot: int, alive: frozenset[int]) -> Fraction:
         if all(everything[i] & ~shot == 0 for i in alive):
             return Fraction(0)
-        best = None
+        best: Fraction | None = None
         for x in range(n * n):
             bit = 1 << x
             if shot & bit:
@@ -58,8 +60,9 @@ def brute_optimum(config: GameConfig) -> Fraction:
             groups: dict[str, list[int]] = {}
             for i in alive:
                 groups.setdefault(answer(layouts[i], shot, bit), []).append(i)
-            expected = sum(Fraction(len(g), len(alive)) * value(shot | bit, frozenset(g)) for g in groups.values())
+            expected = sum((Fraction(len(g), len(alive)) * value(shot | bit, frozenset(g)) for g in groups.values()), Fraction(0))
             best = expected if best is None else min(best, expected)
+        assert best is not None  # some ship cell is unshot, so some cell is
         return 1 + best
 
     return value(0, frozenset(range(len(layouts))))
@@ -172,16 +175,16 @@ def test_the_answer_splitting_walk_gives_random_the_same_exact_mean(config: Game
     assert expected_shots(make_player("random", 0), table, blind=False) == Fraction(k * (m + 1), k + 1)
 
 
-class _FirstOfTies(PLAYERS["pdf"]):  # type: ignore[misc, valid-type]
+class _FirstOfTies(PdfPlayer):
     """pdf that takes the first of its tied cells: deterministic, so its exact expectation is its mean
     score over every layout. Its choices depend on what pdf's do, so pdf's decision key holds."""
 
     name = "pdf-first"
 
-    def candidates(self, state):  # type: ignore[no-untyped-def]
+    def candidates(self, state: GameState) -> list[Cell]:
         return super().candidates(state)[:1]
 
-    def choose(self, state):  # type: ignore[no-untyped-def]
+    def choose(self, state: GameState) -> Cell:
         return self.candidates(state)[0]
 
 
@@ -199,7 +202,7 @@ def test_the_walk_averages_over_ties_as_the_games_do() -> None:
     scores = [play_game(config, layout_for(config, 5, i), make_player("pdf", game_seeds(5, i)[1])).score for i in range(4000)]
     interval = mean_ci(scores, confidence=0.999)
     assert interval.contains(float(exact("pdf", config)))
-    assert interval.half_width < 0.1
+    assert interval.half_width is not None and interval.half_width < 0.1
 
 
 def test_a_player_that_samples_has_no_exact_expectation() -> None:

@@ -3,7 +3,7 @@ info, thompson and lookahead on the exact posterior, mc's sampled estimate, and 
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 
 import numpy as np
 import pytest
@@ -12,11 +12,12 @@ from scipy import stats as scipy_stats
 from battlelog.engines import make_engine
 from battlelog.engines.chain import LayoutChain
 from battlelog.errors import BattlelogError
-from battlelog.players import make_player
+from battlelog.players import Player, make_player
 from battlelog.players.info import answer_entropy
 from battlelog.players.parity import hunting_cells
 from battlelog.report.stats import paired_difference
 from battlelog.rules.config import GameConfig
+from battlelog.rules.geometry import Cell, Placement
 from battlelog.rules.state import GameState
 from battlelog.runner.loop import play_game
 from battlelog.runner.seeds import game_seeds, layout_for
@@ -29,6 +30,20 @@ SMALL = GameConfig(4, (3, 2, 2))
 def _states(count: int, seed: int) -> list[GameState]:
     """Random consistent mid-game states of SMALL, at least one shot in."""
     return [s for s in random_states(SMALL, 3 * count, seed) if s.shots][:count]
+
+
+def candidates(player: Player, state: GameState) -> set[Cell]:
+    """The cells ``player`` draws its shot from (every player here has them)."""
+    found = player.candidates(state)
+    assert found is not None
+    return set(found)
+
+
+def scores_of(player: Player, state: GameState) -> np.ndarray:
+    """The scores ``player`` maximises (every player here has them)."""
+    found = player.scores(state)
+    assert found is not None
+    return found
 
 
 def _covered(layout) -> set:
@@ -49,7 +64,7 @@ def test_info_shoots_the_cell_whose_answer_is_most_uncertain() -> None:
         top = max(entropy[c] for c in cells)
         best = [c for c in cells if entropy[c] >= top - 1e-12]
         likeliest = max(marginals[c] for c in best)
-        assert set(player.candidates(state)) == {c for c in best if marginals[c] >= likeliest - 1e-12}
+        assert candidates(player, state) == {c for c in best if marginals[c] >= likeliest - 1e-12}
 
 
 def test_info_prefers_an_even_bet_to_a_sure_hit() -> None:
@@ -58,7 +73,7 @@ def test_info_prefers_an_even_bet_to_a_sure_hit() -> None:
     # a 1/2 bet (1 bit), while no cell is a sure hit; info shoots one of them.
     config = GameConfig(3, (2,))
     state = GameState.empty(config).with_shot(1, 1, "hit").with_shot(1, 0, "miss").with_shot(1, 2, "miss")
-    assert set(make_player("info", 0).candidates(state)) == {(0, 1), (2, 1)}
+    assert candidates(make_player("info", 0), state) == {(0, 1), (2, 1)}
     entropy = answer_entropy(make_engine("native").marginals(state).answers(state))
     assert entropy[0, 1] == pytest.approx(1.0) and entropy[0, 0] == 0.0
 
@@ -70,7 +85,7 @@ def test_thompson_shoots_the_likeliest_cell_of_a_layout_drawn_from_the_posterior
     state = next(s for s in _states(40, 5) if 20 <= len(consistent_layouts(s)) <= 400)
     layouts = consistent_layouts(state)
     marginals, _ = brute_marginals(state, layouts)
-    law: Counter = Counter()
+    law: dict[Cell, float] = defaultdict(float)
     for layout in layouts:
         covered = [c for c in _covered(layout) if c not in state.shot_cells]
         top = max(marginals[c] for c in covered)
@@ -102,7 +117,7 @@ def test_thompson_needs_an_engine_that_samples() -> None:
 
 
 # ----- lookahead ---------------------------------------------------------------------------------
-def _two_shots_brute(state: GameState, cell, layouts) -> float:
+def _two_shots_brute(state: GameState, cell: Cell, layouts: list[tuple[Placement, ...]]) -> float:
     """Expected hits of a shot at ``cell`` and the greedy shot after it, by grouping the layouts by answer."""
     groups: dict = {}
     for layout in layouts:
@@ -132,7 +147,7 @@ def test_lookahead_values_its_candidates_by_the_exact_two_shot_expectation() -> 
     for state in _states(15, 11):
         layouts = consistent_layouts(state)
         marginals, _ = brute_marginals(state, layouts)
-        scores = player.scores(state)
+        scores = scores_of(player, state)
         by_probability = sorted(state.unshot, key=lambda c: -marginals[c])
         for cell in by_probability[:3]:
             if marginals[cell] > marginals[by_probability[3]] + 1e-12:  # a clear top-3 member
@@ -145,8 +160,8 @@ def test_lookahead_values_its_candidates_by_the_exact_two_shot_expectation() -> 
 
 def test_lookahead_plays_greedy_above_its_layout_bound() -> None:
     state = GameState.empty(SMALL)
-    bounded = make_player("lookahead", 0, max_layouts=1).scores(state)
-    greedy = make_player("problog", 0).scores(state)
+    bounded = scores_of(make_player("lookahead", 0, max_layouts=1), state)
+    greedy = scores_of(make_player("problog", 0), state)
     np.testing.assert_allclose(bounded, greedy, atol=1e-15)
 
 

@@ -20,7 +20,7 @@ from battlelog.rules.state import GameState
 from battlelog.views.replay import colors
 from battlelog.views.replay.frames import Frame, Replay, build_replay
 from battlelog.views.replay.gif import frame_image, write_gif, write_still
-from battlelog.views.replay.page import page_data, render_page
+from battlelog.views.replay.page import render_page
 from battlelog.views.replay.panels import HIT_MARK, MISS_MARK, board_panel, frame_panels, heat_panel, percent_text, scores_panel
 from battlelog.views.replay.sources import Game, load_game
 
@@ -126,6 +126,14 @@ def _replay(experiment: Path, player: str, game: int = 0) -> Replay:
     return build_replay(source, make_engine("sdd"), scorer)
 
 
+def shot_mask(state: GameState) -> np.ndarray:
+    """True on the cells shot in ``state``."""
+    out = np.zeros((state.size, state.size), dtype=bool)
+    for cell in state.shot_cells:
+        out[cell] = True
+    return out
+
+
 def test_each_frame_is_the_exact_posterior_after_that_many_shots(experiment: Path) -> None:
     replay = _replay(experiment, "pdf")
     final = replay.game.state
@@ -135,8 +143,16 @@ def test_each_frame_is_the_exact_posterior_after_that_many_shots(experiment: Pat
         np.testing.assert_allclose(frame.cells, cells, rtol=0, atol=1e-9)
         assert frame.models == models and frame.state == final.prefix(k)
         assert frame.next_shot == (final.shots[k].cell if k < len(final.shots) else None)
-        expected = make_player("pdf", 0).scores(final.prefix(k))
-        np.testing.assert_array_equal(frame.scores, expected)  # type: ignore[arg-type]
+    # pdf's scores by hand: on the empty 4x4 board a ship of 3 and one of 2 each cover a cell in
+    # (1, 2, 2, 1)[row] + (1, 2, 2, 1)[col] placements; once every ship is sunk no placement is left.
+    edge = np.array([1, 2, 2, 1])
+    np.testing.assert_array_equal(replay.frames[0].scores, 2 * (edge[:, None] + edge[None, :]))
+    np.testing.assert_array_equal(replay.frames[-1].scores, np.where(shot_mask(final), np.nan, 0.0))
+    # Every frame gets the scores of its own prefix: a scorer whose scores are the number of shots.
+    counted = build_replay(replay.game, make_engine("sdd"), ShotCounter())
+    assert len(counted.frames) == len(final.shots) + 1
+    for k, frame in enumerate(counted.frames):
+        np.testing.assert_array_equal(frame.scores, np.where(shot_mask(final.prefix(k)), np.nan, float(k)))
     assert replay.scorer == "pdf" and replay.note == ""
     assert replay.frames[0].caption() == f"before the first shot; {replay.frames[0].models} layouts left"
     assert replay.frames[-1].caption().endswith("sunk; 1 layout left")
@@ -157,6 +173,18 @@ class Silent(Player):
 
     def choose(self, state: GameState) -> tuple[int, int]:
         return state.unshot[0]
+
+
+class ShotCounter(Silent):
+    """A player whose score of every unshot cell is the number of shots fired so far (NaN on shot cells)."""
+
+    name = "counter"
+
+    def scores(self, state: GameState) -> np.ndarray:
+        values = np.full((state.size, state.size), float(len(state.shots)))
+        for cell in state.shot_cells:
+            values[cell] = np.nan
+        return values
 
 
 def test_scores_are_scaled_from_worst_to_best(experiment: Path) -> None:
@@ -235,13 +263,18 @@ def test_the_page_is_self_contained_and_carries_every_frame(experiment: Path) ->
     html = render_page(replay, 0.5)
     assert not re.search(r"(src|href)\s*=|https?://|<link|@import|url\(", html, re.IGNORECASE)  # nothing to fetch
     embedded = re.search(r'<script type="application/json" id="replay-data">(.*?)</script>', html, re.DOTALL)
-    assert embedded and json.loads(embedded[1]) == json.loads(json.dumps(page_data(replay, 0.5)))
-    data = page_data(replay, 0.5)
-    assert len(data["frames"]) == len(replay.frames) and data["delay_ms"] == 500
-    first = replay.game.state.shots[0]
-    assert data["frames"][0]["next"] == first.row * 4 + first.col and data["frames"][-1]["next"] is None
+    assert embedded
+    data = json.loads(embedded[1])  # what the page's script reads, checked against the game itself
+    fired = replay.game.state.shots
+    assert data["size"] == 4 and data["delay_ms"] == 500 and len(data["frames"]) == len(fired) + 1
+    assert [frame["next"] for frame in data["frames"]] == [shot.row * 4 + shot.col for shot in fired] + [None]
+    for k, frame in enumerate(data["frames"]):
+        marks = ["."] * 16
+        for shot in fired[:k]:
+            marks[shot.row * 4 + shot.col] = MISS_MARK if shot.result == "miss" else HIT_MARK
+        assert frame["panels"][0]["key"] == "posterior" and frame["panels"][0]["mark"] == "".join(marks)
+    first = fired[0]
     posterior = data["frames"][1]["panels"][0]
-    assert posterior["key"] == "posterior" and posterior["mark"][first.row * 4 + first.col] in "ox"
     assert data["colors"][posterior["fill"][first.row * 4 + first.col]][0] in (colors.MISS, colors.HIT, colors.SUNK)
     assert [p["key"] for p in data["frames"][0]["panels"]] == ["posterior", "board", "scores"]
 

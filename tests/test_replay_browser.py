@@ -44,6 +44,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
             pytest.fail(message)
         pytest.skip(message)
     options = webdriver.ChromeOptions()
+    assert CHROMIUM is not None  # not missing
     options.binary_location = CHROMIUM
     for flag in (*FLAGS, f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}"):
         options.add_argument(flag)

@@ -73,6 +73,9 @@ class Engine(ABC):
     #: Whether ``Marginals.models`` is filled in (the number of layouts consistent with the state).
     counts_models: ClassVar[bool] = False
 
+    #: Whether ``Marginals.placements`` is filled in (and so ``Marginals.answers`` can be asked).
+    gives_placements: ClassVar[bool] = False
+
     #: Whether :meth:`sample` draws layouts.
     samples: ClassVar[bool] = False
 

@@ -91,6 +91,7 @@ class SddEngine(Engine):
 
     name = "sdd"
     counts_models = True
+    gives_placements = True
 
     def __init__(self, memory_budget: int | None = None) -> None:
         self.memory_budget = budget.memory_budget() if memory_budget is None else int(memory_budget)

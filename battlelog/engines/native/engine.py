@@ -62,6 +62,7 @@ class NativeEngine(Engine):
 
     name = "native"
     counts_models = True
+    gives_placements = True
     samples = True
 
     def __init__(self, memory_budget: int | None = None, empty_boards: EmptyBoards | None = None) -> None:
