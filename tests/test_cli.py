@@ -227,7 +227,7 @@ def _lines(finished: Path) -> list[str]:
 @pytest.mark.parametrize(
     "damage, message",
     [
-        (lambda f: {"manifest": "{size: 4"}, "experiment.json: not a readable JSON file"),
+        (lambda f: {"manifest": "{size: 4"}, "experiment.json: not valid JSON"),
         (lambda f: {"manifest": '{"size": 4, "ships": "3,2", "seed": 3}'}, "expected an object with a whole-number size"),
         (lambda f: {"manifest": '{"size": 4, "ships": [9], "seed": 3}'}, "ship 0 of length 9 does not fit on a 4x4 board"),
         (lambda f: {"games": _lines(f)[0] + "\nnot json\n"}, "games.jsonl line 2: not valid JSON"),
