@@ -233,3 +233,12 @@ def test_bad_sessions_are_one_line_errors(capsys, tmp_path: Path, argv: list[str
     assert main(["advise", *(arg.format(**names) for arg in argv)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("battlelog: error: ") and message.format(**names) in err, err
+
+
+def test_a_place_that_cannot_be_written_is_one_line_and_save_there_is_refused(capsys, monkeypatch, tmp_path: Path) -> None:
+    (tmp_path / "ro").write_text("a regular file: nothing can be written under it, not even as root")
+    assert main(["advise", *BOARD, "--state", str(tmp_path / "ro" / "s.json")]) == 2
+    err = capsys.readouterr().err
+    assert err == f"battlelog: error: {tmp_path / 'ro' / 's.json'}: cannot write (Not a directory)\n"
+    out = advise(capsys, monkeypatch, [*BOARD, "--state", str(tmp_path / "g.json")], [f"save {tmp_path / 'ro' / 'copy.json'}", "A1 miss"])
+    assert f"refused: {tmp_path / 'ro' / 'copy.json'}: cannot write (Not a directory)" in out and "A1 miss: saved to" in out

@@ -9,13 +9,13 @@ for the engines (see :func:`battlelog.engines.base.locate_fault`).
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from battlelog.errors import FileFormatError, FleetError, StateError
+from battlelog.files import write_text
 from battlelog.jsonfile import check_keys, read_json
 from battlelog.rules.answers import HIT, MISS, RESULTS, SUNK
 from battlelog.rules.config import GameConfig, format_ships
@@ -231,15 +231,7 @@ class GameState:
             raise type(exc)(f"{path}: {exc}") from None
 
     def dump(self, path: str | Path) -> None:
-        """Write the state as JSON, atomically: a crash mid-write leaves the previous file whole."""
-        path = Path(path)
-        scratch = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        try:
-            scratch.write_text(json.dumps(self.to_json()) + "\n")
-            os.replace(scratch, path)
-        except OSError as exc:
-            scratch.unlink(missing_ok=True)
-            raise FileFormatError(f"{path}: cannot write ({exc.strerror})") from None
-
+        """Write the state as JSON, whole: a crash mid-write leaves the previous file whole."""
+        write_text(path, json.dumps(self.to_json()) + "\n")
 
 __all__ = ["HIT", "MISS", "SUNK", "GameState", "Shot"]
