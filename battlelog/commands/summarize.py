@@ -5,7 +5,8 @@ its 95% confidence interval (Student t), median, standard deviation, min, max, a
 move. Failed games are counted but not scored: a player with failed games is marked with *, and its
 statistics are over its finished games only. Below it, the paired difference of every two players on
 the boards both finished (mean, 95% CI, paired t-test), as `battlelog reproduce` reports them. The
-tables are printed, and DIR/summary.csv and DIR/summary.md are (re)written.
+tables are printed, and DIR/summary.csv and DIR/summary.md are (re)written; where they cannot be
+(a read-only folder), the tables are still printed, then one line says so and the status is 2.
 
 --retry-failed first replays every failed game (same board, player and options) under the limits
 given here, each replay replacing its failure in DIR/games.jsonl.
@@ -22,6 +23,7 @@ import argparse
 from pathlib import Path
 
 from battlelog.commands.common import add_executor_arguments, add_limit_arguments, executor_from
+from battlelog.errors import WriteError
 from battlelog.runner.records import ARCHIVE, GAMES, journal_path
 
 
@@ -68,12 +70,16 @@ def show_summary(out: Path, plots: bool = False, games_csv: bool = False) -> Non
     if comparisons:
         print(f"\n{PAIRED_TITLE}:")
         print(comparisons_table(comparisons))
-    csv_path, md_path = write_summary(out, manifest, rows, comparisons)
-    written = [csv_path, md_path]
-    if games_csv:
-        written.append(write_games_csv(out / GAMES_CSV, records))
-    if plots:
-        written.append(write_score_plot(out / PLOTS / "scores.png", manifest, records))
+    try:
+        written = list(write_summary(out, manifest, rows, comparisons))
+        if games_csv:
+            written.append(write_games_csv(out / GAMES_CSV, records))
+        if plots:
+            written.append(write_score_plot(out / PLOTS / "scores.png", manifest, records))
+    except OSError as exc:
+        # The tables are shown; the files are not there, and a script that reads them must know: status 2.
+        where = exc.filename or out
+        raise WriteError(f"{where}: cannot write ({exc.strerror}); the tables above are complete, the summary files are not written") from None
     print("wrote " + ", ".join(map(str, written[:-1])) + f" and {written[-1]}")
 
 
