@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from battlelog.errors import FileFormatError
+from battlelog.wording import clip
 
 #: The largest file read: a game state of the largest board is some 40 kB, a game record a few times that.
 MAX_BYTES = 64 * 2**20
@@ -45,7 +46,7 @@ def parse_json(text: str | bytes, source: str) -> Any:
     try:
         return json.loads(text, object_pairs_hook=_unique_keys)
     except _RepeatedKey as exc:
-        raise FileFormatError(f"{source}: key {exc.args[0]!r} appears twice in one object") from None
+        raise FileFormatError(f"{source}: key {clip(repr(exc.args[0]))} appears twice in one object") from None
     except json.JSONDecodeError as exc:
         raise FileFormatError(f"{source}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
     except ValueError:  # int("9" * 5000): Python refuses to convert such a number
@@ -86,4 +87,4 @@ def check_keys(data: dict[str, Any], allowed: Collection[str], where: str) -> No
         if key not in allowed:
             close = difflib.get_close_matches(key, list(allowed), n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else f"; expected only {', '.join(map(repr, allowed))}"
-            raise FileFormatError(f"{where}: unknown key {key!r}{hint}")
+            raise FileFormatError(f"{where}: unknown key {clip(repr(key))}{hint}")

@@ -24,6 +24,7 @@ from pathlib import Path
 from battlelog.commands.boards import add_state_arguments, state_from
 from battlelog.errors import BattlelogError
 from battlelog.files import replacing
+from battlelog.wording import count_noun
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -54,9 +55,8 @@ def run(args: argparse.Namespace) -> int:
         vars_scratch.write_text(json.dumps(variables_json(written.variables), indent=1) + "\n")
     manager = SddManager.from_vtree(Vtree.from_file(str(vtree_path).encode()))
     models = manager.global_model_count(manager.read_sdd_file(str(sdd_path).encode()))
-    layouts = "1 layout" if written.layouts == 1 else f"{written.layouts:,} layouts"
     print(f"wrote {sdd_path} ({written.nodes:,} SDD nodes over {len(written.variables):,} placement variables), {vtree_path} and {vars_path}")
-    print(f"pysdd reads it back: {models:,} models; the native engine counts {layouts}")
+    print(f"pysdd reads it back: {models:,} models; the native engine counts {count_noun(written.layouts, 'layout')}")
     if models != written.layouts:
         raise BattlelogError(f"pysdd counts {models} models in {sdd_path}, not the {written.layouts} layouts compiled")
     return 0

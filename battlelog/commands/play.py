@@ -23,8 +23,9 @@ from battlelog.rules.geometry import Placement, cell_name
 from battlelog.rules.state import GameState
 from battlelog.runner.loop import GameResult, play_game
 from battlelog.runner.seeds import game_seeds, layout_for
-from battlelog.views.display import BOARD_LEGEND, board_text, count_noun
+from battlelog.views.display import BOARD_LEGEND, board_text
 from battlelog.views.human import HumanPlayer, Quit
+from battlelog.wording import count_noun
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

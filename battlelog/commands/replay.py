@@ -25,8 +25,8 @@ from battlelog.commands.boards import add_engine_argument
 from battlelog.engines import DEFAULT_ENGINE, make_engine
 from battlelog.errors import BattlelogError
 from battlelog.players import PLAYERS, Player, make_player
-from battlelog.views.display import count_noun
 from battlelog.views.replay.sources import Game, load_game
+from battlelog.wording import count_noun
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

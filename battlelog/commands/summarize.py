@@ -25,6 +25,7 @@ from pathlib import Path
 from battlelog.commands.common import add_executor_arguments, add_limit_arguments, executor_from
 from battlelog.errors import WriteError
 from battlelog.runner.records import ARCHIVE, GAMES, journal_path
+from battlelog.wording import count_noun
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -65,7 +66,7 @@ def show_summary(out: Path, plots: bool = False, games_csv: bool = False) -> Non
     manifest, records = load_results(out)
     rows = summarize_records(records)
     comparisons = all_comparisons(records)
-    print(f"{describe_experiment(manifest)}: {len(records)} games recorded in {journal_path(out)}")
+    print(f"{describe_experiment(manifest)}: {count_noun(len(records), 'game')} recorded in {journal_path(out)}")
     print(summary_table(rows))
     if comparisons:
         print(f"\n{PAIRED_TITLE}:")
@@ -93,6 +94,6 @@ def run(args: argparse.Namespace) -> int:
         read_manifest(out)  # a directory without an experiment is an error before any worker starts
         with executor_from(args) as executor:
             report = retry_failed(out, executor)
-        print(f"replayed {report.played} failed games ({report.failed} failed again)")
+        print(f"replayed {count_noun(report.played, 'failed game')} ({report.failed} failed again)")
     show_summary(out, plots=args.plots, games_csv=args.csv)
     return 0

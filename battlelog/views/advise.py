@@ -17,10 +17,11 @@ from battlelog.engines import Engine, Inconsistent, Marginals
 from battlelog.engines.solve import solve
 from battlelog.errors import BattlelogError, StateError
 from battlelog.rules.answers import SUNK
-from battlelog.rules.config import format_ships
+from battlelog.rules.config import fleet_text
 from battlelog.rules.geometry import Cell, cell_name, parse_cell
 from battlelog.rules.state import GameState
-from battlelog.views.display import HEAT_LEGEND, count_noun, heatmap_text, layouts_line, most_likely
+from battlelog.views.display import HEAT_LEGEND, heatmap_text, layouts_line, most_likely
+from battlelog.wording import clip, count_noun
 
 HELP = """\
 commands:
@@ -69,7 +70,7 @@ def parse_command(line: str, size: int) -> Answer | Command:
         return Command(word.lower())
     match = _ANSWER.fullmatch(text)
     if match is None:
-        raise BattlelogError(f"{text!r} is not a command: answer miss, hit or sunk N (or C7 hit ...); type help")
+        raise BattlelogError(f"{clip(repr(text))} is not a command: answer miss, hit or sunk N (or C7 hit ...); type help")
     result = match["result"].lower()
     if match["ship"] is not None and result != SUNK:
         raise BattlelogError(f"only a sunk answer names a ship: {result}, not {result} {match['ship']}")
@@ -151,7 +152,7 @@ class Advisor:
     def _sunk_ship(self, cell: Cell) -> int:
         """The ship a sink at ``cell`` must have sunk, when the posterior allows only one."""
         if self.marginals.placements is None:
-            raise StateError(f"say which ship sank: sunk N, N the ship's index in the fleet {format_ships(self.state.ships)}")
+            raise StateError(f"say which ship sank: sunk N, N the ship's index in the fleet {fleet_text(self.state.ships)}")
         chances = self.marginals.answers(self.state)[cell][2:]
         possible = [ship for ship, p in enumerate(chances) if p > 1e-12]
         if not possible:

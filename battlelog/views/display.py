@@ -12,6 +12,7 @@ from battlelog.players.base import best_cells
 from battlelog.rules.answers import MISS, SUNK
 from battlelog.rules.geometry import Cell, Placement
 from battlelog.rules.state import GameState
+from battlelog.wording import count_noun
 
 #: What the marks of :func:`board_text` and :func:`heatmap_text` mean.
 BOARD_LEGEND = "legend: . not shot, o miss, X hit, # sunk ship, s ship not hit yet"
@@ -21,11 +22,6 @@ HEAT_LEGEND = "o miss, X hit, # the hit that sank a ship"
 def use_color(stream: TextIO, switched_off: bool = False) -> bool:
     """Colour only on a terminal, and never when switched off or NO_COLOR is set (https://no-color.org)."""
     return stream.isatty() and not switched_off and not os.environ.get("NO_COLOR")
-
-
-def count_noun(count: int, noun: str) -> str:
-    """``1 layout``, ``56 layouts``: English plurals of the nouns battlelog counts (all take an s)."""
-    return f"{count:,} {noun}" if count == 1 else f"{count:,} {noun}s"
 
 
 def layouts_line(models: int, answers: str = "the answers") -> str:
