@@ -146,6 +146,8 @@ def table(config: GameConfig, optimum: Fraction, values: dict[str, Fraction], sk
         f"{'optimal':<12} {float(optimum):>14.4f} {0:>+8.4f}  {optimum}",
     ]
     for name, value in sorted(values.items(), key=lambda item: item[1]):
+        if name == "optimal" and value == optimum:
+            continue  # the optimal player's walk reaches the optimum: the row above is its row
         lines.append(f"{name:<12} {float(value):>14.4f} {float(value - optimum):>+8.4f}  {value}")
     for name in skipped:
         lines.append(f"{name:<12} {'not exact':>14}           chooses at random beyond its ties")
