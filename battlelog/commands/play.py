@@ -89,9 +89,9 @@ def _human_game(config: GameConfig, layout: tuple[Placement, ...], seed: int, ri
     print(board_text(GameState.empty(config)), end="\n\n")
     try:
         yours = _play(config, layout, HumanPlayer(), show=True, referee_view=False).score
-    except Quit:
-        print("you stopped; the ships were here:")
-        print(board_text(GameState.empty(config), layout))
+    except Quit as stopped:
+        print("you stopped; the ships were here (with your shots):")
+        print(board_text(stopped.state, layout))
         return 0
     print(f"{rival} now plays the same board ...", flush=True)
     theirs = _play(config, layout, make_player(rival, game_seeds(seed, 0)[1], **options), show=False, referee_view=True).score
