@@ -206,7 +206,10 @@ def test_a_sink_names_its_ship_or_is_inferred_when_only_one_can_sink(capsys, mon
     out = advise(capsys, monkeypatch, ["--size", "4", "--ships", "3,2", "--state", str(saved)], ["A1 hit", "A2 sunk"])
     assert "A2 sunk 1: saved" in out  # two hits can only have sunk the ship of length 2
     out = advise(capsys, monkeypatch, ["--size", "4", "--ships", "2,2", "--state", str(tmp_path / "h.json")], ["A1 hit", "A2 sunk"])
-    assert "refused: a sink at A2 could be ship 0 (length 2) or 1 (length 2): say which, e.g. sunk 0" in out
+    assert "A2 sunk 0 (ships 0 and 1 are alike here: taken as ship 0): saved" in out  # equal lengths: either will do
+    assert GameState.load(tmp_path / "h.json").shots[-1].ship == 0
+    out = advise(capsys, monkeypatch, ["--size", "4", "--ships", "3,2", "--state", str(tmp_path / "i.json")], ["A1 hit", "A2 hit", "A3 sunk"])
+    assert "refused: a sink at A3 could be ship 0 (length 3) or 1 (length 2): say which, e.g. sunk 0" in out
 
 
 def test_a_new_session_without_a_file_gets_a_fresh_one(capsys, monkeypatch, tmp_path: Path) -> None:
