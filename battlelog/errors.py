@@ -34,3 +34,7 @@ class FileFormatError(BattlelogError):
 
 class BudgetExceeded(BattlelogError):
     """An engine would need more memory or time than it was allowed."""
+
+
+class WriteError(BattlelogError):
+    """A file that cannot be written where it was asked for (no such folder, a folder, read-only)."""

@@ -206,7 +206,10 @@ def test_a_sink_names_its_ship_or_is_inferred_when_only_one_can_sink(capsys, mon
     out = advise(capsys, monkeypatch, ["--size", "4", "--ships", "3,2", "--state", str(saved)], ["A1 hit", "A2 sunk"])
     assert "A2 sunk 1: saved" in out  # two hits can only have sunk the ship of length 2
     out = advise(capsys, monkeypatch, ["--size", "4", "--ships", "2,2", "--state", str(tmp_path / "h.json")], ["A1 hit", "A2 sunk"])
-    assert "refused: a sink at A2 could be ship 0 (length 2) or 1 (length 2): say which, e.g. sunk 0" in out
+    assert "A2 sunk 0 (ships 0 and 1 are alike here: taken as ship 0): saved" in out  # equal lengths: either will do
+    assert GameState.load(tmp_path / "h.json").shots[-1].ship == 0
+    out = advise(capsys, monkeypatch, ["--size", "4", "--ships", "3,2", "--state", str(tmp_path / "i.json")], ["A1 hit", "A2 hit", "A3 sunk"])
+    assert "refused: a sink at A3 could be ship 0 (length 3) or 1 (length 2): say which, e.g. sunk 0" in out
 
 
 def test_a_new_session_without_a_file_gets_a_fresh_one(capsys, monkeypatch, tmp_path: Path) -> None:
@@ -233,3 +236,12 @@ def test_bad_sessions_are_one_line_errors(capsys, tmp_path: Path, argv: list[str
     assert main(["advise", *(arg.format(**names) for arg in argv)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("battlelog: error: ") and message.format(**names) in err, err
+
+
+def test_a_place_that_cannot_be_written_is_one_line_and_save_there_is_refused(capsys, monkeypatch, tmp_path: Path) -> None:
+    (tmp_path / "ro").write_text("a regular file: nothing can be written under it, not even as root")
+    assert main(["advise", *BOARD, "--state", str(tmp_path / "ro" / "s.json")]) == 2
+    err = capsys.readouterr().err
+    assert err == f"battlelog: error: {tmp_path / 'ro' / 's.json'}: cannot write (Not a directory)\n"
+    out = advise(capsys, monkeypatch, [*BOARD, "--state", str(tmp_path / "g.json")], [f"save {tmp_path / 'ro' / 'copy.json'}", "A1 miss"])
+    assert f"refused: {tmp_path / 'ro' / 'copy.json'}: cannot write (Not a directory)" in out and "A1 miss: saved to" in out

@@ -227,7 +227,7 @@ def _lines(finished: Path) -> list[str]:
 @pytest.mark.parametrize(
     "damage, message",
     [
-        (lambda f: {"manifest": "{size: 4"}, "experiment.json: not a readable JSON file"),
+        (lambda f: {"manifest": "{size: 4"}, "experiment.json: not valid JSON"),
         (lambda f: {"manifest": '{"size": 4, "ships": "3,2", "seed": 3}'}, "expected an object with a whole-number size"),
         (lambda f: {"manifest": '{"size": 4, "ships": [9], "seed": 3}'}, "ship 0 of length 9 does not fit on a 4x4 board"),
         (lambda f: {"games": _lines(f)[0] + "\nnot json\n"}, "games.jsonl line 2: not valid JSON"),
@@ -323,3 +323,14 @@ def test_every_command_module_is_listed_and_its_help_points_to_the_docs(capsys: 
             main([name, "--help"])
         text = " ".join(capsys.readouterr().out.split())
         assert text.startswith(f"usage: battlelog {name}") and text.endswith(DOCS), name
+
+
+def test_summarize_where_the_summary_cannot_be_written_shows_the_tables_then_one_line(finished, tmp_path, capsys) -> None:
+    out = _broken_copy(finished, tmp_path)
+    (out / "summary.csv").mkdir()  # unwritable even as root, as a read-only folder is
+    assert main(["summarize", str(out)]) == 2
+    printed, err = capsys.readouterr()
+    lines = printed.splitlines()
+    assert lines[0] == f"4x4 3,2 with seed 3: 4 games recorded in {out / GAMES}"
+    assert [line.split()[1] for line in lines[3:5]] == ["random", "pdf"]  # the table's rows are shown
+    assert err == f"battlelog: error: {out / 'summary.csv'}: cannot write (Is a directory); the tables above are complete, the summary files are not written\n"

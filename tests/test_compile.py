@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import subprocess
+import sys
 from functools import cache
 from pathlib import Path
 
@@ -79,3 +82,35 @@ def test_what_cannot_be_written_is_refused_in_one_line(argv, message, tmp_path: 
     assert main(["compile", *argv, "-o", str(tmp_path / "x.sdd")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err, err
+
+
+@pytest.mark.parametrize(
+    "where, message",
+    [
+        ("{tmp}/no/such/folder/m.sdd", "m.sdd: cannot write (No such file or directory)"),
+        ("{tmp}", ": cannot write (it is a folder)"),
+        ("{tmp}/file/m.sdd", "m.sdd: cannot write (Not a directory)"),  # read-only as root: a path under a regular file
+        ("{tmp}/m.vtree", "m.vtree: name the SDD file otherwise"),
+    ],
+)
+def test_a_place_that_cannot_be_written_is_one_line_not_a_crash(where: str, message: str, tmp_path: Path) -> None:
+    # In a process of its own: before the check, pysdd's save crashed the interpreter (exit 139).
+    (tmp_path / "file").write_text("x")
+    fixture = Path(__file__).parent / "fixtures" / "midgame_5x5.json"
+    argv = [sys.executable, "-m", "battlelog.cli", "compile", str(fixture), "-o", where.format(tmp=tmp_path)]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and message in done.stderr, (done.returncode, done.stderr)
+    assert [p.name for p in tmp_path.iterdir()] == ["file"]  # nothing written, no scratch file left
+
+
+def test_a_read_only_place_is_refused_before_compiling(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    def read_only(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    def compiled(*args: object) -> None:
+        raise AssertionError("compiled before the place was checked")
+
+    monkeypatch.setattr(Path, "touch", read_only)
+    monkeypatch.setattr("battlelog.engines.native.export.compile_state", compiled)
+    assert main(["compile", "--size", "4", "--ships", "3,2", "-o", str(tmp_path / "m.sdd")]) == 2
+    assert capsys.readouterr().err == f"battlelog: error: {tmp_path / 'm.sdd'}: cannot write (Read-only file system)\n"

@@ -230,3 +230,11 @@ def test_the_optimal_command_refuses_an_unknown_player_in_one_line(capsys: pytes
     assert main(["optimal", "--size", "3", "--ships", "2", "--players", "oracle"]) == 2
     err = capsys.readouterr().err.strip()
     assert "unknown player 'oracle'" in err and "\n" not in err
+
+
+def test_the_optimal_player_asked_for_has_one_row(capsys: pytest.CaptureFixture[str]) -> None:
+    from battlelog.cli import main
+
+    assert main(["optimal", "--size", "3", "--ships", "2", "--players", "optimal,random"]) == 0
+    rows = [line.split()[0] for line in capsys.readouterr().out.splitlines()[3:]]  # below the figures and a blank line
+    assert rows == ["player", "optimal", "random"]

@@ -79,7 +79,10 @@ def test_a_human_wins_from_standard_input_and_meets_the_exact_players_score(
 def test_a_human_who_quits_sees_the_ships(capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("sys.stdin", io.StringIO("A1\nquit\n"))
     out = run(capsys, ["play", *BOARD, "--human", "--seed", "9"])
-    assert "you stopped; the ships were here:" in out
+    assert "you stopped; the ships were here (with your shots):" in out
     rows = out.rstrip().splitlines()[-4:]
     assert [row.split()[0] for row in rows] == list("ABCD")
-    assert sum(row.split().count("s") for row in rows) == CONFIG.ship_cells
+    a1 = rows[0].split()[1]
+    assert a1 in ("o", "X")  # the shot fired before quitting is on the reveal
+    assert sum(row.split().count("s") for row in rows) + (a1 == "X") == CONFIG.ship_cells
+    assert sum(row.split().count(mark) for row in rows for mark in "oX#") == 1

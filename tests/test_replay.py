@@ -314,3 +314,24 @@ def test_bad_replays_are_one_line_errors(capsys, experiment: Path, tmp_path: Pat
     assert main(["replay", *(a.format(**names) for a in argv)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("battlelog: error: ") and message in err, err
+
+
+def test_a_game_that_cannot_be_replayed_leaves_no_folder(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    out = tmp_path / "replay"
+    assert main(["replay", str(FIXTURES / "contradictory_5x5.json"), "--out", str(out)]) == 2
+    assert "contradictory state: shot 3 (E5, sunk ship 0)" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_the_legend_says_what_the_panels_draw_darkest() -> None:
+    state = GameState.from_json({"size": 4, "ships": [3, 2], "shots": [
+        {"row": 1, "col": 0, "result": "hit"}, {"row": 1, "col": 1, "result": "sunk", "ship": 1}]})  # fmt: skip
+    cells, models = reference(state)
+    frame = Frame(state, cells, models, None)
+    layout = (CONFIG.placements(0)[7], CONFIG.placements(1)[3])  # ship 1 on B1-B2
+    heat, board = heat_panel(frame), board_panel(state, layout)
+    assert [i for i, fill in enumerate(heat.fills) if fill == colors.SUNK] == [5]  # the sinking shot only
+    assert [i for i, fill in enumerate(board.fills) if fill == colors.SUNK] == [4, 5]  # the whole sunk ship
+    html = render_page(Replay("t", Game(state, "t", layout), (frame,)))
+    assert "darkest: the shot that sank a ship (on the hidden board, the whole ship)" in html
+    assert "darkest: a sunk ship" not in html

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from battlelog.errors import FileFormatError, FleetError, StateError
+from battlelog.errors import FileFormatError, FleetError, StateError, WriteError
 from battlelog.players import make_player
 from battlelog.rules.config import GameConfig
 from battlelog.rules.state import GameState, Shot
@@ -153,7 +153,7 @@ def test_dump_replaces_the_file_whole(tmp_path: Path) -> None:
     GameState.empty(CONFIG).dump(path)
     assert GameState.load(path) == GameState.empty(CONFIG)
     assert [p.name for p in tmp_path.iterdir()] == ["state.json"]  # no scratch file left behind
-    with pytest.raises(FileFormatError, match="cannot write"):
+    with pytest.raises(WriteError, match="cannot write"):
         GameState.empty(CONFIG).dump(tmp_path / "no" / "such" / "dir.json")
 
 

@@ -3,7 +3,8 @@
 Shows the heat map (the exact chance that a ship covers each cell) and suggests the most likely
 cell, named as the game names cells (rows A.., columns 1..: C7). Answer with what your opponent
 said: miss, hit, or sunk N (N: the index of the sunk ship in --ships, counted from 0; plain
-"sunk" is enough when only one ship can have sunk). If you shot another cell, say which: C7 hit.
+"sunk" is enough when the ships it can have sunk are of one length, as they are alike for the
+advice). If you shot another cell, say which: C7 hit.
 Other commands: undo, save FILE, load FILE, show, help, quit.
 
 The game is saved after every answer (to --state FILE, or to a new advise-DATE-TIME.json), so

@@ -23,6 +23,8 @@ from pathlib import Path
 
 from battlelog.commands.boards import add_state_arguments, state_from
 from battlelog.errors import BattlelogError
+from battlelog.files import replacing
+from battlelog.wording import count_noun
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -41,18 +43,20 @@ def run(args: argparse.Namespace) -> int:
     state = state_from(args)
     sdd_path = Path(args.output)
     vtree_path, vars_path = sdd_path.with_suffix(".vtree"), sdd_path.with_suffix(".vars.json")
-    try:
-        written = compile_state(state, sdd_path, vtree_path, memory_budget())
-        vars_path.write_text(json.dumps(variables_json(written.variables), indent=1) + "\n")
-    except Inconsistent:
-        raise locate_fault(state, NativeEngine()) from None
-    except OSError as exc:
-        raise BattlelogError(f"{sdd_path}: cannot write ({exc.strerror})") from None
+    if sdd_path in (vtree_path, vars_path):
+        raise BattlelogError(f"{sdd_path}: name the SDD file otherwise (e.g. model.sdd): its vtree is written to {vtree_path}")
+    # Scratch files made first: a place that cannot be written is refused before compiling, and pysdd,
+    # which crashes on a path it cannot open, only ever writes to files that exist.
+    with replacing(sdd_path) as sdd_scratch, replacing(vtree_path) as vtree_scratch, replacing(vars_path) as vars_scratch:
+        try:
+            written = compile_state(state, sdd_scratch, vtree_scratch, memory_budget())
+        except Inconsistent:
+            raise locate_fault(state, NativeEngine()) from None
+        vars_scratch.write_text(json.dumps(variables_json(written.variables), indent=1) + "\n")
     manager = SddManager.from_vtree(Vtree.from_file(str(vtree_path).encode()))
     models = manager.global_model_count(manager.read_sdd_file(str(sdd_path).encode()))
-    layouts = "1 layout" if written.layouts == 1 else f"{written.layouts:,} layouts"
     print(f"wrote {sdd_path} ({written.nodes:,} SDD nodes over {len(written.variables):,} placement variables), {vtree_path} and {vars_path}")
-    print(f"pysdd reads it back: {models:,} models; the native engine counts {layouts}")
+    print(f"pysdd reads it back: {models:,} models; the native engine counts {count_noun(written.layouts, 'layout')}")
     if models != written.layouts:
         raise BattlelogError(f"pysdd counts {models} models in {sdd_path}, not the {written.layouts} layouts compiled")
     return 0

@@ -38,6 +38,7 @@ from battlelog.commands.common import (
 from battlelog.engines import DEFAULT_ENGINE
 from battlelog.errors import BattlelogError
 from battlelog.players import PLAYERS
+from battlelog.wording import count_noun
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -79,11 +80,11 @@ def run(args: argparse.Namespace) -> int:
             report = run_experiment(experiment, out, executor)
     except KeyboardInterrupt:
         print(
-            f"battlelog: interrupted; the {recorded_games(out)} games recorded in {out / GAMES} are kept: "
+            f"battlelog: interrupted; {count_noun(recorded_games(out), 'game')} recorded in {out / GAMES}, all kept: "
             "run the same command again to resume",
             file=sys.stderr,
         )
         return 130
-    print(f"played {report.played} games ({report.failed} failed); {report.recorded_before} were recorded before")
+    print(f"played {count_noun(report.played, 'game')} ({report.failed} failed); {report.recorded_before} recorded before")
     show_summary(out)
     return 0

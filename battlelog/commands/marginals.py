@@ -25,7 +25,8 @@ from battlelog.engines import DEFAULT_ENGINE, Marginals, make_engine
 from battlelog.engines.solve import solve
 from battlelog.rules.geometry import cell_name
 from battlelog.rules.state import GameState
-from battlelog.views.display import HEAT_LEGEND, count_noun, heatmap_text, layouts_line, most_likely, use_color
+from battlelog.views.display import HEAT_LEGEND, heatmap_text, layouts_line, most_likely, use_color
+from battlelog.wording import count_noun
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -34,6 +34,7 @@ from battlelog.optimum.solver import DEFAULT_MEMORY, Progress, Solver
 from battlelog.players import PLAYERS, make_player
 from battlelog.players.evaluate import NotExact, expected_shots
 from battlelog.rules.config import GameConfig
+from battlelog.wording import count_noun
 
 #: Seconds between progress lines on stderr.
 EVERY = 10.0
@@ -137,7 +138,7 @@ def _report_walk(name: str) -> Callable[[int], None]:
 def table(config: GameConfig, optimum: Fraction, values: dict[str, Fraction], skipped: dict[str, str], figures: dict[str, Any]) -> str:
     """The optimum and each player's exact expectation with its gap, best first."""
     lines = [
-        f"{config.label()}: {figures['layouts']:,} layouts; optimal play needs {float(optimum):.4f} shots on average "
+        f"{config.label()}: {count_noun(figures['layouts'], 'layout')}; optimal play needs {float(optimum):.4f} shots on average "
         f"({optimum} exactly)",
         f"solved in {figures['solve_seconds']:.1f} s ({figures['search_nodes']:,} search nodes, {figures['states_stored']:,} states stored, peak memory {figures['peak_memory_mb']} MB)",
         "",
@@ -145,6 +146,8 @@ def table(config: GameConfig, optimum: Fraction, values: dict[str, Fraction], sk
         f"{'optimal':<12} {float(optimum):>14.4f} {0:>+8.4f}  {optimum}",
     ]
     for name, value in sorted(values.items(), key=lambda item: item[1]):
+        if name == "optimal" and value == optimum:
+            continue  # the optimal player's walk reaches the optimum: the row above is its row
         lines.append(f"{name:<12} {float(value):>14.4f} {float(value - optimum):>+8.4f}  {value}")
     for name in skipped:
         lines.append(f"{name:<12} {'not exact':>14}           chooses at random beyond its ties")

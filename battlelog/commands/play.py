@@ -23,8 +23,9 @@ from battlelog.rules.geometry import Placement, cell_name
 from battlelog.rules.state import GameState
 from battlelog.runner.loop import GameResult, play_game
 from battlelog.runner.seeds import game_seeds, layout_for
-from battlelog.views.display import BOARD_LEGEND, board_text, count_noun
+from battlelog.views.display import BOARD_LEGEND, board_text
 from battlelog.views.human import HumanPlayer, Quit
+from battlelog.wording import count_noun
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -88,9 +89,9 @@ def _human_game(config: GameConfig, layout: tuple[Placement, ...], seed: int, ri
     print(board_text(GameState.empty(config)), end="\n\n")
     try:
         yours = _play(config, layout, HumanPlayer(), show=True, referee_view=False).score
-    except Quit:
-        print("you stopped; the ships were here:")
-        print(board_text(GameState.empty(config), layout))
+    except Quit as stopped:
+        print("you stopped; the ships were here (with your shots):")
+        print(board_text(stopped.state, layout))
         return 0
     print(f"{rival} now plays the same board ...", flush=True)
     theirs = _play(config, layout, make_player(rival, game_seeds(seed, 0)[1], **options), show=False, referee_view=True).score

@@ -25,8 +25,8 @@ from battlelog.commands.boards import add_engine_argument
 from battlelog.engines import DEFAULT_ENGINE, make_engine
 from battlelog.errors import BattlelogError
 from battlelog.players import PLAYERS, Player, make_player
-from battlelog.views.display import count_noun
 from battlelog.views.replay.sources import Game, load_game
+from battlelog.wording import count_noun
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -53,11 +53,6 @@ def run(args: argparse.Namespace) -> int:
     if not 0 < args.delay <= 60:
         raise BattlelogError(f"--delay {args.delay}: give the seconds per frame, more than 0 and at most 60")
     game = load_game(args.source, args.game, args.player)
-    out = Path(args.out)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise BattlelogError(f"{out}: cannot create the folder ({exc.strerror})") from None
     from battlelog.views.replay.frames import build_replay, report_progress  # numpy work and Pillow: only once the input is good
     from battlelog.views.replay.gif import write_gif, write_still
     from battlelog.views.replay.page import write_page
@@ -69,7 +64,11 @@ def run(args: argparse.Namespace) -> int:
         engine.close()
         if player is not None:
             player.close()
-    middle = len(replay.frames) // 2
+    out, middle = Path(args.out), len(replay.frames) // 2
+    try:  # the folder only now: a game that cannot be replayed leaves none behind
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BattlelogError(f"{out}: cannot create the folder ({exc.strerror})") from None
     try:
         write_gif(replay, out / "replay.gif", args.delay)
         write_page(replay, out / "replay.html", args.delay)

@@ -16,12 +16,11 @@ examples:
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from battlelog.commands.boards import add_engine_argument, add_state_arguments, state_from
 from battlelog.engines import DEFAULT_ENGINE
 from battlelog.engines.solve import check_consistent
-from battlelog.errors import BattlelogError
+from battlelog.files import write_text
 from battlelog.model.render import render_program
 
 
@@ -38,8 +37,5 @@ def run(args: argparse.Namespace) -> int:
     if args.output is None:
         print(program, end="")
         return 0
-    try:
-        Path(args.output).write_text(program)
-    except OSError as exc:
-        raise BattlelogError(f"{args.output}: cannot write ({exc.strerror})") from None
+    write_text(args.output, program)
     return 0

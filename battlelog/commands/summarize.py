@@ -5,7 +5,8 @@ its 95% confidence interval (Student t), median, standard deviation, min, max, a
 move. Failed games are counted but not scored: a player with failed games is marked with *, and its
 statistics are over its finished games only. Below it, the paired difference of every two players on
 the boards both finished (mean, 95% CI, paired t-test), as `battlelog reproduce` reports them. The
-tables are printed, and DIR/summary.csv and DIR/summary.md are (re)written.
+tables are printed, and DIR/summary.csv and DIR/summary.md are (re)written; where they cannot be
+(a read-only folder), the tables are still printed, then one line says so and the status is 2.
 
 --retry-failed first replays every failed game (same board, player and options) under the limits
 given here, each replay replacing its failure in DIR/games.jsonl.
@@ -22,7 +23,9 @@ import argparse
 from pathlib import Path
 
 from battlelog.commands.common import add_executor_arguments, add_limit_arguments, executor_from
+from battlelog.errors import WriteError
 from battlelog.runner.records import ARCHIVE, GAMES, journal_path
+from battlelog.wording import count_noun
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -63,17 +66,21 @@ def show_summary(out: Path, plots: bool = False, games_csv: bool = False) -> Non
     manifest, records = load_results(out)
     rows = summarize_records(records)
     comparisons = all_comparisons(records)
-    print(f"{describe_experiment(manifest)}: {len(records)} games recorded in {journal_path(out)}")
+    print(f"{describe_experiment(manifest)}: {count_noun(len(records), 'game')} recorded in {journal_path(out)}")
     print(summary_table(rows))
     if comparisons:
         print(f"\n{PAIRED_TITLE}:")
         print(comparisons_table(comparisons))
-    csv_path, md_path = write_summary(out, manifest, rows, comparisons)
-    written = [csv_path, md_path]
-    if games_csv:
-        written.append(write_games_csv(out / GAMES_CSV, records))
-    if plots:
-        written.append(write_score_plot(out / PLOTS / "scores.png", manifest, records))
+    try:
+        written = list(write_summary(out, manifest, rows, comparisons))
+        if games_csv:
+            written.append(write_games_csv(out / GAMES_CSV, records))
+        if plots:
+            written.append(write_score_plot(out / PLOTS / "scores.png", manifest, records))
+    except OSError as exc:
+        # The tables are shown; the files are not there, and a script that reads them must know: status 2.
+        where = exc.filename or out
+        raise WriteError(f"{where}: cannot write ({exc.strerror}); the tables above are complete, the summary files are not written") from None
     print("wrote " + ", ".join(map(str, written[:-1])) + f" and {written[-1]}")
 
 
@@ -87,6 +94,6 @@ def run(args: argparse.Namespace) -> int:
         read_manifest(out)  # a directory without an experiment is an error before any worker starts
         with executor_from(args) as executor:
             report = retry_failed(out, executor)
-        print(f"replayed {report.played} failed games ({report.failed} failed again)")
+        print(f"replayed {count_noun(report.played, 'failed game')} ({report.failed} failed again)")
     show_summary(out, plots=args.plots, games_csv=args.csv)
     return 0

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from battlelog.errors import Inconsistent
-from battlelog.rules.config import format_ships
+from battlelog.rules.config import fleet_text
 from battlelog.rules.geometry import Cell, Placement, cell_name
 from battlelog.rules.state import GameState
 
@@ -116,7 +116,7 @@ class Problem:
         return min(cells, key=lambda c: ((c[0] - middle) ** 2 + (c[1] - middle) ** 2, c)) if cells else None
 
     def label(self) -> str:
-        return f"{self.size}x{self.size} {format_ships(self.ships)}"
+        return f"{self.size}x{self.size} {fleet_text(self.ships)}"
 
 
 def ground_problem(state: GameState) -> Problem:

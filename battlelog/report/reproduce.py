@@ -24,6 +24,7 @@ from battlelog.report.paper import PLAYERS, PaperRow, Reproduction, analyse, pap
 from battlelog.report.paper_files import paired_markdown, results_markdown, write_csvs, write_plots, write_report
 from battlelog.runner.executors.base import Executor
 from battlelog.runner.experiment import Experiment, run_experiment
+from battlelog.wording import count_noun
 
 
 def run_all(
@@ -34,7 +35,7 @@ def run_all(
     options = {"problog": {"engine": engine or DEFAULT_ENGINE}}
     for k, row in enumerate(rows, 1):
         if progress:
-            print(f"[{k}/{len(rows)}] {row.config.label()}: {games} games x {len(PLAYERS)} players", flush=True)
+            print(f"[{k}/{len(rows)}] {row.config.label()}: {count_noun(games, 'game')} x {count_noun(len(PLAYERS), 'player')}", flush=True)
         experiment = Experiment(row.config, PLAYERS, games, seed, options)
         report = run_experiment(experiment, out / slug(row.config), executor, progress=progress)
         played, before = played + report.played, before + report.recorded_before

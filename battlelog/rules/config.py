@@ -10,6 +10,7 @@ import numpy as np
 
 from battlelog.errors import FleetError
 from battlelog.rules.geometry import Placement, ship_placements
+from battlelog.wording import ECHO_LIMIT, clip, count_noun
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,7 @@ class GameConfig:
     def __post_init__(self) -> None:
         object.__setattr__(self, "ships", tuple(int(s) for s in self.ships))
         if not isinstance(self.size, (int, np.integer)) or self.size < 1:
-            raise FleetError(f"board size must be a positive whole number, got {self.size!r}")
+            raise FleetError(f"board size must be a positive whole number, got {clip(repr(self.size))}")
         if self.size > 26:
             raise FleetError(f"board size {self.size} is too large: rows are lettered A..Z, so at most 26")
         if not self.ships:
@@ -37,11 +38,11 @@ class GameConfig:
                 raise FleetError(f"ship {i} of length {length} does not fit on a {self.size}x{self.size} board")
         if sum(self.ships) > self.size * self.size:
             raise FleetError(
-                f"fleet {format_ships(self.ships)} has {sum(self.ships)} ship cells, "
+                f"fleet {fleet_text(self.ships)} has {sum(self.ships)} ship cells, "
                 f"more than the {self.size * self.size} cells of a {self.size}x{self.size} board"
             )
         if find_layout(self) is None:
-            raise FleetError(f"fleet {format_ships(self.ships)} cannot be laid out on a {self.size}x{self.size} board")
+            raise FleetError(f"fleet {fleet_text(self.ships)} cannot be laid out on a {self.size}x{self.size} board")
 
     @property
     def cells(self) -> int:
@@ -59,7 +60,7 @@ class GameConfig:
 
     def label(self) -> str:
         """A short name such as ``5x5 3,3,2`` for tables and file names."""
-        return f"{self.size}x{self.size} {format_ships(self.ships)}"
+        return f"{self.size}x{self.size} {fleet_text(self.ships)}"
 
 
 def find_layout(config: GameConfig, node_limit: int = 200_000) -> tuple[Placement, ...] | None:
@@ -132,10 +133,17 @@ def parse_ships(text: str) -> tuple[int, ...]:
     try:
         ships = tuple(int(p) for p in parts)
     except ValueError:
-        raise FleetError(f"fleet {text!r} is not a comma-separated list of ship lengths such as 5,4,3,3,2") from None
+        raise FleetError(f"fleet {clip(text)!r} is not a comma-separated list of ship lengths such as 5,4,3,3,2") from None
     return ships
 
 
 def format_ships(ships: Sequence[int]) -> str:
     """The fleet as ``5,4,3,3,2``."""
     return ",".join(str(s) for s in ships)
+
+
+def fleet_text(ships: Sequence[int]) -> str:
+    """The fleet as messages and titles name it: ``5,4,3,3,2``, or by its size when that would not
+    fit on a line: ``(1000 ships, 3000 cells)``."""
+    text = format_ships(ships)
+    return text if len(text) <= ECHO_LIMIT else f"({count_noun(len(ships), 'ship')}, {count_noun(sum(ships), 'cell')})"

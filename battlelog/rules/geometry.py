@@ -15,6 +15,7 @@ from functools import cached_property, lru_cache
 import numpy as np
 
 from battlelog.errors import ShotError
+from battlelog.wording import clip
 
 Cell = tuple[int, int]
 
@@ -105,5 +106,5 @@ def parse_cell(text: str, size: int) -> Cell:
     match = re.fullmatch(r"\s*([A-Za-z])\s*(\d{1,2})\s*", text)
     rows = string.ascii_uppercase[:size]
     if match is None or match[1].upper() not in rows or not 1 <= int(match[2]) <= size:
-        raise ShotError(f"{text.strip()!r} is not a cell of the {size}x{size} board (rows A..{rows[-1]}, columns 1..{size}, e.g. C3)")
+        raise ShotError(f"{clip(repr(text.strip()))} is not a cell of the {size}x{size} board (rows A..{rows[-1]}, columns 1..{size}, e.g. C3)")
     return (rows.index(match[1].upper()), int(match[2]) - 1)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from battlelog.errors import FleetError
-from battlelog.rules.config import GameConfig, format_ships
+from battlelog.rules.config import GameConfig, fleet_text
 from battlelog.rules.geometry import Cell, Placement
 
 
@@ -31,7 +31,7 @@ def sample_layout(config: GameConfig, rng: np.random.Generator, max_tries: int =
         else:
             return tuple(layout)
     raise FleetError(
-        f"fleet {format_ships(config.ships)} on a {config.size}x{config.size} board is packed so tightly "
+        f"fleet {fleet_text(config.ships)} on a {config.size}x{config.size} board is packed so tightly "
         f"that uniform sampling found no layout in {max_tries} tries"
     )
 

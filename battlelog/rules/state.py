@@ -9,17 +9,18 @@ for the engines (see :func:`battlelog.engines.base.locate_fault`).
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from battlelog.errors import FileFormatError, FleetError, StateError
+from battlelog.files import write_text
 from battlelog.jsonfile import check_keys, read_json
 from battlelog.rules.answers import HIT, MISS, RESULTS, SUNK
-from battlelog.rules.config import GameConfig, format_ships
+from battlelog.rules.config import GameConfig, fleet_text
 from battlelog.rules.geometry import Cell, cell_name
+from battlelog.wording import clip, count_noun
 
 #: The keys of the game-state format, and of each shot in it.
 STATE_KEYS, SHOT_KEYS = ("size", "ships", "shots"), ("row", "col", "result", "ship")
@@ -72,16 +73,16 @@ class _Tally:
         if shot.cell in self.seen:
             raise StateError(f"{where} repeats cell {cell_name(shot.cell)}, already shot at shot {self.seen[shot.cell] + 1}")
         if shot.result not in RESULTS:
-            raise StateError(f"{where} has result {shot.result!r}; expected one of {', '.join(RESULTS)}")
+            raise StateError(f"{where} has result {clip(repr(shot.result))}; expected one of {', '.join(RESULTS)}")
         if shot.result == SUNK:
             if shot.ship is None:
                 raise StateError(
                     f"{where} ({cell_name(shot.cell)}) is a sunk answer without a ship index: "
-                    f"say which of ships 0..{len(fleet) - 1} (fleet {format_ships(fleet)}) it sank"
+                    f"say which of ships 0..{len(fleet) - 1} (fleet {fleet_text(fleet)}) it sank"
                 )
             if not (0 <= shot.ship < len(fleet)):
                 raise StateError(
-                    f"{where} sinks ship {shot.ship!r}, but the fleet {format_ships(fleet)} has ships 0..{len(fleet) - 1}"
+                    f"{where} sinks ship {shot.ship!r}, but the fleet {fleet_text(fleet)} has ships 0..{len(fleet) - 1}"
                 )
             if shot.ship in self.sunk:
                 raise StateError(f"{where} sinks ship {shot.ship} again (already sunk at shot {self.sunk[shot.ship] + 1})")
@@ -91,7 +92,7 @@ class _Tally:
         if hits > config.ship_cells:
             raise StateError(f"{where} is hit number {hits}, more than the {config.ship_cells} ship cells of the fleet")
         if shot.result == SUNK and fleet[shot.ship] > hits:  # type: ignore[index]
-            raise StateError(f"{where} sinks ship {shot.ship} of length {fleet[shot.ship]} after only {hits} hits")  # type: ignore[index]
+            raise StateError(f"{where} sinks ship {shot.ship} of length {fleet[shot.ship]} after only {count_noun(hits, 'hit')}")  # type: ignore[index]
         self.seen[shot.cell] = t
         if shot.result == SUNK:
             self.sunk[shot.ship] = t  # type: ignore[index]
@@ -201,9 +202,9 @@ class GameState:
                 raise FileFormatError(f"{source}: missing key {key!r}")
         size, ships = data["size"], data["ships"]
         if not isinstance(size, int) or isinstance(size, bool):
-            raise FileFormatError(f"{source}: size must be a whole number, got {size!r}")
+            raise FileFormatError(f"{source}: size must be a whole number, got {clip(repr(size))}")
         if not isinstance(ships, list) or not all(isinstance(s, int) and not isinstance(s, bool) for s in ships):
-            raise FileFormatError(f"{source}: ships must be a list of whole numbers, got {ships!r}")
+            raise FileFormatError(f"{source}: ships must be a list of whole numbers, got {clip(repr(ships))}")
         raw_shots = data.get("shots", [])
         if not isinstance(raw_shots, list):
             raise FileFormatError(f"{source}: shots must be a list")
@@ -216,7 +217,7 @@ class GameState:
             row, col, result, ship = raw["row"], raw["col"], raw["result"], raw.get("ship")
             for name, value in (("row", row), ("col", col)) + ((("ship", ship),) if ship is not None else ()):
                 if not isinstance(value, int) or isinstance(value, bool):
-                    raise FileFormatError(f"{source}: shot {t + 1} has {name} {value!r}, not a whole number")
+                    raise FileFormatError(f"{source}: shot {t + 1} has {name} {clip(repr(value))}, not a whole number")
             shots.append(Shot(row, col, result, ship))
         return cls(GameConfig(size, tuple(ships)), tuple(shots))
 
@@ -231,15 +232,7 @@ class GameState:
             raise type(exc)(f"{path}: {exc}") from None
 
     def dump(self, path: str | Path) -> None:
-        """Write the state as JSON, atomically: a crash mid-write leaves the previous file whole."""
-        path = Path(path)
-        scratch = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        try:
-            scratch.write_text(json.dumps(self.to_json()) + "\n")
-            os.replace(scratch, path)
-        except OSError as exc:
-            scratch.unlink(missing_ok=True)
-            raise FileFormatError(f"{path}: cannot write ({exc.strerror})") from None
-
+        """Write the state as JSON, whole: a crash mid-write leaves the previous file whole."""
+        write_text(path, json.dumps(self.to_json()) + "\n")
 
 __all__ = ["HIT", "MISS", "SUNK", "GameState", "Shot"]

@@ -13,12 +13,12 @@ that is not a number) is refused with a one-line error naming its line.
 from __future__ import annotations
 
 import gzip
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from battlelog.errors import BattlelogError, FileFormatError
+from battlelog.jsonfile import parse_json, read_json
 from battlelog.rules.config import GameConfig, format_ships
 from battlelog.rules.geometry import Placement
 from battlelog.runner.task import OK, STATUSES, Outcome
@@ -45,10 +45,7 @@ def read_manifest(out: Path) -> dict[str, Any]:
     path = out / MANIFEST
     if not path.is_file():
         raise FileFormatError(f"{out} holds no experiment (no {MANIFEST})")
-    try:
-        manifest = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise FileFormatError(f"{path}: not a readable JSON file ({exc})") from None
+    manifest = read_json(path)
     ok = (
         isinstance(manifest, dict)
         and all(isinstance(manifest.get(k), int) and not isinstance(manifest.get(k), bool) for k in ("size", "seed"))
@@ -94,10 +91,7 @@ def parse_records(data: bytes, source: Path, manifest: Mapping[str, Any]) -> lis
     games: dict[Key, dict[str, Any]] = {}
     for number, line in enumerate(data.split(b"\n")[:-1], start=1):
         where = f"{source} line {number}"
-        try:
-            record = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            raise FileFormatError(f"{where}: not valid JSON") from None
+        record = parse_json(line, where)
         check_record(record, where, manifest)
         refused = conflict(games, record)
         if refused:

@@ -17,10 +17,11 @@ from battlelog.engines import Engine, Inconsistent, Marginals
 from battlelog.engines.solve import solve
 from battlelog.errors import BattlelogError, StateError
 from battlelog.rules.answers import SUNK
-from battlelog.rules.config import format_ships
+from battlelog.rules.config import fleet_text
 from battlelog.rules.geometry import Cell, cell_name, parse_cell
 from battlelog.rules.state import GameState
-from battlelog.views.display import HEAT_LEGEND, count_noun, heatmap_text, layouts_line, most_likely
+from battlelog.views.display import HEAT_LEGEND, heatmap_text, layouts_line, most_likely
+from battlelog.wording import clip, count_noun
 
 HELP = """\
 commands:
@@ -69,7 +70,7 @@ def parse_command(line: str, size: int) -> Answer | Command:
         return Command(word.lower())
     match = _ANSWER.fullmatch(text)
     if match is None:
-        raise BattlelogError(f"{text!r} is not a command: answer miss, hit or sunk N (or C7 hit ...); type help")
+        raise BattlelogError(f"{clip(repr(text))} is not a command: answer miss, hit or sunk N (or C7 hit ...); type help")
     result = match["result"].lower()
     if match["ship"] is not None and result != SUNK:
         raise BattlelogError(f"only a sunk answer names a ship: {result}, not {result} {match['ship']}")
@@ -137,9 +138,9 @@ class Advisor:
             raise StateError("every ship is already sunk: undo first to change an answer")
         cell = self.suggestion if answer.cell is None else answer.cell
         assert cell is not None
-        ship = self._sunk_ship(cell) if answer.result == SUNK and answer.ship is None else answer.ship
+        ship, note = self._sunk_ship(cell) if answer.result == SUNK and answer.ship is None else (answer.ship, "")
         state = self.state.with_shot(*cell, answer.result, ship)
-        said = f"{cell_name(cell)} {answer.result}" + (f" {ship}" if ship is not None else "")
+        said = f"{cell_name(cell)} {answer.result}" + (f" {ship}" if ship is not None else "") + note
         try:
             marginals = self.engine.marginals(state)
         except Inconsistent as exc:
@@ -148,18 +149,23 @@ class Advisor:
         self._change(state, marginals)
         return f"{said}: saved to {self.path}\n{self.view(color)}"
 
-    def _sunk_ship(self, cell: Cell) -> int:
-        """The ship a sink at ``cell`` must have sunk, when the posterior allows only one."""
+    def _sunk_ship(self, cell: Cell) -> tuple[int, str]:
+        """The ship a sink at ``cell`` sank, when the ships it can have sunk are of one length, and a note
+        saying which was taken when there were several."""
         if self.marginals.placements is None:
-            raise StateError(f"say which ship sank: sunk N, N the ship's index in the fleet {format_ships(self.state.ships)}")
+            raise StateError(f"say which ship sank: sunk N, N the ship's index in the fleet {fleet_text(self.state.ships)}")
         chances = self.marginals.answers(self.state)[cell][2:]
         possible = [ship for ship, p in enumerate(chances) if p > 1e-12]
         if not possible:
             raise StateError(f"no ship afloat can be sunk by a shot at {cell_name(cell)}: some of its cells would still be unhit")
-        if len(possible) > 1:
+        if len({self.state.ships[ship] for ship in possible}) > 1:
             which = " or ".join(f"{ship} (length {self.state.ships[ship]})" for ship in possible)
             raise StateError(f"a sink at {cell_name(cell)} could be ship {which}: say which, e.g. sunk {possible[0]}")
-        return possible[0]
+        # Ships of one length afloat are interchangeable for every later chance: any of them will do,
+        # so the lowest index, always the same.
+        alike = " and ".join(map(str, possible))
+        note = f" (ships {alike} are alike here: taken as ship {possible[0]})" if len(possible) > 1 else ""
+        return possible[0], note
 
     def run(self, command: Command, color: bool) -> str:
         """``undo``, ``save``, ``load``, ``show``, ``help`` or ``quit``."""

@@ -8,9 +8,11 @@ from typing import TextIO
 
 import numpy as np
 
+from battlelog.players.base import best_cells
 from battlelog.rules.answers import MISS, SUNK
 from battlelog.rules.geometry import Cell, Placement
 from battlelog.rules.state import GameState
+from battlelog.wording import count_noun
 
 #: What the marks of :func:`board_text` and :func:`heatmap_text` mean.
 BOARD_LEGEND = "legend: . not shot, o miss, X hit, # sunk ship, s ship not hit yet"
@@ -22,25 +24,21 @@ def use_color(stream: TextIO, switched_off: bool = False) -> bool:
     return stream.isatty() and not switched_off and not os.environ.get("NO_COLOR")
 
 
-def count_noun(count: int, noun: str) -> str:
-    """``1 layout``, ``56 layouts``: English plurals of the nouns battlelog counts (all take an s)."""
-    return f"{count:,} {noun}" if count == 1 else f"{count:,} {noun}s"
-
-
 def layouts_line(models: int, answers: str = "the answers") -> str:
     """``56 layouts fit the answers`` / ``1 layout fits the answers``."""
     return f"{count_noun(models, 'layout')} {'fits' if models == 1 else 'fit'} {answers}"
 
 
 def most_likely(state: GameState, cells: np.ndarray) -> list[Cell]:
-    """The unshot cells of highest marginal (ties within 1e-12), row-major; empty once the game is over."""
+    """The unshot cells of highest marginal, row-major, tied by the players' rule (so the advice names
+    exactly the cells the problog player draws from); empty once the game is over."""
     if state.over or not state.unshot:
         return []
-    best = max(float(cells[cell]) for cell in state.unshot)
-    return [cell for cell in state.unshot if cells[cell] >= best - 1e-12]
+    return best_cells(state.unshot, [float(cells[cell]) for cell in state.unshot])
 
 
 def _header(size: int, width: int) -> str:
+    """Column numbers from 1, each right-aligned over cells ``width`` characters wide."""
     return "   " + "".join(f"{c + 1:>{width}}" for c in range(size))
 
 
@@ -63,9 +61,10 @@ def board_text(state: GameState, layout: tuple[Placement, ...] | None = None) ->
             if p.ship in sunk:
                 for r, c in p.cells:
                     grid[r][c] = "#"
-    lines = [_header(n, 2)]
+    width = len(str(n)) + 1  # one space between column numbers: 10 columns on, cells are 3 wide
+    lines = [_header(n, width)]
     for r in range(n):
-        lines.append(f"{string.ascii_uppercase[r]:>2} " + "".join(f"{ch:>2}" for ch in grid[r]))
+        lines.append(f"{string.ascii_uppercase[r]:>2} " + "".join(f"{ch:>{width}}" for ch in grid[r]))
     return "\n".join(lines)
 
 

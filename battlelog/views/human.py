@@ -10,7 +10,11 @@ from battlelog.views.console import ask
 
 
 class Quit(Exception):
-    """The user ended the game (``quit`` or the end of the input) before it was over."""
+    """The user ended the game (``quit`` or the end of the input) before it was over, in ``state``."""
+
+    def __init__(self, state: GameState) -> None:
+        super().__init__("the player quit")
+        self.state = state
 
 
 class HumanPlayer(Player):
@@ -26,7 +30,7 @@ class HumanPlayer(Player):
         while True:
             line = ask(f"shot {len(state.shots) + 1}> ")
             if line is None or line.strip().lower() in ("quit", "q"):
-                raise Quit
+                raise Quit(state)
             if not line.strip():
                 continue
             try:

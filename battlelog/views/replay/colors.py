@@ -21,6 +21,10 @@ SHIP = "#7d8b99"  # the hidden board's ship cells not hit yet
 NEXT = "#1565c0"  # the outline of the next shot
 INK, PAPER = "#111111", "#ffffff"  # text on light and on dark cells
 
+#: What the darkest cells are, in both legends: the heat maps cannot know a sunk ship's other cells
+#: (several placements may fit the hits), so they blacken only the sinking shot; the hidden board knows.
+SUNK_LEGEND = "darkest: the shot that sank a ship (on the hidden board, the whole ship)"
+
 
 def _rgb(color: str) -> tuple[int, int, int]:
     return int(color[1:3], 16), int(color[3:5], 16), int(color[5:7], 16)

@@ -37,14 +37,14 @@ def frame_image(replay: Replay, frame: Frame) -> Image.Image:
     board = LABEL + n * cell
     width = 2 * MARGIN + len(panels) * board + (len(panels) - 1) * GAP
     top = MARGIN + 52
-    image = Image.new("RGB", (max(width, 560), top + 20 + board + 30 + MARGIN), colors.PAPER)
+    image = Image.new("RGB", (max(width, 560), top + 20 + board + 46 + MARGIN), colors.PAPER)
     draw = ImageDraw.Draw(image)
     draw.text((MARGIN, MARGIN), replay.title, fill=colors.INK, font=_font(16))
     draw.text((MARGIN, MARGIN + 24), frame.caption(), fill=colors.INK, font=_font(15))
     for i, panel in enumerate(panels):
         _draw_panel(draw, panel, MARGIN + i * (board + GAP), top, n, cell, frame.next_shot)
-    legend = "o miss   x hit   darkest: sunk   blue frame: the next shot"
-    draw.text((MARGIN, top + 20 + board + 8), legend, fill="#555555", font=_font(12))
+    legend = f"o miss   x hit   blue frame: the next shot\n{colors.SUNK_LEGEND}"
+    draw.multiline_text((MARGIN, top + 20 + board + 8), legend, fill="#555555", font=_font(12))
     return image
 
 

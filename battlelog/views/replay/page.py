@@ -50,6 +50,7 @@ def render_page(replay: Replay, seconds_per_frame: float = 0.8) -> str:
         data=page_data(replay, seconds_per_frame),
         cell=cell_pixels(size),
         next_color=colors.NEXT,
+        sunk_legend=colors.SUNK_LEGEND,
     )
 
 
