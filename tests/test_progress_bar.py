@@ -44,3 +44,29 @@ def test_nothing_is_drawn_where_standard_error_is_not_a_terminal(clock: list[flo
         clock[0] += 5
         bar("15x15 5,4,3,3,2", fraction)
     assert out.getvalue() == ""
+
+
+def test_work_an_engine_cannot_measure_shows_its_time_until_it_ends() -> None:
+    import time
+
+    from battlelog.engines import progress
+
+    out = Terminal()
+    bar = DelayedBar(out, delay=0.05)
+    with progress.listening(bar), progress.busy("problog engine, 10x10 5,4,3,3,2"):
+        deadline = time.monotonic() + 30
+        while "working" not in out.getvalue() and time.monotonic() < deadline:
+            time.sleep(0.01)  # the engine is busy; the line must appear without any report from it
+    assert "problog engine, 10x10 5,4,3,3,2: working, 00:0" in out.getvalue()
+    shown = out.getvalue()
+    time.sleep(0.2)
+    assert out.getvalue() == shown  # the work ended: its line stopped with it
+
+
+def test_quick_unmeasured_work_draws_nothing() -> None:
+    from battlelog.engines import progress
+
+    out = Terminal()
+    with progress.listening(DelayedBar(out, delay=5.0)), progress.busy("problog engine, 4x4 3,2"):
+        pass
+    assert out.getvalue() == ""

@@ -19,6 +19,7 @@ from problog.errors import InconsistentEvidenceError
 from problog.logic import Term
 from problog.program import PrologString
 
+from battlelog.engines import progress
 from battlelog.engines.base import Engine, Marginals
 from battlelog.errors import Inconsistent
 from battlelog.model.render import render_program
@@ -32,7 +33,8 @@ class ProblogEngine(Engine):
 
     def marginals(self, state: GameState) -> Marginals:
         """Occupancy marginals of ``state``; ``models`` is None (ProbLog does not report a count)."""
-        return Marginals(board_from_queries(state, evaluate_program(render_program(state))))
+        with progress.busy(f"problog engine, {state.config.label()}"):
+            return Marginals(board_from_queries(state, evaluate_program(render_program(state))))
 
 
 def evaluate_program(program: str) -> dict[Term, float]:

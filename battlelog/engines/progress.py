@@ -11,8 +11,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-#: Called with what is being done (``"10x10 5,4,3,3,2"``) and the fraction done, from 0 to 1.
-Listener = Callable[[str, float], None]
+#: Called with what is being done (``"10x10 5,4,3,3,2"``) and the fraction done, from 0 to 1, or
+#: None when the work has started and its engine cannot tell how far it has got.
+Listener = Callable[[str, float | None], None]
 
 _listener: ContextVar[Listener | None] = ContextVar("battlelog_progress", default=None)
 
@@ -22,11 +23,22 @@ def listener() -> Listener | None:
     return _listener.get()
 
 
-def report(what: str, fraction: float) -> None:
+def report(what: str, fraction: float | None) -> None:
     """Tell the listener, if any, that ``fraction`` of ``what`` is done."""
     current = _listener.get()
     if current is not None:
         current(what, fraction)
+
+
+@contextmanager
+def busy(what: str) -> Iterator[None]:
+    """The block is one piece of work whose progress cannot be measured (ProbLog's pipeline, pysdd):
+    the listener hears when it starts and when it ends, so that a person still sees it working."""
+    report(what, None)
+    try:
+        yield
+    finally:
+        report(what, 1.0)
 
 
 @contextmanager

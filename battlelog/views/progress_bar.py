@@ -3,11 +3,14 @@
 Engines report through :mod:`battlelog.engines.progress`; this draws those reports. A call that
 ends within :data:`DELAY` seconds shows nothing, and nothing is drawn when standard error is not a
 terminal (tqdm's own rule), so scripts and logs stay clean. tqdm is imported only when a bar is due.
+Work whose engine cannot measure it (``fraction`` None) gets a line with the time it has taken,
+kept ticking by a thread of its own, since no report arrives while that engine works.
 """
 
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from typing import Any, TextIO
 
@@ -26,8 +29,12 @@ class DelayedBar:
         self._what: str | None = None
         self._since = self._last = 0.0
         self._bar: Any = None
+        self._ticker: tuple[threading.Thread, threading.Event] | None = None
 
-    def __call__(self, what: str, fraction: float) -> None:
+    def __call__(self, what: str, fraction: float | None) -> None:
+        if fraction is None:
+            self._tick_while_busy(what)
+            return
         now = time.monotonic()
         if what != self._what or fraction < self._last:  # a new piece of work
             self.close()
@@ -50,7 +57,31 @@ class DelayedBar:
         if fraction >= 1.0:
             self.close()
 
+    def _tick_while_busy(self, what: str) -> None:
+        """Start a thread that, once the work has taken ``delay`` seconds, shows how long it has run."""
+        self.close()
+        self._what, self._last = what, 0.0
+        done = threading.Event()
+        thread = threading.Thread(target=self._busy_line, args=(what, done), daemon=True)
+        self._ticker = (thread, done)
+        thread.start()
+
+    def _busy_line(self, what: str, done: threading.Event) -> None:
+        if done.wait(self.delay):
+            return
+        from tqdm import tqdm
+
+        line = tqdm(desc=what, file=self.stream or sys.stderr, disable=None, leave=False, bar_format="{desc}: working, {elapsed}")
+        while not done.wait(1.0):
+            line.refresh()
+        line.close()
+
     def close(self) -> None:
+        if self._ticker is not None:
+            thread, done = self._ticker
+            done.set()
+            thread.join()
+            self._ticker = None
         if self._bar is not None:
             self._bar.close()
         self._bar = None
