@@ -95,6 +95,19 @@ def test_engine_reaches_every_player_that_takes_one_unless_its_spec_names_one() 
         parse_players("pdf,mc[samples=9]", "sdd")
 
 
+@pytest.mark.parametrize(
+    "players, message",
+    [
+        ("mc[samples=0]", "player mc needs a whole number of samples of at least 1, got 0"),
+        ("thompson[engine=sdd]", "player thompson needs an engine that samples layouts; 'sdd' does not"),
+        ("problog[engine=fast]", "unknown engine 'fast'"),
+    ],
+)
+def test_options_a_player_refuses_are_refused_before_any_game(tmp_path: Path, players: str, message: str) -> None:
+    with pytest.raises(BattlelogError, match=message):
+        Experiment(GameConfig(4, (3, 2)), tuple(players.split(",")), 2, 0)
+
+
 def test_configurations_are_players_of_their_own_in_records_summaries_and_comparisons(tmp_path: Path) -> None:
     config = GameConfig(4, (3, 2))
     specs = parse_players("mc[samples=5],mc,problog[engine=native]")

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from battlelog.errors import BattlelogError
-from battlelog.players import PLAYERS, player_class
+from battlelog.players import PLAYERS, make_player, player_class
 from battlelog.players.spec import player_spec, spec_name
 from battlelog.rules.config import GameConfig
 from battlelog.runner.executors.base import Executor
@@ -59,8 +59,9 @@ class Experiment:
         object.__setattr__(self, "players", tuple(labels))
         object.__setattr__(self, "options", {spec.label: dict(spec.options) for spec in specs})
         for spec in specs:
-            # a player that cannot play this board is a one-line error now, not a failure per game
+            # a player that cannot play this board, or refuses its options, is a one-line error now, not a failure per game
             player_class(spec.name).check_board(self.config)
+            make_player(spec.label).close()
         if self.games < 1:
             raise BattlelogError(f"the number of games must be at least 1, got {self.games}")
         if self.seed < 0:
