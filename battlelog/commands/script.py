@@ -22,7 +22,6 @@ from battlelog.commands.boards import add_engine_argument, add_state_arguments, 
 from battlelog.engines import DEFAULT_ENGINE
 from battlelog.engines.solve import check_consistent
 from battlelog.errors import BattlelogError
-from battlelog.model.render import render_program
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -32,6 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from battlelog.model.render import render_program  # jinja2: loaded to render, not by --help
+
     state = state_from(args)
     check_consistent(state, args.engine)
     program = render_program(state)
