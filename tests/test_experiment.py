@@ -230,10 +230,11 @@ def test_a_directory_of_another_experiment_is_refused(tmp_path: Path, test_playe
     with pytest.raises(BattlelogError, match="holds an experiment on 4x4 3,2,2 with seed 1, not 4x4 3,2,2 with seed 2"):
         play(tmp_path, ("random",), games=1, seed=2)
     tunable = T + "Tunable"
-    play(tmp_path, (tunable,), games=1, seed=1, options={tunable: {"level": 1}})
-    assert load_results(tmp_path)[1][-1]["options"] == {"level": 1}
-    with pytest.raises(BattlelogError, match=r"used options \{'level': 1\}, not \{'level': 2\}"):
-        play(tmp_path, (tunable,), games=2, seed=1, options={tunable: {"level": 2}})
+    play(tmp_path, (tunable,), games=1, seed=1, options={tunable: {"level": 2}})
+    assert load_results(tmp_path)[1][-1]["options"] == {"level": 2}
+    assert load_results(tmp_path)[1][-1]["player"] == f"{tunable}[level=2]"
+    play(tmp_path, (tunable,), games=1, seed=1, options={tunable: {"level": 3}})  # another configuration: a player of its own
+    assert [r["player"] for r in load_results(tmp_path)[1]] == ["random", f"{tunable}[level=2]", f"{tunable}[level=3]"]
 
 
 def test_a_torn_last_line_is_ignored_then_repaired(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ future depends on and nothing else. It has no bounds, no symmetries, no answer c
 from __future__ import annotations
 
 import json
+import re
 from fractions import Fraction
 from functools import cache
 
@@ -232,9 +233,45 @@ def test_the_optimal_command_refuses_an_unknown_player_in_one_line(capsys: pytes
     assert "unknown player 'oracle'" in err and "\n" not in err
 
 
-def test_the_optimal_player_asked_for_has_one_row(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_optimal_command_solves_alone_by_default_and_reports_the_solvers_memory(capsys: pytest.CaptureFixture[str]) -> None:
     from battlelog.cli import main
 
-    assert main(["optimal", "--size", "3", "--ships", "2", "--players", "optimal,random"]) == 0
-    rows = [line.split()[0] for line in capsys.readouterr().out.splitlines()[3:]]  # below the figures and a blank line
-    assert rows == ["player", "optimal", "random"]
+    assert main(["optimal", "--size", "3", "--ships", "2", "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    assert figures["players"] == {} and figures["walks_seconds"] is None and figures["walks_peak_mb"] is None
+    assert 0 < figures["solve_peak_mb"] <= figures["peak_memory_mb"] + 1  # the process peak, floored to MB
+    assert main(["optimal", "--size", "3", "--ships", "2", "--players", "pdf"]) == 0
+    out = capsys.readouterr().out
+    assert "players' exact walks: " in out and re.search(r"solved in .* peak memory \d+ MB\)", out)
+
+
+def test_the_optimal_player_is_one_row_the_optimum_and_takes_no_walk(capsys: pytest.CaptureFixture[str]) -> None:
+    from battlelog.cli import main
+
+    assert main(["optimal", "--size", "3", "--ships", "2", "--players", "optimal,mc[samples=3]"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    rows = [line.split()[0] for line in out[out.index(next(line for line in out if line.startswith("player"))) + 1 :]]
+    assert rows == ["optimal", "mc[samples=3]"]
+
+
+def test_a_walk_known_to_be_long_is_warned_of_in_one_line(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from battlelog.cli import main
+    from battlelog.players import evaluate
+    from battlelog.players.parity import ParityPlayer
+
+    assert main(["optimal", "--size", "3", "--ships", "2", "--players", "hunt-target,pdf"]) == 0
+    assert "warning" not in capsys.readouterr().err  # 3x3: about a second
+    monkeypatch.setattr(evaluate, "LONG_WALK_CELLS", 8)  # as if 3x3 were large; parity's 12 layouts are few
+    monkeypatch.setattr(ParityPlayer, "long_walk_layouts", 10)
+    assert main(["optimal", "--size", "3", "--ships", "2", "--players", "hunt-target,pdf,parity"]) == 0
+    warnings = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
+    assert [w.split("warning: ")[1].split("'")[0] for w in warnings] == ["hunt-target", "parity"]
+
+
+def test_only_players_that_hunt_at_random_have_long_walks() -> None:
+    from battlelog.players.evaluate import long_walk
+
+    small, large = LayoutTable.build(GameConfig(4, (2,)), 100), LayoutTable.build(GameConfig(4, (3, 2, 2)), 10_000)
+    assert {name for name in PLAYERS if long_walk(make_player(name, 0), small)} == {"hunt-target"}  # 24 layouts
+    assert {name for name in PLAYERS if long_walk(make_player(name, 0), large)} == {"hunt-target", "parity"}  # 3,200
+    assert not long_walk(make_player("hunt-target", 0), LayoutTable.build(GameConfig(3, (2,)), 100))

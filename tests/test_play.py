@@ -51,7 +51,9 @@ def test_without_a_seed_a_fresh_one_is_shown_and_replays_the_game(capsys: pytest
     [
         (["--seed", "-1"], "--seed -1: the seed must be a non-negative whole number"),
         (["--human", "--quiet"], "give --human or --quiet, not both"),
-        (["--player", "pdf", "--engine", "sdd"], "--engine is for the problog player, not pdf"),
+        (["--player", "pdf", "--engine", "sdd"], "--engine sdd: no player here takes an engine (pdf)"),
+        (["--player", "pdf,random"], "--player pdf,random: name one player"),
+        (["--player", "lookahead[width=two]"], "player lookahead: option width=two is not a whole number"),
     ],
 )
 def test_bad_play_options_are_one_line(capsys: pytest.CaptureFixture, extra: list[str], message: str) -> None:

@@ -12,7 +12,7 @@ import pytest
 from PIL import Image, ImageChops
 
 from battlelog.cli import main
-from battlelog.engines import DEFAULT_ENGINE, make_engine
+from battlelog.engines import make_engine
 from battlelog.errors import BattlelogError, FileFormatError
 from battlelog.players import Player, make_player
 from battlelog.rules.config import GameConfig
@@ -62,7 +62,7 @@ def test_a_game_of_an_experiment_is_its_record(experiment: Path) -> None:
 def test_a_record_file_and_a_state_file(experiment: Path, tmp_path: Path) -> None:
     record = next(r for r in records(experiment) if r["player"] == "problog")
     game = load_game(record_file(tmp_path, record))
-    assert game.player == "problog" and game.layout is not None and game.options == {"engine": DEFAULT_ENGINE}
+    assert game.player == "problog" and game.layout is not None and game.options == {}  # the default engine is left out
     state = load_game(FIXTURES / "midgame_5x5.json", player="pdf")
     assert state.layout is None and state.player == "pdf" and len(state.state.shots) == 4
 

@@ -44,7 +44,7 @@ def state_from(args: argparse.Namespace) -> GameState:
     return GameState.empty(config_from(args))
 
 
-def add_engine_argument(parser: argparse.ArgumentParser, default: str | None = None, what: str = "of the problog player") -> None:
+def add_engine_argument(parser: argparse.ArgumentParser, default: str | None = None, what: str = "of every player that takes one and does not name its own") -> None:
     """``--engine``: an inference engine, one of the registry's names."""
     parser.add_argument(
         "--engine",

@@ -10,10 +10,14 @@ more players to extend it on the same boards. Failed games stay failed until you
 `battlelog summarize OUT --retry-failed` (under new limits if you like).
 
 Players are registered names or, for your own players, module:Class (a Player subclass importable
-from the workers, e.g. through PYTHONPATH).
+from the workers, e.g. through PYTHONPATH), each with options if you like: mc[samples=200] or
+lookahead[width=3,engine=sdd]. Each player with its options is a configuration of its own, recorded
+and summarised as its own row (problog[engine=native] is problog: defaults are left out of the name).
+--engine is the engine of every player that takes one and does not name its own.
 
 example:
   battlelog experiment --size 5 --ships 3,3,2 --players random,hunt-target,pdf --games 1000 --seed 7 --out results/
+  battlelog experiment --size 5 --ships 3,3,2 --players 'pdf,mc[samples=200],mc[samples=2000]' --games 200
   battlelog experiment --size 5 --ships 3,3,2 --players problog --engine problog --games 100 --seed 7 \\
       --out results/ --time-limit 120
   battlelog experiment --size 7 --ships 5,5,4 --players pdf,problog --games 10000 --out results/7x7 \\
@@ -35,9 +39,8 @@ from battlelog.commands.common import (
     config_from,
     executor_from,
 )
-from battlelog.engines import DEFAULT_ENGINE
-from battlelog.errors import BattlelogError
 from battlelog.players import PLAYERS
+from battlelog.players.spec import parse_players
 from battlelog.wording import count_noun
 
 
@@ -47,8 +50,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--players",
         metavar="LIST",
         default="random,hunt-target,pdf",
-        help=f"comma-separated players, each one of {', '.join(PLAYERS)} or module:Class of your own "
-        "(default: random,hunt-target,pdf)",
+        help=f"comma-separated players, each one of {', '.join(PLAYERS)} or module:Class of your own, with options "
+        "as NAME[key=value,...], e.g. mc[samples=200] (default: random,hunt-target,pdf)",
     )
     parser.add_argument("--games", type=int, metavar="N", default=100, help="games per player, numbered 0.. (default: 100)")
     parser.add_argument("--seed", type=int, default=0, help="root seed: decides every board and every player's draws (default: 0)")
@@ -64,11 +67,9 @@ def run(args: argparse.Namespace) -> int:
     from battlelog.runner.records import GAMES
 
     config = config_from(args)
-    players = [p.strip() for p in args.players.split(",") if p.strip()]
-    if args.engine and "problog" not in players:
-        raise BattlelogError("--engine is for the problog player, who is not among --players")
-    options = {"problog": {"engine": args.engine or DEFAULT_ENGINE}} if "problog" in players else {}
-    experiment = Experiment(config, tuple(players), args.games, args.seed, options)
+    specs = parse_players(args.players, args.engine)
+    players = [spec.label for spec in specs]
+    experiment = Experiment(config, tuple(players), args.games, args.seed, {spec.label: spec.options for spec in specs})
     executor = executor_from(args)
     out = Path(args.out)
     print(

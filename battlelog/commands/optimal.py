@@ -4,15 +4,19 @@ The optimum is the smallest expected number of shots over all policies, on a lay
 uniformly, with the spec's answers (sunk announcements name the ship). It is found by branch and
 bound over belief states (the layouts still consistent with the answers, and the hits), with the
 board's symmetries; every figure is an exact fraction (printed rounded, and exactly with --json).
-A player's expectation is exact too: every layout, and every way its ties can fall. Players whose
-choice is random beyond ties (mc) have none and are marked.
+By default only the optimum is computed; --players adds the exact expectation of each player named
+(with options, as NAME[key=value,...]): every layout, and every way its ties can fall. Players whose
+choice is random beyond ties (mc) have none and are marked. A player's walk can take far longer than
+the optimum: players that hunt at random (hunt-target, parity) branch on every cell they may shoot,
+and a warning says so before such a walk starts on a larger instance. The solver's peak memory and
+the walks' are reported apart.
 
 Instances beyond what this machine solves in reasonable time are refused up front; --time-limit
 stops a search that runs too long. Progress goes to stderr.
 
 examples:
   battlelog optimal --size 4 --ships 3,2
-  battlelog optimal --size 4 --ships 3,2,2 --players pdf,problog
+  battlelog optimal --size 4 --ships 3,2,2 --players pdf,problog,mc[samples=50]
   battlelog optimal --size 3 --ships 2 --json
 """
 
@@ -23,30 +27,23 @@ import json
 import resource
 import sys
 import time
-from collections.abc import Callable
 from fractions import Fraction
-from typing import Any
 
-from battlelog.commands.common import add_board_arguments, config_from, parse_memory, parse_seconds
-from battlelog.errors import BattlelogError
-from battlelog.optimum import search
-from battlelog.optimum.solver import DEFAULT_MEMORY, Progress, Solver
+from battlelog.commands.boards import add_board_arguments, config_from
+from battlelog.commands.common import parse_memory, parse_seconds
+from battlelog.optimum import DEFAULT_MEMORY
 from battlelog.players import PLAYERS, make_player
-from battlelog.players.evaluate import NotExact, expected_shots
-from battlelog.rules.config import GameConfig
-from battlelog.wording import count_noun
-
-#: Seconds between progress lines on stderr.
-EVERY = 10.0
+from battlelog.players.spec import PlayerSpec, parse_players
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_board_arguments(parser)
     parser.add_argument(
         "--players",
-        default=",".join(name for name in PLAYERS if name != "optimal"),
-        help="comma-separated players to evaluate exactly, or none (default: every registered player but optimal, "
-        "whose expectation is the optimum)",
+        default="none",
+        metavar="LIST",
+        help=f"comma-separated players to evaluate exactly, each one of {', '.join(PLAYERS)} with options as "
+        "NAME[key=value,...] if you like (default: none, the optimum alone)",
     )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON (fractions exactly as strings too)")
     parser.add_argument(
@@ -56,24 +53,41 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from battlelog.optimum import search
+    from battlelog.optimum.solver import Solver
+    from battlelog.players.evaluate import NotExact, expected_shots, long_walk
+    from battlelog.report.optimum import optimum_table
+    from battlelog.runner.procmem import megabytes, peak_bytes, reset_peak
+    from battlelog.views.optimum_progress import search_progress, walk_progress
+
     config = config_from(args)
-    names = _players(args.players)
+    specs = _players(args.players)
     memory = parse_memory(args.memory) or DEFAULT_MEMORY
     seconds = parse_seconds(args.time_limit)
+    exact = reset_peak()
     start = time.perf_counter()
     solver = Solver(config, memory=memory)
-    optimum = solver.optimum(progress=_report_search(config), seconds=seconds)
-    solved = time.perf_counter() - start
+    optimum = solver.optimum(progress=search_progress(config), seconds=seconds)
+    solved, solve_peak = time.perf_counter() - start, peak_bytes(exact)
     values: dict[str, Fraction] = {}
     skipped: dict[str, str] = {}
-    for name in names:
-        player = make_player(name, 0)
+    exact = reset_peak()
+    start = time.perf_counter()
+    for spec in specs:
+        if spec.label == "optimal":  # the optimal player's expectation is the optimum: nothing to walk
+            values[spec.label] = optimum
+            continue
+        player = make_player(spec.label, 0)
+        if long_walk(player, solver.layouts):
+            print(f"battlelog: warning: {spec.label}'s exact walk on {config.label()} may take minutes and much "
+                  "more memory than the optimum (it hunts at random; see docs/optimum.md)", file=sys.stderr, flush=True)  # fmt: skip
         try:
-            values[name] = expected_shots(player, solver.layouts, progress=_report_walk(name), every=1000)
+            values[spec.label] = expected_shots(player, solver.layouts, progress=walk_progress(spec.label), every=1000)
         except NotExact as exc:
-            skipped[name] = str(exc)
+            skipped[spec.label] = str(exc)
         finally:
             player.close()
+    walked = any(spec.label != "optimal" for spec in specs)
     figures = {
         "size": config.size,
         "ships": list(config.ships),
@@ -85,70 +99,15 @@ def run(args: argparse.Namespace) -> int:
         "solve_seconds": round(solved, 3),
         "search_nodes": int(solver.stats[search.NODES]),
         "states_stored": int(solver.stats[search.STORED]),
+        "solve_peak_mb": megabytes(solve_peak),
+        "walks_seconds": round(time.perf_counter() - start, 3) if walked else None,
+        "walks_peak_mb": megabytes(peak_bytes(exact)) if walked else None,
         "peak_memory_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024,
     }
-    print(json.dumps(figures) if args.json else table(config, optimum, values, skipped, figures))
+    print(json.dumps(figures) if args.json else optimum_table(config, optimum, values, skipped, figures))
     return 0
 
 
-def _players(text: str) -> list[str]:
-    """The player names of --players, each registered (``none`` for none)."""
-    if text.strip().lower() == "none":
-        return []
-    names = [name.strip() for name in text.split(",") if name.strip()]
-    for name in names:
-        if name not in PLAYERS:
-            raise BattlelogError(f"unknown player {name!r}; choose from {', '.join(PLAYERS)}")
-    return names
-
-
-def _report_search(config: GameConfig) -> Callable[[Progress], None]:
-    """A progress callback printing one line to stderr every EVERY seconds of search."""
-    last = [0.0]
-
-    def report(progress: Progress) -> None:
-        if progress.seconds - last[0] < EVERY:
-            return
-        last[0] = progress.seconds
-        best = f", best found {progress.root_best}" if progress.root_best else ""
-        print(
-            f"solving {config.label()}: {progress.seconds:.0f} s, {progress.nodes:,} nodes, {progress.stored:,} states "
-            f"stored, first shot {progress.root_done}/{progress.root_total}{best}",
-            file=sys.stderr,
-            flush=True,
-        )
-
-    return report
-
-
-def _report_walk(name: str) -> Callable[[int], None]:
-    """A progress callback printing one line to stderr at most every EVERY seconds of evaluation."""
-    start = time.perf_counter()
-    last = [start]
-
-    def report(states: int) -> None:
-        now = time.perf_counter()
-        if now - last[0] >= EVERY:
-            last[0] = now
-            print(f"evaluating {name}: {states:,} states, {now - start:.0f} s", file=sys.stderr, flush=True)
-
-    return report
-
-
-def table(config: GameConfig, optimum: Fraction, values: dict[str, Fraction], skipped: dict[str, str], figures: dict[str, Any]) -> str:
-    """The optimum and each player's exact expectation with its gap, best first."""
-    lines = [
-        f"{config.label()}: {count_noun(figures['layouts'], 'layout')}; optimal play needs {float(optimum):.4f} shots on average "
-        f"({optimum} exactly)",
-        f"solved in {figures['solve_seconds']:.1f} s ({figures['search_nodes']:,} search nodes, {figures['states_stored']:,} states stored, peak memory {figures['peak_memory_mb']} MB)",
-        "",
-        f"{'player':<12} {'expected shots':>14} {'gap':>8}  exactly",
-        f"{'optimal':<12} {float(optimum):>14.4f} {0:>+8.4f}  {optimum}",
-    ]
-    for name, value in sorted(values.items(), key=lambda item: item[1]):
-        if name == "optimal" and value == optimum:
-            continue  # the optimal player's walk reaches the optimum: the row above is its row
-        lines.append(f"{name:<12} {float(value):>14.4f} {float(value - optimum):>+8.4f}  {value}")
-    for name in skipped:
-        lines.append(f"{name:<12} {'not exact':>14}           chooses at random beyond its ties")
-    return "\n".join(lines)
+def _players(text: str) -> list[PlayerSpec]:
+    """The players of --players (``none`` for none)."""
+    return [] if text.strip().lower() == "none" else parse_players(text)

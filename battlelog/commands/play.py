@@ -8,6 +8,7 @@ drawn and shown, so any game can be played again.
 examples:
   battlelog play --size 6 --ships 4,3,3 --player pdf --seed 3
   battlelog play --size 5 --ships 3,3,2 --player problog --quiet
+  battlelog play --size 5 --ships 3,3,2 --player 'lookahead[width=3]' --engine sdd
   battlelog play --size 7 --ships 5,5,4 --human
 """
 
@@ -17,7 +18,8 @@ import argparse
 
 from battlelog.commands.boards import add_board_arguments, add_engine_argument, add_seed_argument, config_from, seed_from
 from battlelog.errors import BattlelogError
-from battlelog.players import PLAYERS, Player, make_player
+from battlelog.players import PLAYERS, Player, make_player, player_class
+from battlelog.players.spec import PlayerSpec, parse_players
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement, cell_name
 from battlelog.rules.state import GameState
@@ -31,7 +33,10 @@ from battlelog.wording import count_noun
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_board_arguments(parser)
     parser.add_argument(
-        "--player", choices=sorted(PLAYERS), help="who shoots (default: pdf); with --human, whose score yours is compared with (default: problog)"
+        "--player",
+        metavar="SPEC",
+        help=f"who shoots (default: pdf); with --human, whose score yours is compared with (default: problog): one of "
+        f"{', '.join(PLAYERS)} or module:Class, with options as NAME[key=value,...], e.g. mc[samples=200]",
     )
     parser.add_argument("--human", action="store_true", help="you shoot, typing cells such as C7 (quit to give up)")
     add_seed_argument(parser, "the layout and of the player's random choices")
@@ -64,27 +69,27 @@ def run(args: argparse.Namespace) -> int:
     seed = seed_from(args)
     if args.human and args.quiet:
         raise BattlelogError("--quiet would hide the board you are shooting at: give --human or --quiet, not both")
-    name = args.player or ("problog" if args.human else "pdf")
-    if args.engine and name != "problog":
-        raise BattlelogError(f"--engine is for the problog player, not {name}")
-    options = {"engine": args.engine} if args.engine else {}
-    PLAYERS[name].check_board(config)
+    specs = parse_players(args.player or ("problog" if args.human else "pdf"), args.engine)
+    if len(specs) != 1:
+        raise BattlelogError(f"--player {args.player}: name one player")
+    spec = specs[0]
+    player_class(spec.name).check_board(config)
     layout = layout_for(config, seed, 0)
     print(f"{config.label()}, seed {seed} (play this board again with --seed {seed})")
     print(BOARD_LEGEND if not args.human else "legend: . not shot, o miss, X hit; type a cell such as C3, or quit")
     if args.human:
-        return _human_game(config, layout, seed, name, options)
-    result = _play(config, layout, make_player(name, game_seeds(seed, 0)[1], **options), show=not args.quiet, referee_view=True)
+        return _human_game(config, layout, seed, spec)
+    result = _play(config, layout, make_player(spec.label, game_seeds(seed, 0)[1]), show=not args.quiet, referee_view=True)
     if args.quiet:
         print(board_text(result.state, layout))
     print(
-        f"{name} sank {config.label()} in {count_noun(result.score, 'shot')} "
+        f"{spec.label} sank {config.label()} in {count_noun(result.score, 'shot')} "
         f"(best possible {config.ship_cells}; {1000 * result.seconds / result.score:.1f} ms per move)"
     )
     return 0
 
 
-def _human_game(config: GameConfig, layout: tuple[Placement, ...], seed: int, rival: str, options: dict) -> int:
+def _human_game(config: GameConfig, layout: tuple[Placement, ...], seed: int, rival: PlayerSpec) -> int:
     """You shoot at ``layout``; then ``rival`` plays the same board, and the two scores are compared."""
     print(board_text(GameState.empty(config)), end="\n\n")
     try:
@@ -93,8 +98,8 @@ def _human_game(config: GameConfig, layout: tuple[Placement, ...], seed: int, ri
         print("you stopped; the ships were here (with your shots):")
         print(board_text(stopped.state, layout))
         return 0
-    print(f"{rival} now plays the same board ...", flush=True)
-    theirs = _play(config, layout, make_player(rival, game_seeds(seed, 0)[1], **options), show=False, referee_view=True).score
-    print(f"you sank {config.label()} in {count_noun(yours, 'shot')}; {rival} needs {count_noun(theirs, 'shot')} on the same board "
+    print(f"{rival.label} now plays the same board ...", flush=True)
+    theirs = _play(config, layout, make_player(rival.label, game_seeds(seed, 0)[1]), show=False, referee_view=True).score
+    print(f"you sank {config.label()} in {count_noun(yours, 'shot')}; {rival.label} needs {count_noun(theirs, 'shot')} on the same board "
           f"(best possible {config.ship_cells})")  # fmt: skip
     return 0

@@ -25,6 +25,7 @@ from battlelog.commands.boards import add_engine_argument
 from battlelog.engines import DEFAULT_ENGINE, make_engine
 from battlelog.errors import BattlelogError
 from battlelog.players import PLAYERS, Player, make_player
+from battlelog.players.spec import spec_name
 from battlelog.views.replay.sources import Game, load_game
 from battlelog.wording import count_noun
 
@@ -44,7 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def scoring_player(game: Game) -> Player | None:
     """The player whose scores the replay shows: the game's own player, if it is a registered one."""
-    if game.player is None or game.player not in PLAYERS:
+    if game.player is None or spec_name(game.player) not in PLAYERS:
         return None
     return make_player(game.player, 0, **game.options)
 

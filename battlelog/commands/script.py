@@ -31,6 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+
     state = state_from(args)
     check_consistent(state, args.engine)
     program = render_program(state)

@@ -19,15 +19,12 @@ from fractions import Fraction
 import numpy as np
 
 from battlelog.errors import BattlelogError, BudgetExceeded
-from battlelog.optimum import search
+from battlelog.optimum import DEFAULT_MEMORY, search
 from battlelog.optimum.group import Symmetries
 from battlelog.optimum.layouts import SOLVABLE_CELLS, SOLVABLE_LAYOUTS, solvable_layouts
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Cell, cells_mask
 from battlelog.rules.state import GameState
-
-#: Default memory for the table of solved states.
-DEFAULT_MEMORY = 1 << 30
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from battlelog.players.optimal import OptimalPlayer
 from battlelog.players.parity import ParityPlayer
 from battlelog.players.pdf import PdfPlayer
 from battlelog.players.random import RandomPlayer
+from battlelog.players.spec import player_spec
 from battlelog.players.thompson import ThompsonPlayer
 
 PLAYERS: dict[str, type[Player]] = {
@@ -30,16 +31,12 @@ PLAYERS: dict[str, type[Player]] = {
 }
 
 
-def make_player(name: str, seed: int | np.random.SeedSequence | None = None, **options: Any) -> Player:
-    """Build player ``name`` (a registered name or ``module:Class``, see :func:`player_class`) with its
-    options (for example ``engine="sdd"``); an option the player does not take is a one-line error."""
-    cls = player_class(name)
-    parameters = inspect.signature(cls.__init__).parameters
-    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
-    unknown = [] if takes_any else sorted(set(options) - (set(parameters) - {"self", "seed"}))
-    if unknown:
-        raise BattlelogError(f"player {name!r} does not take option(s) {', '.join(unknown)}")
-    return cls(seed, **options)
+def make_player(spec: str, seed: int | np.random.SeedSequence | None = None, **options: Any) -> Player:
+    """Build the player of ``spec`` (a registered name or ``module:Class``, with or without
+    ``[key=value,...]``, see :mod:`battlelog.players.spec`) with ``options`` added (for example
+    ``engine="sdd"``); an option the player does not take is a one-line error."""
+    configuration = player_spec(spec, **options)
+    return player_class(configuration.name)(seed, **configuration.options)
 
 
 def player_class(spec: str) -> type[Player]:

@@ -32,6 +32,10 @@ class Player(ABC):
     #: True when the player's choices depend only on which cells are shot, never on the answers:
     #: exact evaluation then follows every layout down one tree of shot cells.
     blind: ClassVar[bool] = False
+    #: For a player that hunts by drawing among many cells at random (its exact walk branches on each
+    #: of them): the layouts beyond which that walk is known to be long on boards larger than 3x3 (see
+    #: players.evaluate.long_walk); None for the others.
+    long_walk_layouts: ClassVar[int | None] = None
 
     def __init__(self, seed: Seed = None) -> None:
         self.seed = seed

@@ -44,6 +44,7 @@ class HuntTargetPlayer(ScoringPlayer):
     """Hunts at random; after a hit, shoots the target list (N, S, E, W neighbours) until it is empty."""
 
     name = "hunt-target"
+    long_walk_layouts = 0  # 43 s on 4x4 with one ship of 2 (24 layouts)
 
     def scores(self, state: GameState) -> np.ndarray:
         """1 for the head of the target list (0 elsewhere); every unshot cell alike while hunting."""

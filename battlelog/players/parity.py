@@ -24,6 +24,7 @@ class ParityPlayer(ScoringPlayer):
     """Targets like hunt-target (the FIFO list of hits' neighbours); hunts at random on the lattice."""
 
     name = "parity"
+    long_walk_layouts = 1000  # its lattice narrows the draws: 15 s on 4x4 3,2 (264 layouts), 84 s on 3,2,2 (3200)
 
     def scores(self, state: GameState) -> np.ndarray:
         """1 for the head of the target list, or while hunting for every lattice cell; 0 elsewhere."""

@@ -90,18 +90,23 @@ class Reproduction:
     scores: dict[str, dict[str, list[int]]]  # slug -> player -> scores of finished games
 
 
-def analyse(out: Path, rows: Sequence[PaperRow]) -> Reproduction:
-    """Read every configuration's records and compute the table, the paired differences and the scores."""
+def analyse(out: Path, rows: Sequence[PaperRow], configurations: Sequence[str] = PLAYERS) -> Reproduction:
+    """Read every configuration's records and compute the table, the paired differences and the scores.
+
+    ``configurations`` are the canonical specs the paper's players played as, in :data:`PLAYERS`' order
+    (``problog[engine=sdd]`` for the exact player on the sdd engine); the tables name the paper's players.
+    """
+    label = dict(zip(PLAYERS, configurations, strict=True))
     cells, comparisons, scores = [], [], {}
     for row in rows:
         manifest, records = load_results(out / slug(row.config))
         summaries = {summary.player: summary for summary in summarize_records(records)}
         write_summary(out / slug(row.config), manifest, list(summaries.values()), all_comparisons(records))
         scores[slug(row.config)] = {
-            p: [r["score"] for r in records if r["player"] == p and r["status"] == OK] for p in PLAYERS
+            p: [r["score"] for r in records if r["player"] == label[p] and r["status"] == OK] for p in PLAYERS
         }
         for player in PLAYERS:
-            summary = summaries.get(player)
+            summary = summaries.get(label[player])
             ci = summary.scores.ci if summary is not None else None
             cells.append(
                 CellResult(
@@ -111,7 +116,7 @@ def analyse(out: Path, rows: Sequence[PaperRow]) -> Reproduction:
                 )
             )  # fmt: skip
         for a, b in COMPARISONS:
-            comparison = compare(records, a, b)
+            comparison = compare(records, label[a], label[b])
             if comparison is not None:
                 comparisons.append((row.config, comparison))
     return Reproduction(cells, comparisons, scores)

@@ -19,7 +19,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from battlelog.engines import DEFAULT_ENGINE
+from battlelog.players.spec import parse_players
 from battlelog.report.paper import PLAYERS, PaperRow, Reproduction, analyse, paper_table, slug
 from battlelog.report.paper_files import paired_markdown, results_markdown, write_csvs, write_plots, write_report
 from battlelog.runner.executors.base import Executor
@@ -28,15 +28,15 @@ from battlelog.wording import count_noun
 
 
 def run_all(
-    out: Path, rows: Sequence[PaperRow], games: int, seed: int, executor: Executor, engine: str | None, progress: bool
+    out: Path, rows: Sequence[PaperRow], games: int, seed: int, executor: Executor, players: Sequence[str], progress: bool
 ) -> tuple[int, int]:
-    """Play (or resume) every configuration's experiment under ``out``: (games played now, found recorded)."""
+    """Play (or resume) every configuration's experiment under ``out`` with ``players`` (canonical
+    specs): (games played now, found recorded)."""
     played = before = 0
-    options = {"problog": {"engine": engine or DEFAULT_ENGINE}}
     for k, row in enumerate(rows, 1):
         if progress:
-            print(f"[{k}/{len(rows)}] {row.config.label()}: {count_noun(games, 'game')} x {count_noun(len(PLAYERS), 'player')}", flush=True)
-        experiment = Experiment(row.config, PLAYERS, games, seed, options)
+            print(f"[{k}/{len(rows)}] {row.config.label()}: {count_noun(games, 'game')} x {count_noun(len(players), 'player')}", flush=True)
+        experiment = Experiment(row.config, tuple(players), games, seed)
         report = run_experiment(experiment, out / slug(row.config), executor, progress=progress)
         played, before = played + report.played, before + report.recorded_before
     return played, before
@@ -54,13 +54,15 @@ def reproduce(
 ) -> Reproduction:
     """Run (or resume) every configuration, then write the tables, plots and report into ``out``.
 
-    ``out`` is created with the first configuration's experiment, so a refused run leaves nothing behind.
+    ``engine`` is the engine of the paper's players that take one (the exact player). ``out`` is
+    created with the first configuration's experiment, so a refused run leaves nothing behind.
     """
     rows = list(paper_table() if rows is None else rows)
+    players = [spec.label for spec in parse_players(",".join(PLAYERS), engine)]
     start = time.perf_counter()
-    played = run_all(out, rows, games, seed, executor, engine, progress)
+    played = run_all(out, rows, games, seed, executor, players, progress)
     wall = time.perf_counter() - start
-    result = analyse(out, rows)
+    result = analyse(out, rows, players)
     (out / "results.md").write_text(results_markdown(result) + "\n\n" + paired_markdown(result) + "\n")
     write_csvs(out, result)
     plots = write_plots(out, result, rows)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from battlelog.players import PLAYERS
+from battlelog.players.spec import spec_name
 from battlelog.report.markdown import interval, markdown_table, milliseconds, number, p_value, signed
 from battlelog.report.stats import PairedDifference, ScoreSummary, paired_difference, summarize_scores
 from battlelog.runner.records import describe_experiment
@@ -44,9 +45,10 @@ class PlayerSummary:
 
 
 def player_order(player: str) -> tuple[int, str]:
-    """Registered players in the registry's order (weakest first, as the paper's table), then the rest."""
-    names = list(PLAYERS)
-    return (names.index(player), "") if player in names else (len(names), player)
+    """Registered players in the registry's order (weakest first, as the paper's table), each before its
+    other configurations (``mc``, then ``mc[samples=200]``), then the rest."""
+    names, name = list(PLAYERS), spec_name(player)
+    return (names.index(name), "" if player == name else player) if name in names else (len(names), player)
 
 
 def summarize_records(records: list[dict[str, Any]]) -> list[PlayerSummary]:

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from battlelog.errors import BattlelogError
-from battlelog.players import PLAYERS, player_class
+from battlelog.players import PLAYERS, make_player, player_class
+from battlelog.players.spec import player_spec, spec_name
 from battlelog.rules.config import GameConfig
 from battlelog.runner.executors.base import Executor
 from battlelog.runner.journal import Journal, open_journal
@@ -31,7 +32,11 @@ from battlelog.runner.task import OK, GameTask
 
 @dataclass(frozen=True)
 class Experiment:
-    """Who plays (player names or ``module:Class`` specs, with per-player options), where, how often, from which seed."""
+    """Who plays (player specs, with per-player options), where, how often, from which seed.
+
+    Each player and its options become one configuration, named by its canonical spec text
+    (:mod:`battlelog.players.spec`): ``players`` holds those names and ``options`` their options.
+    """
 
     config: GameConfig
     players: tuple[str, ...]
@@ -40,18 +45,23 @@ class Experiment:
     options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "players", tuple(self.players))
         if not self.players:
             raise BattlelogError("no players given; choose from " + ", ".join(PLAYERS))
-        repeated = sorted({p for p in self.players if self.players.count(p) > 1})
-        if repeated:
-            raise BattlelogError(f"player {repeated[0]!r} is named twice")
-        for player in self.players:
-            # an unknown player, or one that cannot play this board, is a one-line error now, not a failure per game
-            player_class(player).check_board(self.config)
         for player in self.options:
             if player not in self.players:
                 raise BattlelogError(f"options are given for player {player!r}, who is not playing")
+        # each player becomes its configuration's canonical spec (problog[engine=native] is problog)
+        specs = [player_spec(player, **self.options.get(player, {})) for player in self.players]
+        labels = [spec.label for spec in specs]
+        repeated = sorted({p for p in labels if labels.count(p) > 1})
+        if repeated:
+            raise BattlelogError(f"player {repeated[0]!r} is named twice")
+        object.__setattr__(self, "players", tuple(labels))
+        object.__setattr__(self, "options", {spec.label: dict(spec.options) for spec in specs})
+        for spec in specs:
+            # a player that cannot play this board, or refuses its options, is a one-line error now, not a failure per game
+            player_class(spec.name).check_board(self.config)
+            make_player(spec.label).close()
         if self.games < 1:
             raise BattlelogError(f"the number of games must be at least 1, got {self.games}")
         if self.seed < 0:
@@ -75,14 +85,17 @@ class RunReport:
 
 
 def _check_options(records: list[dict[str, Any]], experiment: Experiment) -> None:
-    """A player's recorded games must have been played with the options asked for now."""
+    """A player's recorded games must have been played with the options asked for now (records of
+    older versions may spell a default out: ``problog`` with engine native)."""
     for record in records:
         player = record["player"]
-        if player in experiment.players and record.get("options", {}) != experiment.options_for(player):
-            raise BattlelogError(
-                f"player {player}'s recorded games used options {record.get('options', {})}, "
-                f"not {experiment.options_for(player)}: use another output directory"
-            )
+        if player in experiment.players:
+            recorded = player_spec(spec_name(player), **record.get("options", {})).options
+            if recorded != experiment.options_for(player):
+                raise BattlelogError(
+                    f"player {player}'s recorded games used options {record.get('options', {})}, "
+                    f"not {experiment.options_for(player)}: use another output directory"
+                )
 
 
 def _tasks(experiment: Experiment, done: set[tuple[str, int]], budget: int | None) -> Iterator[GameTask]:
@@ -146,7 +159,7 @@ def retry_failed(out: Path, executor: Executor, progress: bool = True) -> RunRep
     with open_journal(out, manifest) as journal:
         failed = [r for r in journal.records if r["status"] != OK]
         for player in sorted({r["player"] for r in failed}):
-            player_class(player).check_board(config)  # a player whose module is gone: one line before anything runs
+            player_class(spec_name(player)).check_board(config)  # a player whose module is gone: one line before anything runs
         budget = executor.limits.engine_budget
         tasks = (
             GameTask(r["player"], r.get("options", {}), config, manifest["seed"], r["game"],

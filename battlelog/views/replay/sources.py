@@ -15,6 +15,7 @@ from typing import Any
 from battlelog.errors import BattlelogError, FileFormatError, StateError
 from battlelog.jsonfile import read_json
 from battlelog.players import PLAYERS
+from battlelog.players.spec import spec_name
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement, cell_name
 from battlelog.rules.layouts import layouts_overlap
@@ -47,7 +48,7 @@ def load_game(source: str | Path, game: int | None = None, player: str | None = 
     if isinstance(data, dict) and ("layout" in data or "player" in data):  # a game record, not a state
         return game_from_record(data, str(path))
     state = GameState.load(path)
-    if player is not None and player not in PLAYERS:
+    if player is not None and spec_name(player) not in PLAYERS:
         raise BattlelogError(f"unknown player {player!r} for --player; choose from {', '.join(PLAYERS)}")
     return Game(state, f"{state.config.label()} from {path.name}", player=player)
 

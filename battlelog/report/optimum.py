@@ -1,0 +1,39 @@
+"""The optimum of an instance beside the players' exact expectations, as the ``optimal`` command prints it.
+
+Only formatting: the figures come from the solver and the players' walks (``battlelog optimal``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any
+
+from battlelog.rules.config import GameConfig
+
+
+def optimum_table(
+    config: GameConfig, optimum: Fraction, values: Mapping[str, Fraction], skipped: Mapping[str, str], figures: Mapping[str, Any]
+) -> str:
+    """The optimum and each player's exact expectation with its gap, best first; the optimal player
+    is the optimum's own row."""
+    lines = [
+        f"{config.label()}: {figures['layouts']:,} layouts; optimal play needs {float(optimum):.4f} shots on average "
+        f"({optimum} exactly)",
+        f"solved in {figures['solve_seconds']:.1f} s ({figures['search_nodes']:,} search nodes, "
+        f"{figures['states_stored']:,} states stored, peak memory {figures['solve_peak_mb']:.0f} MB)",
+    ]
+    if figures.get("walks_seconds") is not None:
+        lines.append(f"players' exact walks: {figures['walks_seconds']:.1f} s, peak memory {figures['walks_peak_mb']:.0f} MB")
+    width = max([12, *(len(name) for name in [*values, *skipped])])
+    lines += ["", f"{'player':<{width}} {'expected shots':>14} {'gap':>8}  exactly",
+              f"{'optimal':<{width}} {float(optimum):>14.4f} {0:>+8.4f}  {optimum}"]  # fmt: skip
+    for name, value in sorted(values.items(), key=lambda item: item[1]):
+        if name != "optimal":
+            lines.append(f"{name:<{width}} {float(value):>14.4f} {float(value - optimum):>+8.4f}  {value}")
+    for name in skipped:
+        lines.append(f"{name:<{width}} {'not exact':>14}           chooses at random beyond its ties")
+    return "\n".join(lines)
+
+
+__all__ = ["optimum_table"]
