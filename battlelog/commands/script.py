@@ -21,7 +21,6 @@ from battlelog.commands.boards import add_engine_argument, add_state_arguments, 
 from battlelog.engines import DEFAULT_ENGINE
 from battlelog.engines.solve import check_consistent
 from battlelog.files import write_text
-from battlelog.model.render import render_program
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,6 +33,8 @@ def run(args: argparse.Namespace) -> int:
 
     state = state_from(args)
     check_consistent(state, args.engine)
+    from battlelog.model.render import render_program  # jinja2: only when a program is rendered
+
     program = render_program(state)
     if args.output is None:
         print(program, end="")
