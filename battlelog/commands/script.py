@@ -30,7 +30,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-
     state = state_from(args)
     check_consistent(state, args.engine)
     from battlelog.model.render import render_program  # jinja2: only when a program is rendered
