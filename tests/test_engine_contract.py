@@ -4,8 +4,8 @@ One suite for all (in the spirit of scikit-learn's ``parametrize_with_checks``):
 equal to brute-force enumeration to 1e-9 on the shared random consistent states and on hand-derived
 sunk / not-sunk cases, the layout count where the engine gives one, and contradictions raised as
 ``Inconsistent`` and located at the right shot. A new engine added to the registry is tested here
-without writing a line. One engine instance answers every case, which also checks that whatever it
-caches between calls never changes an answer.
+without writing a line. One engine instance, built by a workspace as players get theirs, answers
+every case, which also checks that whatever it caches between calls never changes an answer.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from battlelog.engines import ENGINES, Engine, Inconsistent, locate_fault, make_engine
+from battlelog.engines import ENGINES, Engine, Inconsistent, locate_fault
+from battlelog.engines.workspace import Workspace
 from battlelog.model.ground import ground
 from battlelog.rules.config import GameConfig
 from battlelog.rules.state import GameState
@@ -34,10 +35,11 @@ from engine_cases import (
 
 @pytest.fixture(scope="module", params=sorted(ENGINES))
 def engine(request: pytest.FixtureRequest) -> Engine:
-    built = make_engine(request.param)
-    assert built.name == request.param
+    workspace = Workspace()
+    built = workspace.engine(request.param)
+    assert built.name == request.param and workspace.engine(request.param) is built
     yield built
-    built.close()
+    workspace.close()
 
 
 def check(engine: Engine, state: GameState, cells: np.ndarray, models: int) -> None:

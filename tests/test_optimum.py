@@ -16,6 +16,7 @@ from functools import cache
 
 import pytest
 
+from battlelog.engines.workspace import Workspace
 from battlelog.optimum import search
 from battlelog.optimum.layouts import LayoutTable
 from battlelog.optimum.solver import Settings, Solver, StateTable
@@ -111,6 +112,21 @@ def test_the_optimal_player_scores_the_optimum_exactly_over_every_layout() -> No
     scores = [play_game(config, layout, player).score for layout in all_layouts(config)]
     solver = Solver(config, memory=1 << 24)
     assert Fraction(sum(scores), len(scores)) == solver.optimum()
+
+
+def test_the_optimal_player_solves_an_instance_once_per_workspace(monkeypatch: pytest.MonkeyPatch) -> None:
+    solves = []
+    solve = Solver.optimum
+    monkeypatch.setattr(Solver, "optimum", lambda self, *args, **kwargs: solves.append(1) or solve(self, *args, **kwargs))
+    config = GameConfig(3, (2, 1))
+    workspace = Workspace()
+    for game in range(3):  # as a worker plays them: a new player each game, one workspace
+        player = make_player("optimal", game_seeds(0, game)[1])
+        player.use(workspace)
+        play_game(config, layout_for(config, 0, game), player)
+    assert len(solves) == 1
+    play_game(config, layout_for(config, 0, 0), make_player("optimal", 0))  # a workspace of its own
+    assert len(solves) == 2
 
 
 @cache

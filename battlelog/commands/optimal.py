@@ -28,6 +28,7 @@ from fractions import Fraction
 from typing import Any
 
 from battlelog.commands.common import add_board_arguments, config_from, parse_memory, parse_seconds
+from battlelog.engines.workspace import Workspace
 from battlelog.errors import BattlelogError
 from battlelog.optimum import search
 from battlelog.optimum.solver import DEFAULT_MEMORY, Progress, Solver
@@ -65,14 +66,19 @@ def run(args: argparse.Namespace) -> int:
     solved = time.perf_counter() - start
     values: dict[str, Fraction] = {}
     skipped: dict[str, str] = {}
-    for name in names:
-        player = make_player(name, 0)
-        try:
-            values[name] = expected_shots(player, solver.layouts, progress=_report_walk(name), every=1000)
-        except NotExact as exc:
-            skipped[name] = str(exc)
-        finally:
-            player.close()
+    workspace = Workspace()  # shared by the walks: the players that score the posterior meet the same states
+    try:
+        for name in names:
+            player = make_player(name, 0)
+            player.use(workspace)
+            try:
+                values[name] = expected_shots(player, solver.layouts, progress=_report_walk(name), every=1000)
+            except NotExact as exc:
+                skipped[name] = str(exc)
+            finally:
+                player.close()
+    finally:
+        workspace.close()
     figures = {
         "size": config.size,
         "ships": list(config.ships),

@@ -19,6 +19,7 @@ from problog.logic import Term
 from problog.program import PrologString
 
 from battlelog.engines.base import Engine, Inconsistent, Marginals
+from battlelog.engines.workspace import Workspace
 from battlelog.model.render import render_program
 from battlelog.rules.state import GameState
 
@@ -27,6 +28,10 @@ class ProblogEngine(Engine):
     """Renders, grounds, compiles and evaluates one program per state (no caching across states)."""
 
     name = "problog"
+
+    def __init__(self, workspace: Workspace | None = None) -> None:
+        """Every engine takes a workspace (:meth:`Workspace.engine` builds them all alike); this one
+        remembers nothing between states, so it keeps none."""
 
     def marginals(self, state: GameState) -> Marginals:
         """Occupancy marginals of ``state``; ``models`` is None (ProbLog does not report a count)."""
