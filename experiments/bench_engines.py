@@ -41,6 +41,7 @@ from collections.abc import Callable
 from typing import Any
 
 from battlelog.engines import make_engine
+from battlelog.engines.workspace import Workspace
 from battlelog.errors import BattlelogError
 from battlelog.players import make_player
 from battlelog.report.markdown import duration, markdown_table, megabytes
@@ -75,9 +76,12 @@ def timed_marginals(engine: str, state: GameState) -> dict[str, Any]:
 
 
 def games(engine: str, config: GameConfig, count: int, seed: int) -> dict[str, Any]:
+    """``count`` games of the problog player on ``engine``, in one workspace as an experiment's worker plays them."""
     moves, totals, scores = [], [], []
+    workspace = Workspace()
     for game in range(count):
         player = make_player("problog", game_seeds(seed, game)[1], engine=engine)
+        player.use(workspace)
         result = play_game(config, layout_for(config, seed, game), player)
         player.close()
         moves += result.move_seconds

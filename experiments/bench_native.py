@@ -51,32 +51,36 @@ SCRIPT = str(Path(__file__).resolve())
 
 # ----- what a child process measures -----------------------------------------------------------------
 def empty_board(config: GameConfig, repeat: bool) -> dict[str, Any]:
-    """The empty board's marginals, timed; with ``repeat``, a second call in the same process too."""
+    """The empty board's marginals, timed; with ``repeat``, a second call in the same workspace too."""
     from battlelog.engines import make_engine
+    from battlelog.engines.workspace import Workspace
 
-    engine = make_engine("native")
+    workspace = Workspace()
     start = time.perf_counter()
-    marginals = engine.marginals(GameState.empty(config))
+    marginals = workspace.engine("native").marginals(GameState.empty(config))
     out: dict[str, Any] = {"seconds": time.perf_counter() - start, "models": marginals.models}
     if repeat:
         start = time.perf_counter()
-        make_engine("native").marginals(GameState.empty(config))
+        make_engine("native", workspace=workspace).marginals(GameState.empty(config))
         out["again"] = time.perf_counter() - start
     return out
 
 
 def greedy_games(config: GameConfig, count: int, seed: int, cold: bool) -> dict[str, Any]:
-    """``count`` games of the problog player; ``cold``: every cache emptied before each game."""
-    from battlelog.engines.native import cache
+    """``count`` games of the problog player in one workspace, as a worker plays them; ``cold``: a new
+    workspace and an empty disk cache before each game."""
+    from battlelog.engines.workspace import Workspace
 
     moves: list[float] = []
     totals, scores = [], []
+    workspace = Workspace()
     for game in range(count):
         with tempfile.TemporaryDirectory(prefix="battlelog-bench-") as store:
             if cold:  # nothing remembered from the previous game, nothing stored on disk
-                cache.STATES.clear()
+                workspace = Workspace()
                 os.environ["BATTLELOG_CACHE_DIR"] = store
             player = make_player("problog", game_seeds(seed, game)[1])
+            player.use(workspace)
             result = play_game(config, layout_for(config, seed, game), player)
             player.close()
         moves += result.move_seconds

@@ -21,6 +21,7 @@ import time
 
 import numpy as np
 
+from battlelog.engines.workspace import Workspace
 from battlelog.players import PLAYERS, make_player
 from battlelog.report.markdown import duration, markdown_table
 from battlelog.rules.config import GameConfig
@@ -31,12 +32,15 @@ BOARDS = (GameConfig(6, (4, 3, 3)), GameConfig(10, (5, 4, 3, 3, 2)))
 
 
 def measure(config: GameConfig, name: str, games: int, seed: int) -> list[str]:
-    """One table row: shots and time per move and per game of ``name`` over ``games`` boards."""
+    """One table row: shots and time per move and per game of ``name`` over ``games`` boards, played in
+    one workspace as an experiment's worker plays them."""
     moves: list[float] = []
     scores: list[int] = []
+    workspace = Workspace()
     start = time.perf_counter()
     for game in range(games):
         player = make_player(name, game_seeds(seed, game)[1])
+        player.use(workspace)
         try:
             result = play_game(config, layout_for(config, seed, game), player)
         finally:

@@ -4,20 +4,21 @@ One suite for all (in the spirit of scikit-learn's ``parametrize_with_checks``):
 equal to brute-force enumeration to 1e-9 on the shared random consistent states and on hand-derived
 sunk / not-sunk cases, the layout count where the engine gives one, placement marginals and answer
 probabilities on the engines whose class says they give them (``Engine.gives_placements``, which every
-case holds each engine to), and contradictions raised as ``Inconsistent`` and located at the right shot. A new engine added to the registry is tested here
-without writing a line. One engine instance answers every case, which also checks that whatever it
+case holds each engine to), and contradictions raised as ``Inconsistent`` and located at the right
+shot. A new engine added to the registry is tested here without writing a line. One engine instance,
+built by a workspace as players get theirs, answers every case, which also checks that whatever it
 caches between calls never changes an answer.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from importlib import import_module
 
 import numpy as np
 import pytest
 
-from battlelog.engines import ENGINES, Engine, Inconsistent, locate_fault, make_engine
+from battlelog.engines import ENGINES, Engine, Inconsistent, engine_class, locate_fault
+from battlelog.engines.workspace import Workspace
 from battlelog.model.ground import ground
 from battlelog.rules.config import GameConfig
 from battlelog.rules.state import GameState
@@ -35,23 +36,16 @@ from engine_cases import (
     shots,
 )
 
-
-def engine_class(name: str) -> type[Engine]:
-    """The class registered as ``name`` (its module imports no heavy library until it computes)."""
-    module, cls = ENGINES[name].split(":")
-    found: type[Engine] = getattr(import_module(module), cls)
-    return found
-
-
 #: The engines whose class says they give placement marginals: only they meet the placement cases.
 PLACEMENT_ENGINES = [name for name in sorted(ENGINES) if engine_class(name).gives_placements]
 
 
 def build(name: str) -> Iterator[Engine]:
-    built = make_engine(name)
-    assert built.name == name and type(built) is engine_class(name)
+    workspace = Workspace()
+    built = workspace.engine(name)
+    assert built.name == name and type(built) is engine_class(name) and workspace.engine(name) is built
     yield built
-    built.close()
+    workspace.close()
 
 
 @pytest.fixture(scope="module", params=sorted(ENGINES))

@@ -15,10 +15,11 @@ import pytest
 from scipy import stats as scipy_stats
 
 from battlelog.engines import Marginals, make_engine, progress
+from battlelog.engines import workspace as workspace_module
 from battlelog.engines.native import cache, jit, layered
-from battlelog.engines.native.cache import STATES, EmptyBoards
 from battlelog.engines.native.engine import NativeEngine, sweep_order
 from battlelog.engines.native.tables import SweepTables
+from battlelog.engines.workspace import Workspace
 from battlelog.errors import BattlelogError, BudgetExceeded
 from battlelog.model.ground import Problem, ground
 from battlelog.players import make_player
@@ -35,16 +36,13 @@ STANDARD = GameConfig(10, (5, 4, 3, 3, 2))
 
 
 @pytest.fixture(autouse=True)
-def fresh_caches(tmp_path, monkeypatch: pytest.MonkeyPatch):
-    """Every test starts with an empty state cache and its own empty-board folder."""
+def own_disk_cache(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test has its own empty-board folder (and every engine below a workspace of its own unless given one)."""
     monkeypatch.setenv("BATTLELOG_CACHE_DIR", str(tmp_path / "cache"))
-    STATES.clear()
-    yield
-    STATES.clear()
 
 
-def engine() -> NativeEngine:
-    return NativeEngine()
+def engine(workspace: Workspace | None = None) -> NativeEngine:
+    return NativeEngine(workspace=workspace)
 
 
 def pdf_game(config: GameConfig, seed: int) -> GameState:
@@ -190,36 +188,50 @@ def test_samples_are_consistent_and_uniform() -> None:
 def test_a_state_and_its_images_share_one_cache_entry_and_agree_exactly() -> None:
     state = pdf_game(GameConfig(7, (5, 5, 4)), 4).prefix(9)
     fresh = {s: NativeEngine().counts(s.state(state)).marginals() for s in SYMMETRIES}
-    first = engine().marginals(state)
+    workspace = Workspace()
+    first = engine(workspace).marginals(state)
     for symmetry in SYMMETRIES:
         image = symmetry.state(state)
-        cached = engine().marginals(image)
+        cached = engine(workspace).marginals(image)
         np.testing.assert_array_equal(cached.cells, fresh[symmetry].cells)
         np.testing.assert_array_equal(cached.cells, symmetry.board(first.cells))
         assert cached.placements is not None
         for a, b in zip(cached.placements, fresh[symmetry].placements or ()):
             np.testing.assert_array_equal(a, b)
-    assert len(STATES._entries) == 1
+    assert len(workspace.states) == 1
+
+
+def test_a_workspace_kept_across_games_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A worker plays game after game in one workspace: the players fill its cache of recent states,
+    # which stays capped.
+    monkeypatch.setattr(workspace_module, "STATE_CAPACITY", 8)
+    config = GameConfig(5, (3, 3, 2))
+    workspace = Workspace()
+    for game in range(4):
+        player = make_player("problog", game_seeds(1, game)[1])
+        player.use(workspace)
+        play_game(config, layout_for(config, 1, game), player)
+        assert len(workspace.states) <= 8
+    assert len(workspace.states) == 8
 
 
 def test_the_empty_board_is_stored_on_disk_and_read_back(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
-    store = EmptyBoards(tmp_path / "boards")
+    folder = tmp_path / "boards"
     config = GameConfig(7, (5, 5, 4))
-    first = NativeEngine(empty_boards=store).marginals(GameState.empty(config))
-    assert store.path(config).is_file() and f"native-v{cache.FORMAT}" in str(store.path(config))
-    STATES.clear()
+    first = engine(Workspace(folder)).marginals(GameState.empty(config))
+    path = Workspace(folder).empty_boards.path(config)
+    assert path.is_file() and f"native-v{cache.FORMAT}" in str(path)
 
     def no_counting(self, state):
         raise AssertionError("counted again instead of reading the stored board")
 
     monkeypatch.setattr(NativeEngine, "counts", no_counting)
-    again = NativeEngine(empty_boards=store).marginals(GameState.empty(config))
+    again = engine(Workspace(folder)).marginals(GameState.empty(config))  # a new workspace: only the disk knows it
     np.testing.assert_array_equal(again.cells, first.cells)
     assert again.models == first.models
-    STATES.clear()
-    store.path(config).write_bytes(b"not a numpy file")  # damaged: ignored, then recomputed
+    path.write_bytes(b"not a numpy file")  # damaged: ignored, then recomputed
     monkeypatch.undo()
-    np.testing.assert_array_equal(NativeEngine(empty_boards=store).marginals(GameState.empty(config)).cells, first.cells)
+    np.testing.assert_array_equal(engine(Workspace(folder)).marginals(GameState.empty(config)).cells, first.cells)
 
 
 # ----- memory budget and progress -----------------------------------------------------------------------

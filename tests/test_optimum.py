@@ -14,9 +14,11 @@ import json
 import re
 from fractions import Fraction
 from functools import cache
+from typing import Any
 
 import pytest
 
+from battlelog.engines.workspace import Workspace
 from battlelog.optimum import search
 from battlelog.optimum.layouts import LayoutTable
 from battlelog.optimum.solver import Settings, Solver, StateTable
@@ -115,6 +117,26 @@ def test_the_optimal_player_scores_the_optimum_exactly_over_every_layout() -> No
     scores = [play_game(config, layout, player).score for layout in all_layouts(config)]
     solver = Solver(config, memory=1 << 24)
     assert Fraction(sum(scores), len(scores)) == solver.optimum()
+
+
+def test_the_optimal_player_solves_an_instance_once_per_workspace(monkeypatch: pytest.MonkeyPatch) -> None:
+    solves: list[int] = []
+    solve = Solver.optimum
+
+    def counted(self: Solver, *args: Any, **kwargs: Any) -> Fraction:
+        solves.append(1)
+        return solve(self, *args, **kwargs)
+
+    monkeypatch.setattr(Solver, "optimum", counted)
+    config = GameConfig(3, (2, 1))
+    workspace = Workspace()
+    for game in range(3):  # as a worker plays them: a new player each game, one workspace
+        player = make_player("optimal", game_seeds(0, game)[1])
+        player.use(workspace)
+        play_game(config, layout_for(config, 0, game), player)
+    assert len(solves) == 1
+    play_game(config, layout_for(config, 0, 0), make_player("optimal", 0))  # a workspace of its own
+    assert len(solves) == 2
 
 
 @cache

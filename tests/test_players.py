@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
+from battlelog.engines.workspace import Workspace
 from battlelog.errors import BattlelogError
 from battlelog.players import PLAYERS, make_player
 from battlelog.players.hunt_target import target_list
@@ -41,18 +42,42 @@ CONTRACT_BOARDS = {"problog": GameConfig(3, (2, 1)), "optimal": GameConfig(4, (3
 
 @pytest.mark.parametrize("name", sorted(PLAYERS))
 def test_every_player_finishes_legally_and_is_reproducible_from_its_seed(name: str) -> None:
+    # Each game twice: by a player with a workspace of its own, and by one in the workspace a worker
+    # keeps across its games (what an earlier game left there must not change a shot).
     config = CONTRACT_BOARDS.get(name, GameConfig(4, (3, 2, 2)))
+    workspace = Workspace()
     for game in range(1 if name == "problog" else 3):
         layout = layout_for(config, 8, game)
         games = []
-        for _ in range(2):
+        for shared in (False, True):
             player = make_player(name, game_seeds(8, game)[1])
+            if shared:
+                player.use(workspace)
             try:
                 games.append(play_game(config, layout, player).state)  # raises on an illegal or repeated shot
             finally:
                 player.close()
         assert games[0].over and games[0] == games[1]
         assert config.ship_cells <= len(games[0].shots) <= config.cells
+    workspace.close()
+
+
+def test_a_player_closes_only_the_workspace_it_made() -> None:
+    config = GameConfig(4, (3, 2))
+    given = Workspace()
+    player = make_player("problog", 0, engine="sdd")
+    player.use(given)
+    play_game(config, layout_for(config, 1, 0), player)
+    player.close()
+    assert config in given.sdd_empty_boards  # the owner's, untouched by the player's close
+    alone = make_player("problog", 0, engine="sdd")
+    play_game(config, layout_for(config, 1, 0), alone)
+    own = alone.workspace
+    assert own is not given and config in own.sdd_empty_boards
+    alone.close()
+    assert not own.sdd_empty_boards
+    given.close()
+    assert not given.sdd_empty_boards
 
 
 def test_unknown_players_and_options_are_one_line_errors() -> None:

@@ -20,6 +20,7 @@ from battlelog.engines.budget import DEFAULT_BUDGET, memory_budget, task_budget
 from battlelog.engines.frontier import DIRECTIONS, sweep
 from battlelog.engines.pysdd_setup import BYTES_PER_NODE
 from battlelog.engines.sdd_engine import Compiled, SddEngine
+from battlelog.engines.workspace import Workspace
 from battlelog.errors import BattlelogError, BudgetExceeded
 from battlelog.model.ground import Problem, ground
 from battlelog.players import make_player
@@ -84,13 +85,14 @@ def layouts() -> dict[GameConfig, list]:
 def test_empty_board_matches_enumeration_and_is_reused(config: GameConfig, layouts: dict) -> None:
     state = GameState.empty(config)
     expected, models = brute_marginals(state, layouts[config])
-    first = SddEngine().marginals(state)
+    workspace = Workspace()
+    first = SddEngine(workspace=workspace).marginals(state)
     np.testing.assert_allclose(first.cells, expected, rtol=0, atol=1e-9)
-    assert first.models == models
-    again = SddEngine().marginals(state)  # the process-wide empty-board answer
+    assert first.models == models and config in workspace.sdd_empty_boards
+    again = SddEngine(workspace=workspace).marginals(state)  # the workspace's empty-board answer
     np.testing.assert_array_equal(again.cells, first.cells)
     again.cells[0, 0] = -1.0  # callers get their own copy
-    assert SddEngine().marginals(state).cells[0, 0] == first.cells[0, 0]
+    assert SddEngine(workspace=workspace).marginals(state).cells[0, 0] == first.cells[0, 0]
 
 
 @pytest.mark.parametrize(
@@ -212,11 +214,13 @@ def test_default_budget_follows_the_address_space_limit_and_the_task(monkeypatch
     assert memory_budget() == 2**30
     monkeypatch.setattr(resource, "getrlimit", lambda _: (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
     assert memory_budget() == DEFAULT_BUDGET
+    kept = SddEngine()  # built before the task, as a worker's engines are: it follows each task's budget
     with task_budget(123 * 2**20):
-        assert memory_budget() == SddEngine().memory_budget == 123 * 2**20
+        assert memory_budget() == SddEngine().memory_budget == kept.memory_budget == 123 * 2**20
         with task_budget(None):
             assert memory_budget() == 123 * 2**20
-    assert memory_budget() == DEFAULT_BUDGET
+    assert memory_budget() == kept.memory_budget == DEFAULT_BUDGET
+    assert SddEngine(memory_budget=5000).memory_budget == 5000
 
 
 def test_fleets_wider_than_a_word_are_a_clear_error() -> None:

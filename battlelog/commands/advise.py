@@ -25,7 +25,8 @@ import time
 from pathlib import Path
 
 from battlelog.commands.boards import add_board_arguments, add_engine_argument, config_from
-from battlelog.engines import DEFAULT_ENGINE, make_engine
+from battlelog.engines import DEFAULT_ENGINE
+from battlelog.engines.workspace import Workspace
 from battlelog.errors import BattlelogError
 from battlelog.rules.state import GameState
 from battlelog.views.advise import HELP, Advisor, Quit
@@ -66,9 +67,9 @@ def session_state(args: argparse.Namespace) -> tuple[GameState, Path]:
 def run(args: argparse.Namespace) -> int:
     state, path = session_state(args)
     color = use_color(sys.stdout, args.no_color)
-    engine = make_engine(args.engine)
+    workspace = Workspace()
     try:
-        advisor = Advisor.start(state, engine, path)
+        advisor = Advisor.start(state, workspace.engine(args.engine), path)
         print(f"{state.config.label()}: saving the game to {path} after every answer (continue it with --state {path})")
         print(f"{HELP}\n\n{advisor.view(color)}", flush=True)
         while (line := ask("answer> ")) is not None:
@@ -77,5 +78,5 @@ def run(args: argparse.Namespace) -> int:
     except Quit:
         pass
     finally:
-        engine.close()
+        workspace.close()
     return 0

@@ -21,8 +21,9 @@ import sys
 import time
 
 from battlelog.commands.boards import add_engine_argument, add_state_arguments, state_from
-from battlelog.engines import DEFAULT_ENGINE, Marginals, make_engine
+from battlelog.engines import DEFAULT_ENGINE, Marginals
 from battlelog.engines.solve import solve
+from battlelog.engines.workspace import Workspace
 from battlelog.rules.geometry import cell_name
 from battlelog.rules.state import GameState
 from battlelog.views.display import HEAT_LEGEND, heatmap_text, layouts_line, most_likely, use_color
@@ -42,13 +43,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     state = state_from(args)
-    engine = make_engine(args.engine)  # outside the timing: the first use imports the engine's libraries
+    workspace = Workspace()
     try:
+        engine = workspace.engine(args.engine)  # outside the timing: the first use imports the engine's libraries
         start = time.perf_counter()
         marginals = solve(state, engine)
         seconds = time.perf_counter() - start
     finally:
-        engine.close()
+        workspace.close()
     if args.json:
         print(json.dumps(marginals.to_json()))
     else:

@@ -31,6 +31,7 @@ from fractions import Fraction
 
 from battlelog.commands.boards import add_board_arguments, config_from
 from battlelog.commands.common import parse_memory, parse_seconds
+from battlelog.engines.workspace import Workspace
 from battlelog.optimum import DEFAULT_MEMORY
 from battlelog.players import PLAYERS, make_player
 from battlelog.players.spec import PlayerSpec, parse_players
@@ -73,20 +74,25 @@ def run(args: argparse.Namespace) -> int:
     skipped: dict[str, str] = {}
     exact = reset_peak()
     start = time.perf_counter()
-    for spec in specs:
-        if spec.label == "optimal":  # the optimal player's expectation is the optimum: nothing to walk
-            values[spec.label] = optimum
-            continue
-        player = make_player(spec.label, 0)
-        if long_walk(player, solver.layouts):
-            print(f"battlelog: warning: {spec.label}'s exact walk on {config.label()} may take minutes and much "
-                  "more memory than the optimum (it hunts at random; see docs/optimum.md)", file=sys.stderr, flush=True)  # fmt: skip
-        try:
-            values[spec.label] = expected_shots(player, solver.layouts, progress=walk_progress(spec.label), every=1000)
-        except NotExact as exc:
-            skipped[spec.label] = str(exc)
-        finally:
-            player.close()
+    workspace = Workspace()  # shared by the walks: the players that score the posterior meet the same states
+    try:
+        for spec in specs:
+            if spec.label == "optimal":  # the optimal player's expectation is the optimum: nothing to walk
+                values[spec.label] = optimum
+                continue
+            player = make_player(spec.label, 0)
+            player.use(workspace)
+            if long_walk(player, solver.layouts):
+                print(f"battlelog: warning: {spec.label}'s exact walk on {config.label()} may take minutes and much "
+                      "more memory than the optimum (it hunts at random; see docs/optimum.md)", file=sys.stderr, flush=True)  # fmt: skip
+            try:
+                values[spec.label] = expected_shots(player, solver.layouts, progress=walk_progress(spec.label), every=1000)
+            except NotExact as exc:
+                skipped[spec.label] = str(exc)
+            finally:
+                player.close()
+    finally:
+        workspace.close()
     walked = any(spec.label != "optimal" for spec in specs)
     figures = {
         "size": config.size,

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 
 from battlelog.commands.boards import add_board_arguments, add_engine_argument, add_seed_argument, config_from, seed_from
+from battlelog.engines.workspace import Workspace
 from battlelog.errors import BattlelogError
 from battlelog.players import PLAYERS, Player, make_player, player_class
 from battlelog.players.spec import PlayerSpec, parse_players
@@ -52,16 +53,20 @@ def answer_text(state: GameState) -> str:
 
 
 def _play(config: GameConfig, layout: tuple[Placement, ...], player: Player, show: bool, referee_view: bool) -> GameResult:
-    """One game of ``player`` on ``layout``, each shot shown as it is answered when ``show``."""
+    """One game of ``player`` on ``layout`` in a workspace of this command, each shot shown as it is
+    answered when ``show``."""
 
     def on_shot(state: GameState) -> None:
         print(f"shot {len(state.shots)}: {answer_text(state)}")
         print(board_text(state, layout if referee_view else None), end="\n\n")
 
+    workspace = Workspace()
+    player.use(workspace)
     try:
         return play_game(config, layout, player, on_shot=on_shot if show else None)
     finally:
         player.close()
+        workspace.close()
 
 
 def run(args: argparse.Namespace) -> int:

@@ -22,7 +22,8 @@ import argparse
 from pathlib import Path
 
 from battlelog.commands.boards import add_engine_argument
-from battlelog.engines import DEFAULT_ENGINE, make_engine
+from battlelog.engines import DEFAULT_ENGINE
+from battlelog.engines.workspace import Workspace
 from battlelog.errors import BattlelogError
 from battlelog.players import PLAYERS, Player, make_player
 from battlelog.players.spec import spec_name
@@ -58,13 +59,13 @@ def run(args: argparse.Namespace) -> int:
     from battlelog.views.replay.gif import write_gif, write_still
     from battlelog.views.replay.page import write_page
 
-    engine, player = make_engine(args.engine), scoring_player(game)
+    workspace, player = Workspace(), scoring_player(game)
+    if player is not None:
+        player.use(workspace)
     try:
-        replay = build_replay(game, engine, player, progress=report_progress)
+        replay = build_replay(game, workspace.engine(args.engine), player, progress=report_progress)
     finally:
-        engine.close()
-        if player is not None:
-            player.close()
+        workspace.close()
     out, middle = Path(args.out), len(replay.frames) // 2
     try:  # the folder only now: a game that cannot be replayed leaves none behind
         out.mkdir(parents=True, exist_ok=True)

@@ -19,13 +19,18 @@ ENGINES: dict[str, str] = {
 DEFAULT_ENGINE = "native"
 
 
-def make_engine(name: str, **options: Any) -> Engine:
-    """Build the engine registered as ``name``."""
+def engine_class(name: str) -> type[Engine]:
+    """The engine class registered as ``name`` (imported now): what it can do is known before one is built."""
     if name not in ENGINES:
         raise BattlelogError(f"unknown engine {name!r}; choose one of {', '.join(ENGINES)}")
     module, cls = ENGINES[name].split(":")
-    engine: Engine = getattr(import_module(module), cls)(**options)
-    return engine
+    found: type[Engine] = getattr(import_module(module), cls)
+    return found
 
 
-__all__ = ["DEFAULT_ENGINE", "ENGINES", "Engine", "Inconsistent", "Marginals", "locate_fault", "make_engine"]
+def make_engine(name: str, **options: Any) -> Engine:
+    """Build the engine registered as ``name`` (options such as ``workspace=``, see :class:`Engine`)."""
+    return engine_class(name)(**options)
+
+
+__all__ = ["DEFAULT_ENGINE", "ENGINES", "Engine", "Inconsistent", "Marginals", "engine_class", "locate_fault", "make_engine"]

@@ -66,7 +66,9 @@ class Engine(ABC):
     """Computes exact occupancy marginals of the spec's model for any game state.
 
     Engines may cache work across calls (for example across the moves of one game) but must give
-    the same answer as a fresh engine for every state.
+    the same answer as a fresh engine for every state. Every engine's constructor takes a
+    ``workspace`` keyword (:class:`battlelog.engines.workspace.Workspace`): where what it remembers
+    beyond one game lives; an engine given none makes its own.
     """
 
     name: ClassVar[str]
@@ -88,7 +90,7 @@ class Engine(ABC):
         raise BattlelogError(f"the {self.name} engine cannot draw layouts; use an engine that samples")
 
     def close(self) -> None:
-        """Release caches and compiled models."""
+        """Release the compiled models the engine holds (what its workspace holds is the workspace's)."""
 
 
 def locate_fault(state: GameState, engine: Engine) -> StateError:

@@ -33,8 +33,11 @@ DEFAULT_BUDGET = 2 * 10**9
 _task_budget: ContextVar[int | None] = ContextVar("battlelog_task_budget", default=None)
 
 
-def memory_budget() -> int:
-    """The budget in bytes for an engine call made now (see the module's docstring for the order)."""
+def memory_budget(own: int | None = None) -> int:
+    """The budget in bytes for an engine call made now: ``own`` (the engine's own) when given, else as
+    the module's docstring says. Read at each call, so an engine kept across games follows each one's."""
+    if own is not None:
+        return own
     task = _task_budget.get()
     if task is not None:
         return task

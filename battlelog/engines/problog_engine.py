@@ -21,6 +21,7 @@ from problog.program import PrologString
 
 from battlelog.engines import progress
 from battlelog.engines.base import Engine, Marginals
+from battlelog.engines.workspace import Workspace
 from battlelog.errors import Inconsistent
 from battlelog.model.render import render_program
 from battlelog.rules.state import GameState
@@ -30,6 +31,10 @@ class ProblogEngine(Engine):
     """Renders, grounds, compiles and evaluates one program per state (no caching across states)."""
 
     name = "problog"
+
+    def __init__(self, workspace: Workspace | None = None) -> None:
+        """Every engine takes a workspace (:meth:`Workspace.engine` builds them all alike); this one
+        remembers nothing between states, so it keeps none."""
 
     def marginals(self, state: GameState) -> Marginals:
         """Occupancy marginals of ``state``; ``models`` is None (ProbLog does not report a count)."""

@@ -20,7 +20,7 @@ state only adds evidence to the one before, so the engine keeps the last SDD and
 that costs about as much as compiling anew on the large early states and several times less on
 the later ones. A cached prior conditioned per move does not scale: on 8x8 with 5,4,3,3,2 the prior
 has 16 million nodes, several GB. The empty board's answer, the same in every game of a
-configuration, is kept per process.
+configuration, is kept in the engine's workspace (battlelog.engines.workspace).
 
 Memory budget (battlelog.engines.budget): pysdd has no allocation hook, but the sweep knows the node
 count before pysdd allocates anything. A problem whose diagram would not fit is split exactly on one open cell (the
@@ -42,6 +42,7 @@ from battlelog.engines.base import Engine, Marginals
 from battlelog.engines.budget import readable
 from battlelog.engines.frontier import FALSE, TRUE, Diagram, smallest_sweep
 from battlelog.engines.pysdd_setup import BYTES_PER_NODE, sdd_manager
+from battlelog.engines.workspace import Workspace
 from battlelog.errors import BudgetExceeded, Inconsistent
 from battlelog.model.ground import Problem, ground_problem
 from battlelog.rules.config import GameConfig
@@ -50,8 +51,6 @@ from battlelog.rules.state import GameState
 
 #: Bytes per frontier state the sweep keeps (two int32 children) plus its widest level's work arrays.
 BYTES_PER_STATE = 32
-
-_EMPTY_BOARDS: dict[GameConfig, Marginals] = {}
 
 
 @dataclass
@@ -87,20 +86,29 @@ class SddEngine(Engine):
 
     Keeps the last state's SDD (when it was compiled as one diagram, without splitting) and, when
     the next state only adds evidence to it, as within a game, conditions it instead of compiling.
+    Empty boards are kept in the ``workspace`` (None: a workspace of its own); without a
+    ``memory_budget`` of its own it uses the one in force at each call.
     """
 
     name = "sdd"
     counts_models = True
     gives_placements = True
 
-    def __init__(self, memory_budget: int | None = None) -> None:
-        self.memory_budget = budget.memory_budget() if memory_budget is None else int(memory_budget)
+    def __init__(self, memory_budget: int | None = None, workspace: Workspace | None = None) -> None:
+        self._budget = None if memory_budget is None else int(memory_budget)
+        self.workspace = Workspace() if workspace is None else workspace
         self._kept: Compiled | None = None
+
+    @property
+    def memory_budget(self) -> int:
+        """The bytes one call may use: the engine's own budget, else the budget in force now."""
+        return budget.memory_budget(self._budget)
 
     def marginals(self, state: GameState) -> Marginals:
         """Occupancy marginals of ``state`` and its number of layouts (exact below 2**53)."""
-        if not state.shots and state.config in _EMPTY_BOARDS:
-            cached = _EMPTY_BOARDS[state.config]
+        empty_boards = self.workspace.sdd_empty_boards
+        if not state.shots and state.config in empty_boards:
+            cached = empty_boards[state.config]
             return Marginals(cached.cells.copy(), cached.models, cached.placements)
         tally = self.tally(ground_problem(state))
         if tally.models == 0:
@@ -108,7 +116,7 @@ class SddEngine(Engine):
             raise Inconsistent("no layout of the fleet fits all the answers")
         result = Marginals(tally.board(state.size), round(tally.models), tally.placements(state.config))
         if not state.shots:
-            _EMPTY_BOARDS[state.config] = Marginals(result.cells.copy(), result.models, result.placements)
+            empty_boards[state.config] = Marginals(result.cells.copy(), result.models, result.placements)
         return result
 
     def tally(self, problem: Problem) -> Tally:

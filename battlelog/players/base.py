@@ -1,4 +1,12 @@
-"""The one interface every player implements, and the shared tie-breaking rule."""
+"""The one interface every player implements, and the shared tie-breaking rule.
+
+Ownership: a constructor only stores the player's parameters (its seed, an engine's name, ...);
+what a player computes with (engines and what they remember, a solved optimum) lives in a
+:class:`~battlelog.engines.workspace.Workspace`. Whoever owns the work (an executor's worker, a
+command) creates one, hands it to each player with :meth:`Player.use` before its first game, and
+closes it when done; a player that was handed none (built in a notebook, say) makes its own on
+first need and releases it in :meth:`Player.close`.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +17,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from battlelog.engines.workspace import Workspace
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Cell
 from battlelog.rules.state import GameState
@@ -37,9 +46,23 @@ class Player(ABC):
     #: players.evaluate.long_walk); None for the others.
     long_walk_layouts: ClassVar[int | None] = None
 
+    _workspace: Workspace | None = None
+    _owns_workspace: bool = False
+
     def __init__(self, seed: Seed = None) -> None:
         self.seed = seed
         self.rng = np.random.default_rng(seed)
+
+    def use(self, workspace: Workspace) -> None:
+        """Compute in ``workspace`` from now on; its owner closes it, never the player."""
+        self._workspace, self._owns_workspace = workspace, False
+
+    @property
+    def workspace(self) -> Workspace:
+        """The workspace given to :meth:`use`, else one of the player's own, made on first need."""
+        if self._workspace is None:
+            self._workspace, self._owns_workspace = Workspace(), True
+        return self._workspace
 
     @classmethod
     def check_board(cls, config: GameConfig) -> None:
@@ -73,7 +96,11 @@ class Player(ABC):
         return state.shots
 
     def close(self) -> None:
-        """Release anything expensive the player holds (engines, caches)."""
+        """Release what the player owns: its own workspace, if it made one (a workspace given to
+        :meth:`use` is left to its owner)."""
+        if self._owns_workspace and self._workspace is not None:
+            self._workspace.close()
+            self._workspace, self._owns_workspace = None, False
 
 
 class ScoringPlayer(Player):

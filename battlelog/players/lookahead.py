@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from battlelog.engines import DEFAULT_ENGINE, Marginals
+from battlelog.engines import DEFAULT_ENGINE, Marginals, engine_class
 from battlelog.errors import BattlelogError
 from battlelog.players.base import Seed, masked
 from battlelog.players.posterior import PosteriorPlayer
@@ -36,7 +36,7 @@ class LookaheadPlayer(PosteriorPlayer):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise BattlelogError(f"player lookahead needs a whole number {option} of at least 1, got {value!r}")
         super().__init__(seed, engine)
-        if not self._engine.counts_models:
+        if not engine_class(engine).counts_models:
             raise BattlelogError(f"player lookahead needs an engine that counts layouts; {engine!r} does not")
         self.width = width
         self.max_layouts = max_layouts

@@ -14,26 +14,22 @@ from battlelog.rules.state import GameState
 if TYPE_CHECKING:
     from battlelog.optimum.solver import Solver
 
-#: One solver per instance and process: solving is the expensive part, and it is the same every game.
-_SOLVERS: dict[GameConfig, Solver] = {}
 
+def solved(config: GameConfig) -> Solver:
+    """A solver of ``config`` with its optimum solved (a one-line error if the instance is too large)."""
+    from battlelog.optimum.solver import Solver  # numba: loaded when a game needs it, not by `--help`
 
-def solver_for(config: GameConfig) -> Solver:
-    """The process's solver of ``config``, solved on first use (a one-line error if it is too large)."""
-    if config not in _SOLVERS:
-        from battlelog.optimum.solver import Solver  # numba: loaded when a game needs it, not by `--help`
-
-        solver = Solver(config)
-        solver.optimum()
-        _SOLVERS[config] = solver
-    return _SOLVERS[config]
+    solver = Solver(config)
+    solver.optimum()
+    return solver
 
 
 class OptimalPlayer(Player):
     """Shoots a shot of an optimal policy: the smallest expected number of shots over all policies.
 
     Deterministic (among optimal shots it takes the first the search proved optimal), so its exact
-    expectation is the optimum itself.
+    expectation is the optimum itself. Solving is the expensive part and the same every game, so the
+    solved instance is kept in the player's workspace, one per board configuration.
     """
 
     name = "optimal"
@@ -43,15 +39,19 @@ class OptimalPlayer(Player):
         """Only instances the solver takes: a cheap enumeration that stops as soon as it is too large."""
         solvable_layouts(config)
 
+    def solver(self, config: GameConfig) -> Solver:
+        """The workspace's solved instance of ``config``, solved on first need."""
+        return self.workspace.remember(("optimum", config), lambda: solved(config))
+
     def new_game(self, config: GameConfig) -> None:
-        solver_for(config)
+        self.solver(config)
 
     def candidates(self, state: GameState) -> list[Cell]:
         """The one optimal shot this player takes."""
-        return [solver_for(state.config).best_shot(state)]
+        return [self.choose(state)]
 
     def choose(self, state: GameState) -> Cell:
-        return solver_for(state.config).best_shot(state)
+        return self.solver(state.config).best_shot(state)
 
     def decision_key(self, state: GameState, possible: frozenset[Cell]) -> Hashable:
         """The hits: the shot depends only on the consistent layouts and the hits."""

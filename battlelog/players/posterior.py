@@ -7,7 +7,7 @@ from collections.abc import Hashable
 
 import numpy as np
 
-from battlelog.engines import DEFAULT_ENGINE, Engine, Marginals, make_engine
+from battlelog.engines import DEFAULT_ENGINE, Engine, Marginals, engine_class
 from battlelog.players.base import ScoringPlayer, Seed, best_cells
 from battlelog.rules.geometry import Cell
 from battlelog.rules.state import GameState
@@ -19,12 +19,18 @@ class PosteriorPlayer(ScoringPlayer):
     Among cells of equal score it keeps the most probable hits (then draws at random): a score that
     stops telling cells apart (information once the layout is pinned down) must not send the player
     sweeping the board around ships it already knows.
+
+    ``engine`` names the engine; the player computes with its workspace's engine of that name.
     """
 
     def __init__(self, seed: Seed = None, engine: str = DEFAULT_ENGINE) -> None:
         super().__init__(seed)
+        engine_class(engine)  # an unknown name is refused here, before any game
         self.engine = engine
-        self._engine: Engine = make_engine(engine)
+
+    @property
+    def _engine(self) -> Engine:
+        return self.workspace.engine(self.engine)
 
     @abstractmethod
     def posterior(self, state: GameState) -> tuple[Marginals, np.ndarray]:
@@ -44,6 +50,3 @@ class PosteriorPlayer(ScoringPlayer):
         """The hits: the scores are functions of the consistent layouts and the hits (a shot cell
         outside the hits has probability 0 whether shot or not, so it is never a candidate)."""
         return state.hits
-
-    def close(self) -> None:
-        self._engine.close()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from battlelog.engines import DEFAULT_ENGINE, Engine, make_engine
+from battlelog.engines import DEFAULT_ENGINE, Engine, engine_class
 from battlelog.errors import BattlelogError
 from battlelog.players.base import Player, Seed, masked, pick_best
 from battlelog.rules.geometry import Cell
@@ -26,9 +26,13 @@ class ThompsonPlayer(Player):
 
     def __init__(self, seed: Seed = None, engine: str = DEFAULT_ENGINE) -> None:
         super().__init__(seed)
-        self._engine: Engine = make_engine(engine)
-        if not self._engine.samples:
+        if not engine_class(engine).samples:
             raise BattlelogError(f"player thompson needs an engine that samples layouts; {engine!r} does not")
+        self.engine = engine
+
+    @property
+    def _engine(self) -> Engine:
+        return self.workspace.engine(self.engine)
 
     def scores(self, state: GameState) -> np.ndarray:
         """The exact occupancy marginal of the unshot cells a freshly drawn layout covers, 0 elsewhere
@@ -44,6 +48,3 @@ class ThompsonPlayer(Player):
         values = self.scores(state)
         cells = [cell for cell in state.unshot if values[cell] > 0.0]
         return pick_best(cells, [values[cell] for cell in cells], self.rng)
-
-    def close(self) -> None:
-        self._engine.close()

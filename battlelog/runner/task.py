@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from battlelog.engines.budget import task_budget
+from battlelog.engines.workspace import Workspace
 from battlelog.players import make_player
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement
@@ -60,10 +61,15 @@ class Outcome:
     retried: str | None = None
 
 
-def play_task(task: GameTask) -> dict[str, Any]:
-    """Play one game under the task's engine budget: build the player for this game, play, close the player."""
+def play_task(task: GameTask, workspace: Workspace | None = None) -> dict[str, Any]:
+    """Play one game under the task's engine budget: build the player for this game, play, close the player.
+
+    ``workspace``: the worker's, kept across the games it plays (None: the player's own, for this game).
+    """
     with task_budget(task.budget):
         player = make_player(task.player, game_seeds(task.seed, task.game)[1], **task.options)
+        if workspace is not None:
+            player.use(workspace)
         try:
             result = play_game(task.config, task.layout, player)
         finally:
@@ -90,16 +96,17 @@ def exit_status(exc: SystemExit) -> int:
     return exc.code if isinstance(exc.code, int) else 1
 
 
-def run_task(task: GameTask, measure_peak: bool = True) -> TaskResult:
+def run_task(task: GameTask, measure_peak: bool = True, workspace: Workspace | None = None) -> TaskResult:
     """Play the task's game, turning any failure into a status (the experiment goes on).
 
     ``measure_peak``: reset and read this process's memory high-water mark around the game (only
-    meaningful when no other game runs in the same process at the same time).
+    meaningful when no other game runs in the same process at the same time). ``workspace``: as
+    :func:`play_task` takes it.
     """
     exact = reset_peak() if measure_peak else False
     start = time.perf_counter()
     try:
-        value, status, message = play_task(task), OK, None
+        value, status, message = play_task(task, workspace), OK, None
     except MemoryError as exc:
         value, status, message = None, MEMORY, one_line(exc) + " (out of memory)"
     except SystemExit as exc:  # sys.exit() in a player ends the game, not the worker

@@ -1,10 +1,10 @@
-"""What the native engine remembers between calls, within a process and across processes.
+"""What the native engine remembers between calls: in its workspace, and on disk across processes.
 
-- :data:`STATES`: marginals of recent states, keyed by canonical form under the board's eight
-  symmetries and bounded in size. In an experiment a worker plays game after game, and a
-  deterministic player's first shots differ between games only by a symmetry of the board (the
-  empty board's best cells are the four central ones, and so on), so the early, expensive states
-  repeat.
+- :class:`StateCache`: marginals of recent states, keyed by canonical form under the board's eight
+  symmetries and bounded in size; a :class:`~battlelog.engines.workspace.Workspace` holds one. In
+  an experiment a worker plays game after game in one workspace, and a deterministic player's first
+  shots differ between games only by a symmetry of the board (the empty board's best cells are the
+  four central ones, and so on), so the early, expensive states repeat.
 - :class:`EmptyBoards`: the empty board of a configuration, on disk in the user's cache folder,
   keyed by board, fleet and :data:`FORMAT`, so that a new process answers the first move at once.
 """
@@ -68,9 +68,8 @@ class StateCache:
     def clear(self) -> None:
         self._entries.clear()
 
-
-#: The process-wide cache of every native engine (players build a new engine for every game).
-STATES = StateCache(capacity=512)
+    def __len__(self) -> int:
+        return len(self._entries)
 
 
 def cache_dir() -> Path:

@@ -24,10 +24,10 @@ import numpy as np
 from battlelog.engines import budget, progress
 from battlelog.engines.base import Engine, Marginals
 from battlelog.engines.canonical import PosteriorKey, canonical_form, posterior_key
-from battlelog.engines.native.cache import STATES, EmptyBoards
 from battlelog.engines.native.counts import Counts
 from battlelog.engines.native.layered import LayeredModel, sweep
 from battlelog.engines.native.tables import SweepTables
+from battlelog.engines.workspace import Workspace
 from battlelog.errors import Inconsistent
 from battlelog.model.ground import Problem, ground_problem
 from battlelog.rules.config import GameConfig
@@ -57,7 +57,9 @@ class NativeEngine(Engine):
     """Exact marginals, layout counts and uniform samples from the compiled layered model.
 
     Keeps the last state's model (when it was not split), so that drawing layouts of the state just
-    asked about costs no second compilation.
+    asked about costs no second compilation. Recent states' marginals and the empty boards on disk
+    are the ``workspace``'s (None: a workspace of its own); without a ``memory_budget`` of its own
+    it uses the one in force at each call (:func:`battlelog.engines.budget.memory_budget`).
     """
 
     name = "native"
@@ -65,26 +67,32 @@ class NativeEngine(Engine):
     gives_placements = True
     samples = True
 
-    def __init__(self, memory_budget: int | None = None, empty_boards: EmptyBoards | None = None) -> None:
-        self.memory_budget = budget.memory_budget() if memory_budget is None else int(memory_budget)
-        self.empty_boards = EmptyBoards() if empty_boards is None else empty_boards
+    def __init__(self, memory_budget: int | None = None, workspace: Workspace | None = None) -> None:
+        self._budget = None if memory_budget is None else int(memory_budget)
+        self.workspace = Workspace() if workspace is None else workspace
         self._kept: tuple[PosteriorKey, LayeredModel] | None = None
+
+    @property
+    def memory_budget(self) -> int:
+        """The bytes one call may use: the engine's own budget, else the budget in force now."""
+        return budget.memory_budget(self._budget)
 
     # ----- marginals ------------------------------------------------------------------------------
     def marginals(self, state: GameState) -> Marginals:
         """Exact occupancy and placement marginals of ``state``, and its number of layouts."""
+        states, empty_boards = self.workspace.states, self.workspace.empty_boards
         canonical = canonical_form(state)
-        cached = STATES.get(state, canonical)
+        cached = states.get(state, canonical)
         if cached is not None:
             return cached
-        stored = self.empty_boards.load(state.config) if not state.shots else None
+        stored = empty_boards.load(state.config) if not state.shots else None
         if stored is not None:
-            STATES.put(state, stored, canonical)
+            states.put(state, stored, canonical)
             return stored
         result = self.counts(state).marginals()
-        STATES.put(state, result, canonical)
+        states.put(state, result, canonical)
         if not state.shots:
-            self.empty_boards.save(state.config, result)
+            empty_boards.save(state.config, result)
         return result
 
     def counts(self, state: GameState) -> Counts:

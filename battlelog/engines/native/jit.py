@@ -10,6 +10,11 @@ board takes interpreted. So a process starts interpreted and switches to the com
 good the first time a level has more than :data:`COMPILE_ABOVE` states, or once the levels it has
 run interpreted add up to :data:`COMPILE_AFTER` states (about as long as loading numba takes): a
 single command on a small board never loads numba, and a worker playing game after game soon does.
+
+The compiled kernel (and the count of interpreted states that decides when to load it) is
+process-wide on purpose, unlike the engines' caches of data, which a
+:class:`~battlelog.engines.workspace.Workspace` owns: it is code, the same for every engine and
+every game, and numba keeps its own process-wide registry of compiled functions anyway.
 """
 
 from __future__ import annotations

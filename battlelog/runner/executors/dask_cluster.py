@@ -38,6 +38,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
+from battlelog.engines.workspace import Workspace
 from battlelog.errors import BattlelogError
 from battlelog.runner.executors import Limits
 from battlelog.runner.executors.base import Executor
@@ -66,6 +67,16 @@ def _kill_this_process() -> None:
     os.kill(os.getpid(), signal.SIGKILL)
 
 
+def _workspace(worker: Any) -> Workspace:
+    """The workspace of the worker thread running this game, kept on the worker across the games the
+    thread plays: one per thread, since an engine serves one game at a time (it goes with its thread)."""
+    mine = worker.__dict__.setdefault("battlelog_workspaces", threading.local())
+    if not hasattr(mine, "workspace"):
+        mine.workspace = Workspace()
+    workspace: Workspace = mine.workspace
+    return workspace
+
+
 def play_on_worker(task: GameTask, time_limit: float | None) -> TaskResult:
     """Play one game on a dask worker: announce it, play it under a watchdog, return how it ended.
 
@@ -83,7 +94,7 @@ def play_on_worker(task: GameTask, time_limit: float | None) -> TaskResult:
         watchdog.daemon = True
         watchdog.start()
     try:
-        return run_task(task, measure_peak=threads == 1)
+        return run_task(task, measure_peak=threads == 1, workspace=_workspace(worker))
     finally:
         if watchdog is not None:
             watchdog.cancel()

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
+from battlelog.engines.workspace import Workspace
 from battlelog.errors import BattlelogError
 from battlelog.runner.executors import Limits
 from battlelog.runner.executors.base import Executor
@@ -78,7 +79,8 @@ def _limit_memory(limit: int) -> str | None:
 
 
 def _serve(conn: Connection, memory_limit: int | None) -> None:
-    """A worker's life: set the limits, say it is ready, then play games until told to stop."""
+    """A worker's life: set the limits, say it is ready, then play games until told to stop, all in
+    one workspace (engines and their caches kept from game to game, bounded)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     _die_with_parent()
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # an abort under the memory limit must not dump GBs
@@ -87,14 +89,18 @@ def _serve(conn: Connection, memory_limit: int | None) -> None:
         conn.send((_UNFIT, unfit))
         return
     conn.send((_READY, os.getpid()))
-    while True:
-        try:
-            task = conn.recv()
-        except EOFError:  # the parent is gone
-            return
-        if task is None:
-            return
-        conn.send((_DONE, run_task(task)))
+    workspace = Workspace()
+    try:
+        while True:
+            try:
+                task = conn.recv()
+            except EOFError:  # the parent is gone
+                return
+            if task is None:
+                return
+            conn.send((_DONE, run_task(task, workspace=workspace)))
+    finally:
+        workspace.close()
 
 
 # ----- the pool (in the parent) ------------------------------------------------------------------
