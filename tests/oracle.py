@@ -118,7 +118,7 @@ def encode(answer: Answer, sinks: str) -> int:
 def posterior(table: Layouts, shots: list[tuple[tuple[int, int], Answer]], sinks: str) -> np.ndarray:
     """Indices of the layouts whose answers to ``shots`` (cell, answer), fed in order, are exactly those."""
     ok = np.ones(len(table), dtype=bool)
-    for (cell, answer), code in zip(shots, transcripts(table, [cell for cell, _ in shots], sinks)):
+    for (_, answer), code in zip(shots, transcripts(table, [cell for cell, _ in shots], sinks)):
         ok &= code == encode(answer, sinks)
     return np.flatnonzero(ok)
 

@@ -6,18 +6,24 @@ never share a cell, so the answer to a shot t at x is decided by the one placeme
 (miss when none does): "sunk" when p lies inside H_t (the hit cells after shot t, x included),
 "hit" otherwise, except that a silent game answers "hit" either way and a named one says which
 ship. A layout therefore gives the recorded answers exactly when no ship covers a miss, some ship
-covers every hit, and every ship's placement p passes a test of its own:
+covers every hit, and every ship i's placement p passes a test of its own:
 
-- ``named``: for every hit shot t on a cell of p, (p inside H_t) == (shot t announced "sunk ship i");
+- ``named``: every shot that announced "sunk ship i" lies on p, and for every hit shot t on a cell
+  of p, (p inside H_t) == (shot t announced "sunk ship i");
 - ``unnamed``: for every hit shot t on a cell of p, (p inside H_t) == (shot t announced "sunk");
 - ``silent``: nothing (no answer tells sunk from hit; a placement may lie inside the hits freely).
 
+(Under ``named`` a placement of ship j through the cell where ship i was announced sunk passes j's
+test when it is not all hit there, but can never be in a layout: ship i's placements all cover that
+cell. Keeping it leaves each domain exactly what the standard rules' evidence gives.)
+
 Since every cell of p is shot at most once, p lies inside H_t for a shot t on p exactly when p is
 all hit and t is the last of its shots. So under ``named`` and ``unnamed`` p survives iff it avoids
-the misses and either it is all hit and its last shot, and only that one, announced the sink (of
-ship i, when named), or it is not all hit and none of its shots announced one (of ship i). For
-``named`` that is the standard rules' reading: a sunk ship's placements lie inside the hits of its
-sinking shot and through that shot's cell; an afloat ship's are not all hit.
+the misses (and, named, covers ship i's sinking shot) and either it is all hit and its last shot, and
+only that one, announced the sink (of ship i, when named), or it is not all hit and none of its shots
+announced one (of ship i). For ``named`` that is the standard rules' evidence read per ship: a sunk
+ship's placements lie inside the hits of its sinking shot and through that shot's cell; an afloat
+ship's are not all hit.
 
 So every piece of evidence except "hit" only rules placements in or out, and is applied here once,
 by pruning each ship's domain. What remains are three families of constraints over the surviving
@@ -83,9 +89,10 @@ def ground(state: GameState) -> GroundModel:
     for ship in range(len(state.ships)):
         # The shots that announce this ship's sink (any sink, when sinks are unnamed).
         announced = {t for t in state.sunk_shots if sinks != NAMED or state.shots[t].ship == ship}
+        through = {state.shots[t].cell for t in announced} if sinks == NAMED else set()
         allowed = []
         for p in state.config.placements(ship):
-            if not misses.isdisjoint(p.cells):
+            if not misses.isdisjoint(p.cells) or not through.issubset(p.cells):
                 continue
             if sinks != SILENT:
                 shots = [hit_at[cell] for cell in p.cells if cell in hit_at]
