@@ -108,7 +108,7 @@ def variant_states(sinks: str) -> tuple[tuple[GameState, np.ndarray], ...]:
             k = int(rng.integers(len(table)))
             referee = Referee(config, tuple(Placement(i, *spot) for i, spot in enumerate(table.spots[k])))
             cells: list[tuple[int, int]] = []
-            answers = []
+            answers: list[tuple[str, int | None]] = []
             while not referee.over:
                 cell = _hunty_cells(rng, size, [c for c, a in zip(cells, answers) if a[0] != "miss"], set(cells))
                 cells.append(cell)
