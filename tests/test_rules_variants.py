@@ -202,3 +202,14 @@ def test_sampling_gives_up_in_one_line() -> None:
         for seed in range(20):
             sample_layout(config, np.random.default_rng(seed), max_tries=1)
     assert one_line(exc) == "fleet 3,2,1 on a 4x4 board with no contact is packed so tightly that uniform sampling found no layout in 1 tries"
+
+
+def test_the_documented_rules_examples_are_valid_states() -> None:
+    """The examples of docs/formats.md's Rules section read back as states under the rules they show."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "formats.md").read_text()
+    section = text[text.index("### Rules") : text.index("## Marginals")]
+    examples = [GameState.from_json(json.loads(block)) for block in re.findall(r"```json\n(.*?)```", section, re.S)]
+    assert [s.config.rules for s in examples] == [Rules(touch="none"), UNNAMED, SILENT]
