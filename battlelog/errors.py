@@ -15,6 +15,10 @@ class FleetError(BattlelogError):
     """A fleet that cannot be laid out on its board (or is malformed)."""
 
 
+class RulesError(BattlelogError):
+    """A rule variant battlelog does not know (a touch or sink rule name), or rules written wrongly."""
+
+
 class ShotError(BattlelogError):
     """A shot that the rules forbid: off the board, repeated, or after the game ended."""
 

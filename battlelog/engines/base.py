@@ -12,6 +12,7 @@ from battlelog.errors import BattlelogError, Inconsistent, StateError
 from battlelog.rules.answers import HIT_CODE, MISS_CODE, SUNK_CODE
 from battlelog.rules.geometry import Placement, cell_name
 from battlelog.rules.state import GameState
+from battlelog.rules.variants import ALLOWED, NAMED, SILENT, UNNAMED
 
 
 @dataclass(frozen=True)
@@ -31,22 +32,25 @@ class Marginals:
     def answers(self, state: GameState) -> np.ndarray:
         """``out[r, c, a]``: the probability that a shot at (r, c) is answered ``a``.
 
-        ``a`` is an answer code (``battlelog.rules.answers``): 0 miss, 1 a hit that sinks nothing, ``2 + i`` "sunk ship i". A
-        shot at x sinks ship i exactly when ship i lies on x and the rest of its cells are already
-        hit, so these follow from the placement marginals. Cells already shot are all zero.
+        ``a`` is an answer code (``battlelog.rules.answers``): 0 miss, 1 a hit that sinks nothing, and
+        by the sink rule ``2 + i`` "sunk ship i" (``named``), ``2`` "sunk" (``unnamed``), nothing more
+        (``silent``: a sinking shot is answered "hit"). A shot at x sinks a ship exactly when the ship
+        lies on x and the rest of its cells are already hit, so these follow from the placement
+        marginals. Cells already shot are all zero.
         """
         if self.placements is None:
             raise BattlelogError("this engine gives no placement marginals, so no answer probabilities")
-        n, ships = state.size, len(state.ships)
-        out = np.zeros((n, n, SUNK_CODE + ships))
+        n, ships, sinks = state.size, len(state.ships), state.config.rules.sinks
+        out = np.zeros((n, n, SUNK_CODE + {NAMED: ships, UNNAMED: 1, SILENT: 0}[sinks]))
         hits = state.hits
-        for ship in state.afloat:
+        for ship in range(ships) if sinks != SILENT else ():
+            code = SUNK_CODE + (ship if sinks == NAMED else 0)
             for p, probability in zip(state.config.placements(ship), self.placements[ship]):
                 if probability == 0.0:
                     continue
                 unhit = [cell for cell in p.cells if cell not in hits]
                 if len(unhit) == 1:
-                    out[unhit[0]][SUNK_CODE + ship] += probability
+                    out[unhit[0]][code] += probability
         out[:, :, MISS_CODE] = 1.0 - self.cells
         out[:, :, HIT_CODE] = self.cells - out[:, :, SUNK_CODE:].sum(axis=2)
         for cell in state.shot_cells:
@@ -91,6 +95,12 @@ class Engine(ABC):
 
     def close(self) -> None:
         """Release the compiled models the engine holds (what its workspace holds is the workspace's)."""
+
+
+def refuse_touch(touch: str, engine: str) -> None:
+    """A one-line refusal from an engine that does not yet count ``touch`` (any rule but ``allowed``)."""
+    if touch != ALLOWED:
+        raise BattlelogError(f"the {engine} engine does not count touch rule {touch!r} yet")
 
 
 def locate_fault(state: GameState, engine: Engine) -> StateError:

@@ -17,9 +17,9 @@ PosteriorKey = tuple[object, ...]
 def posterior_key(state: GameState, symmetry: Symmetry = IDENTITY) -> PosteriorKey:
     """What the posterior of the image of ``state`` under ``symmetry`` depends on, and nothing else.
 
-    The misses, the hits, and for each sink the ship, its cell and the hits up to that shot (the
-    order of the other shots does not matter), as row-major cell indices. Equal keys mean equal
-    posteriors.
+    The rules, the misses, the hits, and for each sink the ship (-1 when sinks are unnamed), its cell
+    and the hits up to that shot (the order of the other shots does not matter), as row-major cell
+    indices. Equal keys mean equal posteriors.
     """
     n = state.size
     image = symmetry.index_map(n)
@@ -27,8 +27,13 @@ def posterior_key(state: GameState, symmetry: Symmetry = IDENTITY) -> PosteriorK
     def cells(of: frozenset[Cell]) -> tuple[int, ...]:
         return tuple(sorted(int(image[r * n + c]) for r, c in of))
 
-    sinks = tuple(sorted((ship, int(image[cell[0] * n + cell[1]]), cells(state.hits_after(t))) for ship, t, cell in state.sinks))
-    return (n, state.ships, cells(state.misses), cells(state.hits), sinks)
+    sinks = []
+    for t in state.sunk_shots:
+        shot = state.shots[t]
+        ship = -1 if shot.ship is None else shot.ship
+        sinks.append((ship, int(image[shot.row * n + shot.col]), cells(state.hits_after(t))))
+    rules = state.config.rules
+    return (n, state.ships, rules.touch, rules.sinks, cells(state.misses), cells(state.hits), tuple(sorted(sinks)))
 
 
 def canonical_form(state: GameState) -> tuple[PosteriorKey, Symmetry]:

@@ -30,6 +30,7 @@ from collections.abc import Iterable
 import numpy as np
 from numba import njit
 
+from battlelog.engines.base import refuse_touch
 from battlelog.errors import Inconsistent
 from battlelog.model.ground import ground
 from battlelog.rules.config import GameConfig
@@ -51,6 +52,7 @@ class LayoutChain:
 
     def __init__(self, state: GameState) -> None:
         config = state.config
+        refuse_touch(config.rules.touch, "mc sampler's")
         self.state = state
         self.domains = ground(state).domains  # each ship's placements the evidence allows on its own
         masks, starts = [], [0]

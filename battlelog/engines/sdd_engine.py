@@ -38,7 +38,7 @@ import numpy as np
 from pysdd.sdd import SddManager, SddNode
 
 from battlelog.engines import budget
-from battlelog.engines.base import Engine, Marginals
+from battlelog.engines.base import Engine, Marginals, refuse_touch
 from battlelog.engines.budget import readable
 from battlelog.engines.frontier import FALSE, TRUE, Diagram, smallest_sweep
 from battlelog.engines.pysdd_setup import BYTES_PER_NODE, sdd_manager
@@ -106,6 +106,7 @@ class SddEngine(Engine):
 
     def marginals(self, state: GameState) -> Marginals:
         """Occupancy marginals of ``state`` and its number of layouts (exact below 2**53)."""
+        refuse_touch(state.config.rules.touch, self.name)
         empty_boards = self.workspace.sdd_empty_boards
         if not state.shots and state.config in empty_boards:
             cached = empty_boards[state.config]

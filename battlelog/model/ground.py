@@ -1,16 +1,37 @@
 """The ground model of a game state: which placements the evidence still allows, and what must hold.
 
-Every piece of evidence in the spec except "hit" only rules placements in or out, so it is applied
-here once, by pruning each ship's domain:
+Under every rule the posterior is the prior restricted to the layouts that, fed the same shots in the
+same order, give exactly the answers that were given (the transcript rule, docs/rules.md). Ships
+never share a cell, so the answer to a shot t at x is decided by the one placement p covering x
+(miss when none does): "sunk" when p lies inside H_t (the hit cells after shot t, x included),
+"hit" otherwise, except that a silent game answers "hit" either way and a named one says which
+ship. A layout therefore gives the recorded answers exactly when no ship covers a miss, some ship
+covers every hit, and every ship i's placement p passes a test of its own:
 
-- miss at x: no placement covering x;
-- ship i sunk at shot t on x: ship i's placements lie inside H_t and contain x;
-- ship i not sunk after the last shot T: ship i's placements are not inside H_T.
+- ``named``: every shot that announced "sunk ship i" lies on p, and for every hit shot t on a cell
+  of p, (p inside H_t) == (shot t announced "sunk ship i");
+- ``unnamed``: for every hit shot t on a cell of p, (p inside H_t) == (shot t announced "sunk");
+- ``silent``: nothing (no answer tells sunk from hit; a placement may lie inside the hits freely).
 
-What remains are three families of constraints over the surviving placement atoms, which is what
-compiling engines encode: exactly one placement per ship, at most one placement per cell (no
-overlap), and at least one placement per hit cell. A :class:`Problem` is that, detached from the
-state, so that it can also be split into disjoint sub-problems on a cell.
+(Under ``named`` a placement of ship j through the cell where ship i was announced sunk passes j's
+test when it is not all hit there, but can never be in a layout: ship i's placements all cover that
+cell. Keeping it leaves each domain exactly what the standard rules' evidence gives.)
+
+Since every cell of p is shot at most once, p lies inside H_t for a shot t on p exactly when p is
+all hit and t is the last of its shots. So under ``named`` and ``unnamed`` p survives iff it avoids
+the misses (and, named, covers ship i's sinking shot) and either it is all hit and its last shot, and
+only that one, announced the sink (of ship i, when named), or it is not all hit and none of its shots
+announced one (of ship i). For ``named`` that is the standard rules' evidence read per ship: a sunk
+ship's placements lie inside the hits of its sinking shot and through that shot's cell; an afloat
+ship's are not all hit.
+
+So every piece of evidence except "hit" only rules placements in or out, and is applied here once,
+by pruning each ship's domain. What remains are three families of constraints over the surviving
+placement atoms, which is what compiling engines encode: exactly one placement per ship, at most one
+placement per cell (no overlap), and at least one placement per hit cell. The touch rule is a fourth
+(no two ships' placements in contact as the rule forbids); it is carried in :attr:`Problem.touch`
+for the engines to count. A :class:`Problem` is that, detached from the state, so that it can also
+be split into disjoint sub-problems on a cell.
 """
 
 from __future__ import annotations
@@ -22,6 +43,7 @@ from battlelog.errors import Inconsistent
 from battlelog.rules.config import fleet_text
 from battlelog.rules.geometry import Cell, Placement, cell_name
 from battlelog.rules.state import GameState
+from battlelog.rules.variants import ALLOWED, NAMED, SILENT
 
 
 @dataclass(frozen=True)
@@ -58,30 +80,34 @@ class GroundModel:
 
 
 def ground(state: GameState) -> GroundModel:
-    """Prune every ship's canonical placements by the evidence that only rules placements out."""
+    """Prune every ship's canonical placements by the evidence that only rules placements out (the
+    module's docstring derives the test from the transcript rule)."""
     misses = state.misses
-    final_hits = state.hits
-    sunk_at = {ship: (t, cell) for ship, t, cell in state.sinks}
+    sinks = state.config.rules.sinks
+    hit_at = {s.cell: t for t, s in enumerate(state.shots) if s.is_hit}
     domains = []
     for ship in range(len(state.ships)):
+        # The shots that announce this ship's sink (any sink, when sinks are unnamed).
+        announced = {t for t in state.sunk_shots if sinks != NAMED or state.shots[t].ship == ship}
+        through = {state.shots[t].cell for t in announced} if sinks == NAMED else set()
         allowed = []
-        if ship in sunk_at:
-            t, cell = sunk_at[ship]
-            inside = state.hits_after(t)
-            for p in state.config.placements(ship):
-                if cell in p.cells and inside.issuperset(p.cells):
-                    allowed.append(p)
-        else:
-            for p in state.config.placements(ship):
-                if misses.isdisjoint(p.cells) and not final_hits.issuperset(p.cells):
-                    allowed.append(p)
+        for p in state.config.placements(ship):
+            if not misses.isdisjoint(p.cells) or not through.issubset(p.cells):
+                continue
+            if sinks != SILENT:
+                shots = [hit_at[cell] for cell in p.cells if cell in hit_at]
+                last = max(shots) if len(shots) == len(p.cells) else None
+                if {t for t in shots if t in announced} != ({last} if last is not None else set()):
+                    continue
+            allowed.append(p)
         domains.append(tuple(allowed))
     return GroundModel(state, tuple(domains))
 
 
 @dataclass(frozen=True)
 class Problem:
-    """What a counting engine counts: one placement per ship from its domain, no overlap, required cells covered.
+    """What a counting engine counts: one placement per ship from its domain, no overlap, no contact
+    that the touch rule forbids, required cells covered.
 
     A :class:`GroundModel` gives one (its hit cells are the required cells); :meth:`split` gives two
     smaller ones that share no layout and together have all of this one's layouts.
@@ -91,17 +117,20 @@ class Problem:
     ships: tuple[int, ...]
     domains: tuple[tuple[Placement, ...], ...]
     required: frozenset[Cell]
+    #: The touch rule (``battlelog.rules.variants``): ``allowed``, ``diagonal`` or ``none``.
+    touch: str = ALLOWED
 
     @classmethod
     def from_model(cls, model: GroundModel) -> Problem:
-        return cls(model.state.size, model.state.ships, model.domains, frozenset(model.hit_cells))
+        state = model.state
+        return cls(state.size, state.ships, model.domains, frozenset(model.hit_cells), state.config.rules.touch)
 
     def split(self, cell: Cell) -> tuple[Problem, Problem]:
         """The layouts that leave ``cell`` empty, and those that cover it."""
         empty = tuple(tuple(p for p in domain if cell not in p.cells) for domain in self.domains)
         return (
-            Problem(self.size, self.ships, empty, self.required),
-            Problem(self.size, self.ships, self.domains, self.required | {cell}),
+            Problem(self.size, self.ships, empty, self.required, self.touch),
+            Problem(self.size, self.ships, self.domains, self.required | {cell}, self.touch),
         )
 
     def open_cells(self) -> list[Cell]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from battlelog.errors import BattlelogError
 from battlelog.rules.config import format_ships
 from battlelog.rules.geometry import cell_name
 from battlelog.rules.state import GameState
@@ -25,8 +26,12 @@ PROGRAM_TEMPLATE = "battleship.pl.j2"
 
 
 def program_context(state: GameState) -> dict[str, Any]:
-    """The plain data the templates render: numbers, names and lists, no ProbLog syntax."""
+    """The plain data the templates render: numbers, names and lists, no ProbLog syntax.
+
+    The templates know only the standard rules so far: any other rules are refused in one line."""
     config = state.config
+    if not config.rules.is_default:
+        raise BattlelogError(f"the ProbLog program knows only the standard rules so far, not {config.rules.text()}")
     return {
         "size": config.size,
         "fleet": format_ships(config.ships),

@@ -47,6 +47,8 @@ class LayoutTable:
         Refuses (one-line error) when the board is too large for the masks or the fleet has more
         than ``max_layouts`` layouts.
         """
+        if not config.rules.is_default:
+            raise BattlelogError(f"{config.label()}: the exact solver knows only the standard rules so far")
         if config.cells > MAX_CELLS:
             raise BattlelogError(f"{config.label()}: boards above 8x8 do not fit this enumeration's 64-bit masks")
         placement = np.zeros((1, 0), dtype=np.int32)

@@ -11,6 +11,7 @@ from battlelog.players.posterior import PosteriorPlayer
 from battlelog.rules.answers import HIT_CODE, decode_answer
 from battlelog.rules.geometry import Cell
 from battlelog.rules.state import GameState
+from battlelog.rules.variants import NAMED
 
 
 class LookaheadPlayer(PosteriorPlayer):
@@ -61,7 +62,7 @@ class LookaheadPlayer(PosteriorPlayer):
         answer no layout gives, left at a rounding error above 0, is told from one that some give)."""
         value = float(answers[HIT_CODE:].sum())
         for answer in np.flatnonzero(answers > 0.5 / models):
-            nxt = state.with_shot(*cell, *decode_answer(int(answer)))
+            nxt = state.with_shot(*cell, *decode_answer(int(answer), state.config.rules.sinks == NAMED))
             if nxt.over:
                 value += float(answers[answer])
                 continue

@@ -10,10 +10,11 @@ RESULTS = (MISS, HIT, SUNK)
 MISS_CODE, HIT_CODE, SUNK_CODE = 0, 1, 2
 
 
-def decode_answer(code: int) -> tuple[str, int | None]:
-    """The answer and sunk ship (or None) of an answer code, as ``GameState.with_shot`` takes them."""
+def decode_answer(code: int, named: bool = True) -> tuple[str, int | None]:
+    """The answer and sunk ship (or None) of an answer code, as ``GameState.with_shot`` takes them;
+    with ``named`` false (sinks unnamed) a sink names no ship."""
     if code == MISS_CODE:
         return MISS, None
     if code == HIT_CODE:
         return HIT, None
-    return SUNK, code - SUNK_CODE
+    return SUNK, (code - SUNK_CODE if named else None)

@@ -1,5 +1,5 @@
-"""A game's fixed part: the board and the ordered fleet, validated so that a fleet that cannot be laid
-out never reaches a game; and fleets as people write them (``5,4,3,3,2``)."""
+"""A game's fixed part: the board, the ordered fleet and the rules, validated so that a fleet that cannot
+be laid out under the rules never reaches a game; and fleets as people write them (``5,4,3,3,2``)."""
 
 from __future__ import annotations
 
@@ -9,22 +9,27 @@ from dataclasses import dataclass
 import numpy as np
 
 from battlelog.errors import FleetError
-from battlelog.rules.geometry import Placement, ship_placements
+from battlelog.rules.geometry import Cell, Placement, ship_placements
+from battlelog.rules.variants import ALLOWED, STANDARD_RULES, Rules
 from battlelog.wording import ECHO_LIMIT, clip, count_noun
 
 
 @dataclass(frozen=True)
 class GameConfig:
-    """A board size and an ordered fleet of ship lengths: the fixed part of every game.
+    """A board size, an ordered fleet of ship lengths and the rules: the fixed part of every game.
 
-    Constructing one validates it, so a fleet that cannot be laid out never reaches a game.
+    Constructing one validates it, so a fleet that cannot be laid out under the rules never reaches a
+    game. Two configurations are equal only when their rules are too.
     """
 
     size: int
     ships: tuple[int, ...]
+    rules: Rules = STANDARD_RULES
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "ships", tuple(int(s) for s in self.ships))
+        if not isinstance(self.rules, Rules):
+            raise FleetError(f"rules must be a Rules object, got {clip(repr(self.rules))}")
         if not isinstance(self.size, (int, np.integer)) or self.size < 1:
             raise FleetError(f"board size must be a positive whole number, got {clip(repr(self.size))}")
         if self.size > 26:
@@ -42,7 +47,8 @@ class GameConfig:
                 f"more than the {self.size * self.size} cells of a {self.size}x{self.size} board"
             )
         if find_layout(self) is None:
-            raise FleetError(f"fleet {fleet_text(self.ships)} cannot be laid out on a {self.size}x{self.size} board")
+            under = f" with {self.rules.text()}" if self.rules.touch != ALLOWED else ""
+            raise FleetError(f"fleet {fleet_text(self.ships)} cannot be laid out on a {self.size}x{self.size} board{under}")
 
     @property
     def cells(self) -> int:
@@ -59,21 +65,26 @@ class GameConfig:
         return ship_placements(self.size, ship, self.ships[ship])
 
     def label(self) -> str:
-        """A short name such as ``5x5 3,3,2`` for tables and file names."""
-        return f"{self.size}x{self.size} {fleet_text(self.ships)}"
+        """A short name such as ``5x5 3,3,2`` for tables and file names; rules other than the standard
+        ones follow in brackets: ``10x10 5,4,3,3,2 (no contact, sinks unnamed)``."""
+        name = f"{self.size}x{self.size} {fleet_text(self.ships)}"
+        return name if self.rules.is_default else f"{name} ({self.rules.text()})"
 
 
 def find_layout(config: GameConfig, node_limit: int = 200_000) -> tuple[Placement, ...] | None:
-    """Some valid layout of the fleet, or None if there is none.
+    """Some layout of the fleet legal under the configuration's touch rule, or None if there is none.
 
     Depth-first search that fills the board in row-major order: the first free cell is either left
-    empty or covered by an unused ship placed with its canonical cell there. Ships of equal length are
+    empty or covered by an unused ship placed with its canonical cell there (a cell that a placed
+    ship keeps out under the touch rule is not free). Ships of equal length are
     interchangeable for existence, so only one of each length is tried at each step. Returns None also
     when the search exceeds ``node_limit`` steps without success, which in practice only happens for
     fleets packed so tightly that they are almost certainly impossible.
     """
     n = config.size
-    occupied = [[False] * n for _ in range(n)]
+    rules = config.rules
+    # How many placed ships keep each cell out (their own cells, and their neighbours under the touch rule).
+    blocked = [[0] * n for _ in range(n)]
     remaining = sorted(config.ships, reverse=True)
     free_cells_needed = sum(remaining)
     steps = 0
@@ -81,15 +92,15 @@ def find_layout(config: GameConfig, node_limit: int = 200_000) -> tuple[Placemen
 
     def fits(r: int, c: int, length: int, horizontal: bool) -> bool:
         if horizontal:
-            return c + length <= n and not any(occupied[r][c + k] for k in range(length))
-        return r + length <= n and not any(occupied[r + k][c] for k in range(length))
+            return c + length <= n and not any(blocked[r][c + k] for k in range(length))
+        return r + length <= n and not any(blocked[r + k][c] for k in range(length))
+
+    def zone(r: int, c: int, length: int, horizontal: bool) -> frozenset[Cell]:
+        return rules.keep_out(Placement(0, length, r, c, horizontal), n)
 
     def mark(r: int, c: int, length: int, horizontal: bool, value: bool) -> None:
-        for k in range(length):
-            if horizontal:
-                occupied[r][c + k] = value
-            else:
-                occupied[r + k][c] = value
+        for rr, cc in zone(r, c, length, horizontal):
+            blocked[rr][cc] += 1 if value else -1
 
     def search(pos: int, cells_left: int) -> bool:
         nonlocal steps
@@ -99,7 +110,7 @@ def find_layout(config: GameConfig, node_limit: int = 200_000) -> tuple[Placemen
         if steps > node_limit or n * n - pos < cells_left:
             return False
         r, c = divmod(pos, n)
-        if occupied[r][c]:
+        if blocked[r][c]:
             return search(pos + 1, cells_left)
         for length in sorted(set(remaining), reverse=True):
             for horizontal in ((True, False) if length > 1 else (True,)):

@@ -1,4 +1,4 @@
-"""Hidden layouts drawn uniformly over all valid layouts (the prior every Bayesian player assumes)."""
+"""Hidden layouts drawn uniformly over all layouts legal under the rules (the prior every Bayesian player assumes)."""
 
 from __future__ import annotations
 
@@ -9,16 +9,20 @@ import numpy as np
 from battlelog.errors import FleetError
 from battlelog.rules.config import GameConfig, fleet_text
 from battlelog.rules.geometry import Cell, Placement
+from battlelog.rules.variants import ALLOWED
 
 
 def sample_layout(config: GameConfig, rng: np.random.Generator, max_tries: int = 1_000_000) -> tuple[Placement, ...]:
-    """A layout drawn uniformly from all valid layouts, by rejection.
+    """A layout drawn uniformly from all layouts legal under the touch rule, by rejection.
 
     Each ship's placement is drawn uniformly from its canonical placements and the whole layout is
-    rejected on any overlap; stopping at the first overlap only saves work, it does not bias the draw.
-    Placing ships one by one in the room left would NOT be uniform (see the spec).
+    rejected on any overlap, or any contact the touch rule forbids (each ship keeps the cells of
+    ``Rules.keep_out`` from the ships after it); stopping at the first clash only saves work, it does
+    not bias the draw. Placing ships one by one in the room left would NOT be uniform (see the spec).
+    A configuration whose layouts are too rare for ``max_tries`` draws is a one-line error, not a hang.
     """
     options = [config.placements(i) for i in range(len(config.ships))]
+    rules, n = config.rules, config.size
     for _ in range(max_tries):
         taken: set[Cell] = set()
         layout: list[Placement] = []
@@ -26,13 +30,13 @@ def sample_layout(config: GameConfig, rng: np.random.Generator, max_tries: int =
             p = ship_options[int(rng.integers(len(ship_options)))]
             if taken.intersection(p.cells):
                 break
-            taken.update(p.cells)
+            taken.update(p.cells if rules.touch == ALLOWED else rules.keep_out(p, n))
             layout.append(p)
         else:
             return tuple(layout)
     raise FleetError(
-        f"fleet {fleet_text(config.ships)} on a {config.size}x{config.size} board is packed so tightly "
-        f"that uniform sampling found no layout in {max_tries} tries"
+        f"fleet {fleet_text(config.ships)} on a {n}x{n} board{' with ' + rules.text() if rules.touch != ALLOWED else ''} "
+        f"is packed so tightly that uniform sampling found no layout in {max_tries} tries"
     )
 
 

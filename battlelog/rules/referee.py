@@ -8,6 +8,7 @@ from battlelog.errors import ShotError
 from battlelog.rules.answers import HIT, MISS, SUNK
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Cell, Placement, cell_name
+from battlelog.rules.variants import NAMED, SILENT
 
 
 @dataclass
@@ -23,7 +24,8 @@ class Referee:
         self._shot: set[Cell] = set()
 
     def shoot(self, row: int, col: int) -> tuple[str, int | None]:
-        """Answer a shot: ``("miss", None)``, ``("hit", None)`` or ``("sunk", ship)``."""
+        """Answer a shot: ``("miss", None)``, ``("hit", None)``, or on a ship's last unhit cell what the
+        sink rule says: ``("sunk", ship)`` (named), ``("sunk", None)`` (unnamed), ``("hit", None)`` (silent)."""
         n = self.config.size
         if not (0 <= row < n and 0 <= col < n):
             raise ShotError(f"shot at row {row}, column {col} is off the {n}x{n} board")
@@ -36,7 +38,9 @@ class Referee:
         if ship is None:
             return MISS, None
         self._left[ship].discard((row, col))
-        return (SUNK, ship) if not self._left[ship] else (HIT, None)
+        if self._left[ship] or self.config.rules.sinks == SILENT:
+            return HIT, None
+        return SUNK, (ship if self.config.rules.sinks == NAMED else None)
 
     @property
     def over(self) -> bool:

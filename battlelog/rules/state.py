@@ -1,9 +1,19 @@
 """What a player sees of a game: the shots fired and their answers, and the game-state JSON format.
 
 A :class:`GameState` never holds the hidden layout. Its constructor checks every rule that can be
-checked without inference (cells on the board, no repeats, well-formed answers, each ship sunk at
-most once, nothing after the last sink); whether some layout satisfies all the answers is a question
-for the engines (see :func:`battlelog.engines.base.locate_fault`).
+checked without inference (cells on the board, no repeats, well-formed answers under the sink rule,
+each ship sunk at most once, nothing after the end); whether some layout satisfies all the answers is
+a question for the engines (see :func:`battlelog.engines.base.locate_fault`).
+
+What the shots tell of the fleet depends on the sink rule (``config.rules.sinks``):
+
+- ``named``: every sink names its ship, so :attr:`GameState.afloat` lists the ships not sunk;
+- ``unnamed``: a sink says only that some ship went down, so which ships are afloat is not known
+  (``afloat`` refuses); :attr:`GameState.sunk_count` counts the sinks;
+- ``silent``: nothing is ever announced sunk, so neither is known (``sunk_count`` is 0).
+
+:attr:`GameState.over` is true under ``named`` and ``unnamed`` once as many sinks were announced as
+there are ships, and under ``silent`` once as many cells were hit as the fleet has ship cells.
 """
 
 from __future__ import annotations
@@ -14,89 +24,18 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from battlelog.errors import FileFormatError, FleetError, StateError
+from battlelog.errors import FileFormatError, FleetError, RulesError, StateError
 from battlelog.files import write_text
 from battlelog.jsonfile import check_keys, read_json
-from battlelog.rules.answers import HIT, MISS, RESULTS, SUNK
-from battlelog.rules.config import GameConfig, fleet_text
-from battlelog.rules.geometry import Cell, cell_name
-from battlelog.wording import clip, count_noun
+from battlelog.rules.answers import HIT, MISS, SUNK
+from battlelog.rules.config import GameConfig
+from battlelog.rules.geometry import Cell
+from battlelog.rules.shots import Shot, _Tally
+from battlelog.rules.variants import NAMED, Rules
+from battlelog.wording import clip
 
 #: The keys of the game-state format, and of each shot in it.
-STATE_KEYS, SHOT_KEYS = ("size", "ships", "shots"), ("row", "col", "result", "ship")
-
-
-@dataclass(frozen=True)
-class Shot:
-    """One shot and its answer; ``ship`` is the index of the ship sunk, only when ``result == "sunk"``."""
-
-    row: int
-    col: int
-    result: str
-    ship: int | None = None
-
-    @property
-    def cell(self) -> Cell:
-        return (self.row, self.col)
-
-    @property
-    def is_hit(self) -> bool:
-        """Hits and sinks both count as hits."""
-        return self.result != MISS
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"row": self.row, "col": self.col, "result": self.result}
-        if self.result == SUNK:
-            out["ship"] = self.ship
-        return out
-
-
-@dataclass
-class _Tally:
-    """What validating the next shot needs to know about the shots before it."""
-
-    seen: dict[Cell, int] = field(default_factory=dict)
-    sunk: dict[int, int] = field(default_factory=dict)
-    hits: int = 0
-
-    def copy(self) -> _Tally:
-        return _Tally(dict(self.seen), dict(self.sunk), self.hits)
-
-    def admit(self, config: GameConfig, t: int, shot: Shot) -> None:
-        """Check shot number ``t`` (0-based) against the rules and the shots before it, then record it."""
-        n, fleet = config.size, config.ships
-        where = f"shot {t + 1}"
-        if len(self.sunk) == len(fleet):
-            raise StateError(f"{where} ({cell_name(shot.cell)}) comes after every ship was already sunk")
-        if not (0 <= shot.row < n and 0 <= shot.col < n):
-            raise StateError(f"{where} at row {shot.row}, column {shot.col} is off the {n}x{n} board")
-        if shot.cell in self.seen:
-            raise StateError(f"{where} repeats cell {cell_name(shot.cell)}, already shot at shot {self.seen[shot.cell] + 1}")
-        if shot.result not in RESULTS:
-            raise StateError(f"{where} has result {clip(repr(shot.result))}; expected one of {', '.join(RESULTS)}")
-        if shot.result == SUNK:
-            if shot.ship is None:
-                raise StateError(
-                    f"{where} ({cell_name(shot.cell)}) is a sunk answer without a ship index: "
-                    f"say which of ships 0..{len(fleet) - 1} (fleet {fleet_text(fleet)}) it sank"
-                )
-            if not (0 <= shot.ship < len(fleet)):
-                raise StateError(
-                    f"{where} sinks ship {shot.ship!r}, but the fleet {fleet_text(fleet)} has ships 0..{len(fleet) - 1}"
-                )
-            if shot.ship in self.sunk:
-                raise StateError(f"{where} sinks ship {shot.ship} again (already sunk at shot {self.sunk[shot.ship] + 1})")
-        elif shot.ship is not None:
-            raise StateError(f"{where} is a {shot.result} but names ship {shot.ship}; only a sunk answer names a ship")
-        hits = self.hits + shot.is_hit
-        if hits > config.ship_cells:
-            raise StateError(f"{where} is hit number {hits}, more than the {config.ship_cells} ship cells of the fleet")
-        if shot.result == SUNK and fleet[shot.ship] > hits:  # type: ignore[index]
-            raise StateError(f"{where} sinks ship {shot.ship} of length {fleet[shot.ship]} after only {count_noun(hits, 'hit')}")  # type: ignore[index]
-        self.seen[shot.cell] = t
-        if shot.result == SUNK:
-            self.sunk[shot.ship] = t  # type: ignore[index]
-        self.hits = hits
+STATE_KEYS, SHOT_KEYS = ("size", "ships", "rules", "shots"), ("row", "col", "result", "ship")
 
 
 @dataclass(frozen=True)
@@ -166,19 +105,35 @@ class GameState:
 
     @cached_property
     def sinks(self) -> tuple[tuple[int, int, Cell], ...]:
-        """``(ship, shot index, cell)`` for every sunk announcement, in order."""
-        return tuple((s.ship, t, s.cell) for t, s in enumerate(self.shots) if s.result == SUNK)  # type: ignore[misc]
+        """``(ship, shot index, cell)`` for every sink that names its ship, in order: every sink under
+        ``named``, none under ``unnamed`` and ``silent`` (see :attr:`sunk_shots`)."""
+        return tuple((s.ship, t, s.cell) for t, s in enumerate(self.shots) if s.result == SUNK and s.ship is not None)
+
+    @cached_property
+    def sunk_shots(self) -> tuple[int, ...]:
+        """Indices of the shots answered sunk, named or not."""
+        return tuple(t for t, s in enumerate(self.shots) if s.result == SUNK)
+
+    @property
+    def sunk_count(self) -> int:
+        """How many ships were announced sunk (always 0 under silent sinks, where none is announced)."""
+        return self._tally.sinks
 
     @cached_property
     def afloat(self) -> tuple[int, ...]:
-        """Indices of the ships not announced sunk."""
+        """Indices of the ships not announced sunk. Only sinks that name their ship tell which ships
+        are afloat, so under ``unnamed`` and ``silent`` sinks this is a StateError (use
+        :attr:`sunk_count` and :attr:`over`)."""
+        if self.config.rules.sinks != NAMED:
+            raise StateError(f"sinks are {self.config.rules.sinks}, so which ships are afloat is not known")
         sunk = {ship for ship, _, _ in self.sinks}
         return tuple(i for i in range(len(self.ships)) if i not in sunk)
 
     @property
     def over(self) -> bool:
-        """True once every ship has been announced sunk."""
-        return not self.afloat
+        """True once every ship has been announced sunk (sinks ``named`` or ``unnamed``), or every
+        ship cell has been hit (sinks ``silent``)."""
+        return self._tally.over(self.config)
 
     @cached_property
     def unshot(self) -> tuple[Cell, ...]:
@@ -188,8 +143,12 @@ class GameState:
 
     # ----- JSON ------------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
-        """The spec's game-state format."""
-        return {"size": self.size, "ships": list(self.ships), "shots": [s.to_json() for s in self.shots]}
+        """The spec's game-state format; ``rules`` only when they are not the standard ones."""
+        out: dict[str, Any] = {"size": self.size, "ships": list(self.ships)}
+        if not self.config.rules.is_default:
+            out["rules"] = self.config.rules.to_json()
+        out["shots"] = [s.to_json() for s in self.shots]
+        return out
 
     @classmethod
     def from_json(cls, data: Any, source: str = "game state") -> GameState:
@@ -205,6 +164,10 @@ class GameState:
             raise FileFormatError(f"{source}: size must be a whole number, got {clip(repr(size))}")
         if not isinstance(ships, list) or not all(isinstance(s, int) and not isinstance(s, bool) for s in ships):
             raise FileFormatError(f"{source}: ships must be a list of whole numbers, got {clip(repr(ships))}")
+        try:
+            rules = Rules.from_json(data.get("rules", {}))
+        except RulesError as exc:
+            raise FileFormatError(f"{source}: {exc}") from None
         raw_shots = data.get("shots", [])
         if not isinstance(raw_shots, list):
             raise FileFormatError(f"{source}: shots must be a list")
@@ -219,7 +182,7 @@ class GameState:
                 if not isinstance(value, int) or isinstance(value, bool):
                     raise FileFormatError(f"{source}: shot {t + 1} has {name} {clip(repr(value))}, not a whole number")
             shots.append(Shot(row, col, result, ship))
-        return cls(GameConfig(size, tuple(ships)), tuple(shots))
+        return cls(GameConfig(size, tuple(ships), rules), tuple(shots))
 
     @classmethod
     def load(cls, path: str | Path) -> GameState:

@@ -6,7 +6,8 @@
   shots differ between games only by a symmetry of the board (the empty board's best cells are the
   four central ones, and so on), so the early, expensive states repeat.
 - :class:`EmptyBoards`: the empty board of a configuration, on disk in the user's cache folder,
-  keyed by board, fleet and :data:`FORMAT`, so that a new process answers the first move at once.
+  keyed by board, fleet, touch rule (the one rule that changes an empty board) and :data:`FORMAT`,
+  so that a new process answers the first move at once.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from battlelog.engines.canonical import PosteriorKey, canonical_form
 from battlelog.rules.config import GameConfig, format_ships
 from battlelog.rules.state import GameState
 from battlelog.rules.symmetry import Symmetry
+from battlelog.rules.variants import ALLOWED
 
 #: Bump when what is stored (or how it is computed) changes: older files are then ignored.
 FORMAT = 1
@@ -89,14 +91,24 @@ class EmptyBoards:
 
     def path(self, config: GameConfig) -> Path:
         directory = self.directory if self.directory is not None else cache_dir()
-        return directory / f"native-v{FORMAT}" / f"{config.size}x{config.size}_{format_ships(config.ships).replace(',', '-')}.npz"
+        touch = "" if config.rules.touch == ALLOWED else f"_touch-{config.rules.touch}"
+        return directory / f"native-v{FORMAT}" / f"{config.size}x{config.size}_{format_ships(config.ships).replace(',', '-')}{touch}.npz"
+
+    @staticmethod
+    def meta(config: GameConfig) -> dict[str, Any]:
+        """What a file records of its configuration (the touch rule only when it is not ``allowed``,
+        so that the files written before rules existed still count)."""
+        out: dict[str, Any] = {"format": FORMAT, "size": config.size, "ships": list(config.ships)}
+        if config.rules.touch != ALLOWED:
+            out["touch"] = config.rules.touch
+        return out
 
     def load(self, config: GameConfig) -> Marginals | None:
         path = self.path(config)
         try:
             with np.load(path) as data:
                 meta = json.loads(str(data["meta"]))
-                if meta != {"format": FORMAT, "size": config.size, "ships": list(config.ships)}:
+                if meta != self.meta(config):
                     return None
                 placements = tuple(np.array(data[f"ship{i}"]) for i in range(len(config.ships)))
                 return Marginals(np.array(data["cells"]), int(str(data["models"])), placements)
@@ -106,7 +118,7 @@ class EmptyBoards:
     def save(self, config: GameConfig, marginals: Marginals) -> None:
         """Write atomically; a cache that cannot be written is not an error (the answer is still right)."""
         path = self.path(config)
-        meta = json.dumps({"format": FORMAT, "size": config.size, "ships": list(config.ships)})
+        meta = json.dumps(self.meta(config))
         arrays: dict[str, Any] = {f"ship{i}": p for i, p in enumerate(marginals.placements or ())}
         arrays.update(meta=np.array(meta), models=np.array(str(marginals.models)), cells=marginals.cells)
         try:

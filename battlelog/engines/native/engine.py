@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from battlelog.engines import budget, progress
-from battlelog.engines.base import Engine, Marginals
+from battlelog.engines.base import Engine, Marginals, refuse_touch
 from battlelog.engines.canonical import PosteriorKey, canonical_form, posterior_key
 from battlelog.engines.native.counts import Counts
 from battlelog.engines.native.layered import LayeredModel, sweep
@@ -136,6 +136,7 @@ class NativeEngine(Engine):
     def _models(self, problem: Problem, key: PosteriorKey, order: Symmetry) -> list[LayeredModel]:
         """The layered models of ``problem`` swept in ``order``, split into cases while one would exceed the budget."""
         self._kept = None  # free the previous model before building the next one
+        refuse_touch(problem.touch, self.name)
         models = budget.split_until_it_fits(problem, lambda part, depth: self._compile(part, order, depth), self.name, self.memory_budget)
         if len(models) == 1:
             self._kept = (key, models[0])

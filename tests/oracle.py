@@ -1,0 +1,144 @@
+"""An independent brute-force oracle for every rule variant on square boards, written from the spec.
+
+It shares nothing with battlelog's model stage, nor with its geometry: placements, contact and
+answers are defined here again, literally.
+
+- the layouts: one placement per ship (a ship of length 1 has one per cell), no shared cell, and no
+  contact the touch rule forbids (``diagonal``: no two cells of different ships side by side;
+  ``none``: nor corner to corner);
+- the answers a layout gives: the shots fed in order to a simulated referee, which answers miss,
+  hit, or on a ship's last unhit cell ``sunk`` with the ship (``named``), ``sunk`` (``unnamed``) or
+  ``hit`` (``silent``);
+- the posterior: the layouts whose answers are exactly the recorded ones (the transcript rule), each
+  equally likely; its count, cell marginals and placement marginals.
+
+The simulation runs over all layouts at once with numpy (one array of owners per layout), which is
+the same literal simulation, only vectorised.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+#: An answer as the oracle writes it: ("miss", None), ("hit", None), ("sunk", ship) or ("sunk", None).
+Answer = tuple[str, "int | None"]
+#: A placement as the oracle writes it: (length, row, col, horizontal), horizontal True for length 1.
+Spot = tuple[int, int, int, bool]
+
+
+def spots(size: int, length: int) -> list[Spot]:
+    """Every way one ship of ``length`` lies on the board, named by its top-left cell."""
+    out = [(length, r, c, True) for r in range(size) for c in range(size - length + 1)]
+    if length > 1:
+        out += [(length, r, c, False) for r in range(size - length + 1) for c in range(size)]
+    return out
+
+
+def cells_of(spot: Spot) -> list[tuple[int, int]]:
+    length, r, c, horizontal = spot
+    return [(r, c + k) if horizontal else (r + k, c) for k in range(length)]
+
+
+def clash(a: Spot, b: Spot, touch: str) -> bool:
+    """Do two ships at ``a`` and ``b`` break the rules: share a cell, or touch where ``touch`` forbids?"""
+    for r1, c1 in cells_of(a):
+        for r2, c2 in cells_of(b):
+            dr, dc = abs(r1 - r2), abs(c1 - c2)
+            if dr == 0 and dc == 0:
+                return True
+            if touch in ("diagonal", "none") and dr + dc == 1:
+                return True
+            if touch == "none" and dr == 1 and dc == 1:
+                return True
+    return False
+
+
+@dataclass(frozen=True)
+class Layouts:
+    """All layouts of a fleet on a square board under a touch rule."""
+
+    size: int
+    ships: tuple[int, ...]
+    touch: str
+    spots: tuple[tuple[Spot, ...], ...]  # spots[k][i]: ship i's placement in layout k
+    owner: np.ndarray  # owner[k, r * size + c]: the ship covering the cell in layout k, or -1
+
+    def __len__(self) -> int:
+        return len(self.spots)
+
+
+@cache
+def layouts(size: int, ships: tuple[int, ...], touch: str = "allowed") -> Layouts:
+    """Every layout, by extending ship by ship and dropping a partial layout as soon as two ships clash."""
+    partial: list[tuple[Spot, ...]] = [()]
+    for length in ships:
+        partial = [done + (s,) for done in partial for s in spots(size, length) if not any(clash(s, o, touch) for o in done)]
+    owner = np.full((len(partial), size * size), -1, dtype=np.int64)
+    for k, layout in enumerate(partial):
+        for i, spot in enumerate(layout):
+            for r, c in cells_of(spot):
+                owner[k, r * size + c] = i
+    return Layouts(size, ships, touch, tuple(partial), owner)
+
+
+def transcripts(table: Layouts, cells: list[tuple[int, int]], sinks: str) -> list[np.ndarray]:
+    """For each shot in order, the code of the answer every layout gives: -2 miss, -1 hit, ship i for
+    "sunk ship i" (named) or 0 for "sunk" (unnamed); silent games answer every hit -1."""
+    n = table.size
+    left = np.tile(np.array(table.ships, dtype=np.int64), (len(table), 1))  # unhit cells per ship
+    rows = np.arange(len(table))
+    out = []
+    for r, c in cells:
+        owner = table.owner[:, r * n + c]
+        hit = owner >= 0
+        left[rows[hit], owner[hit]] -= 1
+        sunk = hit & (left[rows, np.maximum(owner, 0)] == 0)
+        code = np.where(hit, -1, -2)
+        if sinks == "named":
+            code = np.where(sunk, owner, code)
+        elif sinks == "unnamed":
+            code = np.where(sunk, 0, code)
+        out.append(code)
+    return out
+
+
+def encode(answer: Answer, sinks: str) -> int:
+    result, ship = answer
+    if result == "miss":
+        return -2
+    if result == "hit":
+        return -1
+    assert result == "sunk" and sinks != "silent"
+    return ship if sinks == "named" else 0  # type: ignore[return-value]
+
+
+def posterior(table: Layouts, shots: list[tuple[tuple[int, int], Answer]], sinks: str) -> np.ndarray:
+    """Indices of the layouts whose answers to ``shots`` (cell, answer), fed in order, are exactly those."""
+    ok = np.ones(len(table), dtype=bool)
+    for (_, answer), code in zip(shots, transcripts(table, [cell for cell, _ in shots], sinks)):
+        ok &= code == encode(answer, sinks)
+    return np.flatnonzero(ok)
+
+
+def cell_marginals(table: Layouts, chosen: np.ndarray) -> np.ndarray:
+    """The share of the chosen layouts that cover each cell (size x size)."""
+    covered = (table.owner[chosen] >= 0).mean(axis=0)
+    return covered.reshape(table.size, table.size)
+
+
+def placement_marginals(table: Layouts, chosen: np.ndarray) -> list[dict[Spot, float]]:
+    """Per ship, the share of the chosen layouts that put it at each placement (absent: 0)."""
+    out: list[dict[Spot, float]] = [{} for _ in table.ships]
+    for k in chosen:
+        for i, spot in enumerate(table.spots[k]):
+            out[i][spot] = out[i].get(spot, 0.0) + 1.0 / len(chosen)
+    return out
+
+
+def play(table: Layouts, k: int, cells: list[tuple[int, int]], sinks: str) -> list[Answer]:
+    """The answers layout ``k`` gives to ``cells`` in order, as a referee says them."""
+    codes = [int(code[k]) for code in transcripts(table, cells, sinks)]
+    return [("miss", None) if x == -2 else ("hit", None) if x == -1 else ("sunk", x if sinks == "named" else None) for x in codes]
