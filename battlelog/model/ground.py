@@ -10,7 +10,9 @@ here once, by pruning each ship's domain:
 What remains are three families of constraints over the surviving placement atoms, which is what
 compiling engines encode: exactly one placement per ship, at most one placement per cell (no
 overlap), and at least one placement per hit cell. A :class:`Problem` is that, detached from the
-state, so that it can also be split into disjoint sub-problems on a cell.
+state, so that it can also be split into disjoint sub-problems on a cell. Under the touch rules
+``diagonal`` and ``none`` (issue 17) a problem also forbids ships from meeting along a side, or at
+all; a problem carries its rule in :attr:`Problem.touch`.
 """
 
 from __future__ import annotations
@@ -19,9 +21,19 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from battlelog.errors import Inconsistent
-from battlelog.rules.config import fleet_text
+from battlelog.rules.config import GameConfig, fleet_text
 from battlelog.rules.geometry import Cell, Placement, cell_name
 from battlelog.rules.state import GameState
+
+#: The touch rules (rules.md, "Variants and priors"): ships may touch; may meet only at a corner; may not meet at all.
+TOUCH_RULES = ("allowed", "diagonal", "none")
+
+
+def touch_rule(config: GameConfig) -> str:
+    """The touch rule a game is played under: ``config.rules.touch`` where the configuration carries
+    rules, else ``"allowed"`` (the standard game). The one place that reads it: the ground problem and
+    the keys of the engines' caches go through here, so they cannot disagree about a state's rule."""
+    return str(getattr(getattr(config, "rules", None), "touch", "allowed"))
 
 
 @dataclass(frozen=True)
@@ -81,7 +93,9 @@ def ground(state: GameState) -> GroundModel:
 
 @dataclass(frozen=True)
 class Problem:
-    """What a counting engine counts: one placement per ship from its domain, no overlap, required cells covered.
+    """What a counting engine counts: one placement per ship from its domain, no overlap, required cells
+    covered, and no two ships in contact that ``touch`` forbids (``allowed``: any contact is fine;
+    ``diagonal``: two ships may meet at a corner, never along a side; ``none``: not even at a corner).
 
     A :class:`GroundModel` gives one (its hit cells are the required cells); :meth:`split` gives two
     smaller ones that share no layout and together have all of this one's layouts.
@@ -91,17 +105,23 @@ class Problem:
     ships: tuple[int, ...]
     domains: tuple[tuple[Placement, ...], ...]
     required: frozenset[Cell]
+    touch: str = "allowed"
+
+    def __post_init__(self) -> None:
+        if self.touch not in TOUCH_RULES:
+            raise ValueError(f"unknown touch rule {self.touch!r}; expected one of {', '.join(TOUCH_RULES)}")
 
     @classmethod
     def from_model(cls, model: GroundModel) -> Problem:
-        return cls(model.state.size, model.state.ships, model.domains, frozenset(model.hit_cells))
+        state = model.state
+        return cls(state.size, state.ships, model.domains, frozenset(model.hit_cells), touch_rule(state.config))
 
     def split(self, cell: Cell) -> tuple[Problem, Problem]:
         """The layouts that leave ``cell`` empty, and those that cover it."""
         empty = tuple(tuple(p for p in domain if cell not in p.cells) for domain in self.domains)
         return (
-            Problem(self.size, self.ships, empty, self.required),
-            Problem(self.size, self.ships, self.domains, self.required | {cell}),
+            Problem(self.size, self.ships, empty, self.required, self.touch),
+            Problem(self.size, self.ships, self.domains, self.required | {cell}, self.touch),
         )
 
     def open_cells(self) -> list[Cell]:
@@ -116,7 +136,8 @@ class Problem:
         return min(cells, key=lambda c: ((c[0] - middle) ** 2 + (c[1] - middle) ** 2, c)) if cells else None
 
     def label(self) -> str:
-        return f"{self.size}x{self.size} {fleet_text(self.ships)}"
+        rule = "" if self.touch == "allowed" else f" (touch {self.touch})"
+        return f"{self.size}x{self.size} {fleet_text(self.ships)}{rule}"
 
 
 def ground_problem(state: GameState) -> Problem:
