@@ -7,6 +7,7 @@ answers all eight at once.
 
 from __future__ import annotations
 
+from battlelog.model.ground import touch_rule
 from battlelog.rules.geometry import Cell
 from battlelog.rules.state import GameState
 from battlelog.rules.symmetry import IDENTITY, SYMMETRIES, Symmetry
@@ -17,9 +18,10 @@ PosteriorKey = tuple[object, ...]
 def posterior_key(state: GameState, symmetry: Symmetry = IDENTITY) -> PosteriorKey:
     """What the posterior of the image of ``state`` under ``symmetry`` depends on, and nothing else.
 
-    The misses, the hits, and for each sink the ship, its cell and the hits up to that shot (the
-    order of the other shots does not matter), as row-major cell indices. Equal keys mean equal
-    posteriors.
+    The touch rule, the misses, the hits, and for each sink the ship, its cell and the hits up to
+    that shot (the order of the other shots does not matter), as row-major cell indices. Equal keys
+    mean equal posteriors. (Every touch rule is invariant under the board's symmetries, so the
+    rule is part of the key as it is.)
     """
     n = state.size
     image = symmetry.index_map(n)
@@ -28,7 +30,7 @@ def posterior_key(state: GameState, symmetry: Symmetry = IDENTITY) -> PosteriorK
         return tuple(sorted(int(image[r * n + c]) for r, c in of))
 
     sinks = tuple(sorted((ship, int(image[cell[0] * n + cell[1]]), cells(state.hits_after(t))) for ship, t, cell in state.sinks))
-    return (n, state.ships, cells(state.misses), cells(state.hits), sinks)
+    return (n, state.ships, touch_rule(state.config), cells(state.misses), cells(state.hits), sinks)
 
 
 def canonical_form(state: GameState) -> tuple[PosteriorKey, Symmetry]:

@@ -6,7 +6,8 @@
   empty board's best cells are the four central ones, and so on), so the early, expensive states
   repeat.
 - :class:`EmptyBoards`: the empty board of a configuration, on disk in the user's cache folder,
-  keyed by board, fleet and :data:`FORMAT`, so that a new process answers the first move at once.
+  keyed by board, fleet, touch rule and :data:`FORMAT`, so that a new process answers the first
+  move at once.
 """
 
 from __future__ import annotations
@@ -22,12 +23,14 @@ import numpy as np
 
 from battlelog.engines.base import Marginals
 from battlelog.engines.canonical import PosteriorKey, canonical_form
+from battlelog.model.ground import touch_rule
 from battlelog.rules.config import GameConfig, format_ships
 from battlelog.rules.state import GameState
 from battlelog.rules.symmetry import Symmetry
 
-#: Bump when what is stored (or how it is computed) changes: older files are then ignored.
-FORMAT = 1
+#: Bump when what is stored (or how it is computed, or how it is keyed) changes: older files are then ignored.
+#: 2: the touch rule is part of the key.
+FORMAT = 2
 
 
 def transformed(marginals: Marginals, symmetry: Symmetry, config: GameConfig) -> Marginals:
@@ -90,14 +93,20 @@ class EmptyBoards:
 
     def path(self, config: GameConfig) -> Path:
         directory = self.directory if self.directory is not None else cache_dir()
-        return directory / f"native-v{FORMAT}" / f"{config.size}x{config.size}_{format_ships(config.ships).replace(',', '-')}.npz"
+        name = f"{config.size}x{config.size}_{format_ships(config.ships).replace(',', '-')}_touch-{touch_rule(config)}"
+        return directory / f"native-v{FORMAT}" / f"{name}.npz"
+
+    @staticmethod
+    def meta(config: GameConfig) -> dict[str, Any]:
+        """What a stored file must say it holds: this format, board, fleet and touch rule."""
+        return {"format": FORMAT, "size": config.size, "ships": list(config.ships), "touch": touch_rule(config)}
 
     def load(self, config: GameConfig) -> Marginals | None:
         path = self.path(config)
         try:
             with np.load(path) as data:
                 meta = json.loads(str(data["meta"]))
-                if meta != {"format": FORMAT, "size": config.size, "ships": list(config.ships)}:
+                if meta != self.meta(config):
                     return None
                 placements = tuple(np.array(data[f"ship{i}"]) for i in range(len(config.ships)))
                 return Marginals(np.array(data["cells"]), int(str(data["models"])), placements)
@@ -107,7 +116,7 @@ class EmptyBoards:
     def save(self, config: GameConfig, marginals: Marginals) -> None:
         """Write atomically; a cache that cannot be written is not an error (the answer is still right)."""
         path = self.path(config)
-        meta = json.dumps({"format": FORMAT, "size": config.size, "ships": list(config.ships)})
+        meta = json.dumps(self.meta(config))
         arrays: dict[str, Any] = {f"ship{i}": p for i, p in enumerate(marginals.placements or ())}
         arrays.update(meta=np.array(meta), models=np.array(str(marginals.models)), cells=marginals.cells)
         try:
