@@ -43,7 +43,7 @@ from battlelog.errors import Inconsistent
 from battlelog.rules.config import fleet_text
 from battlelog.rules.geometry import Cell, Placement, cell_name
 from battlelog.rules.state import GameState
-from battlelog.rules.variants import ALLOWED, NAMED, SILENT
+from battlelog.rules.variants import ALLOWED, NAMED, SILENT, TOUCH_RULES
 
 
 @dataclass(frozen=True)
@@ -106,8 +106,9 @@ def ground(state: GameState) -> GroundModel:
 
 @dataclass(frozen=True)
 class Problem:
-    """What a counting engine counts: one placement per ship from its domain, no overlap, no contact
-    that the touch rule forbids, required cells covered.
+    """What a counting engine counts: one placement per ship from its domain, no overlap, required cells
+    covered, and no two ships in contact that ``touch`` forbids (``allowed``: any contact is fine;
+    ``diagonal``: two ships may meet at a corner, never along a side; ``none``: not even at a corner).
 
     A :class:`GroundModel` gives one (its hit cells are the required cells); :meth:`split` gives two
     smaller ones that share no layout and together have all of this one's layouts.
@@ -119,6 +120,10 @@ class Problem:
     required: frozenset[Cell]
     #: The touch rule (``battlelog.rules.variants``): ``allowed``, ``diagonal`` or ``none``.
     touch: str = ALLOWED
+
+    def __post_init__(self) -> None:
+        if self.touch not in TOUCH_RULES:
+            raise ValueError(f"unknown touch rule {self.touch!r}; expected one of {', '.join(TOUCH_RULES)}")
 
     @classmethod
     def from_model(cls, model: GroundModel) -> Problem:
@@ -145,7 +150,8 @@ class Problem:
         return min(cells, key=lambda c: ((c[0] - middle) ** 2 + (c[1] - middle) ** 2, c)) if cells else None
 
     def label(self) -> str:
-        return f"{self.size}x{self.size} {fleet_text(self.ships)}"
+        rule = "" if self.touch == "allowed" else f" (touch {self.touch})"
+        return f"{self.size}x{self.size} {fleet_text(self.ships)}{rule}"
 
 
 def ground_problem(state: GameState) -> Problem:

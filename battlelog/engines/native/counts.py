@@ -14,7 +14,8 @@ import numpy as np
 from battlelog.engines.base import Marginals
 from battlelog.engines.native.layered import LayeredModel
 from battlelog.engines.native.tables import HORIZONTAL, VERTICAL
-from battlelog.rules.config import GameConfig
+from battlelog.model.ground import Problem
+from battlelog.rules.geometry import ship_placements
 
 #: Below this, an int64 count converts to float64 exactly, so numpy's division is correctly rounded.
 EXACT_FLOAT = 2**53
@@ -26,10 +27,10 @@ class Counts:
 
     layouts: int
     cells: np.ndarray  # int64 (N, N): layouts in which a ship covers the cell
-    placements: tuple[np.ndarray, ...]  # per ship, int64 over config.placements(ship): layouts with it there
+    placements: tuple[np.ndarray, ...]  # per ship, int64 over its canonical placements: layouts with it there
 
     @classmethod
-    def of(cls, model: LayeredModel, config: GameConfig) -> Counts:
+    def of(cls, model: LayeredModel) -> Counts:
         """Read a layered model's counts back onto the original board, per ship name."""
         tables = model.tables
         uses = model.uses()  # counted layouts per (kind, orientation, swept start)
@@ -45,7 +46,7 @@ class Counts:
                     fits = row >= 0
                     np.add.at(cells, row[fits], weights[fits])
         placements = []
-        for ship in range(len(config.ships)):
+        for ship in range(len(tables.problem.ships)):
             k = tables.kind_of(ship)
             orientations, starts = tables.placement_index(ship)
             # A kind of c ships: each names one of them, so ship `ship` lies there in 1/c of them.
@@ -54,10 +55,10 @@ class Counts:
         return cls(model.counted * tables.multiplicity, (cells * tables.multiplicity).reshape(n, n), tuple(placements))
 
     @classmethod
-    def none(cls, config: GameConfig) -> Counts:
+    def none(cls, problem: Problem) -> Counts:
         """The counts of a problem with no layout."""
-        n = config.size
-        return cls(0, np.zeros((n, n), dtype=np.int64), tuple(np.zeros(len(config.placements(i)), dtype=np.int64) for i in range(len(config.ships))))
+        n, ships = problem.size, problem.ships
+        return cls(0, np.zeros((n, n), dtype=np.int64), tuple(np.zeros(len(ship_placements(n, i, length)), dtype=np.int64) for i, length in enumerate(ships)))
 
     def __add__(self, other: Counts) -> Counts:
         """Counts of two problems that share no layout (the two cases of a split)."""

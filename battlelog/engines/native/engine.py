@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from battlelog.engines import budget, progress
-from battlelog.engines.base import Engine, Marginals, refuse_touch
+from battlelog.engines.base import Engine, Marginals
 from battlelog.engines.canonical import PosteriorKey, canonical_form, posterior_key
 from battlelog.engines.native.counts import Counts
 from battlelog.engines.native.layered import LayeredModel, sweep
@@ -30,7 +30,6 @@ from battlelog.engines.native.tables import SweepTables
 from battlelog.engines.workspace import Workspace
 from battlelog.errors import Inconsistent
 from battlelog.model.ground import Problem, ground_problem
-from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement
 from battlelog.rules.state import GameState
 from battlelog.rules.symmetry import IDENTITY, SYMMETRIES, Symmetry
@@ -97,12 +96,11 @@ class NativeEngine(Engine):
 
     def counts(self, state: GameState) -> Counts:
         """Exact integer counts of the layouts consistent with ``state`` (no cache of marginals involved)."""
-        counts = Counts.none(state.config)
-        for model in self._models_of(state):
-            counts = counts + Counts.of(model, state.config)
-        if counts.layouts == 0:
-            raise Inconsistent("no layout of the fleet fits all the answers")
-        return counts
+        return _counts(self._models_of(state))
+
+    def problem_counts(self, problem: Problem, order: Symmetry = IDENTITY) -> Counts:
+        """Exact integer counts of a ground problem as given (its touch rule included), swept in ``order``."""
+        return _counts(self._models(problem, ("problem", problem), order))
 
     # ----- sampling -------------------------------------------------------------------------------
     def sample(self, state: GameState, count: int, rng: np.random.Generator) -> list[tuple[Placement, ...]]:
@@ -112,17 +110,11 @@ class NativeEngine(Engine):
         with probability proportional to the layouts through it; interchangeable ships are then named
         in a uniformly random order. A split state first draws its case, in proportion to its layouts.
         """
-        models = self._models_of(state)
-        weights = np.array([m.counted * m.tables.multiplicity for m in models], dtype=float)
-        if weights.sum() == 0:
-            raise Inconsistent("no layout of the fleet fits all the answers")
-        per_case = rng.multinomial(count, weights / weights.sum()) if len(models) > 1 else np.array([count])
-        layouts: list[tuple[Placement, ...]] = []
-        for model, draws in zip(models, per_case):
-            if draws:
-                layouts += _name_ships(model, model.draw(int(draws), rng), state.config, rng)
-        order = rng.permutation(len(layouts))
-        return [layouts[i] for i in order]
+        return _sample(self._models_of(state), count, rng)
+
+    def problem_sample(self, problem: Problem, count: int, rng: np.random.Generator, order: Symmetry = IDENTITY) -> list[tuple[Placement, ...]]:
+        """``count`` layouts drawn independently and uniformly among those of a ground problem as given."""
+        return _sample(self._models(problem, ("problem", problem), order), count, rng)
 
     # ----- compiling --------------------------------------------------------------------------------
     def _models_of(self, state: GameState) -> list[LayeredModel]:
@@ -136,7 +128,6 @@ class NativeEngine(Engine):
     def _models(self, problem: Problem, key: PosteriorKey, order: Symmetry) -> list[LayeredModel]:
         """The layered models of ``problem`` swept in ``order``, split into cases while one would exceed the budget."""
         self._kept = None  # free the previous model before building the next one
-        refuse_touch(problem.touch, self.name)
         models = budget.split_until_it_fits(problem, lambda part, depth: self._compile(part, order, depth), self.name, self.memory_budget)
         if len(models) == 1:
             self._kept = (key, models[0])
@@ -152,9 +143,31 @@ class NativeEngine(Engine):
         self._kept = None
 
 
-def _name_ships(
-    model: LayeredModel, paths: np.ndarray, config: GameConfig, rng: np.random.Generator
-) -> list[tuple[Placement, ...]]:
+def _counts(models: list[LayeredModel]) -> Counts:
+    """The counts of a problem from its layered models (the cases of a split, or the one model)."""
+    counts = Counts.none(models[0].tables.problem)
+    for model in models:
+        counts = counts + Counts.of(model)
+    if counts.layouts == 0:
+        raise Inconsistent("no layout of the fleet fits all the answers")
+    return counts
+
+
+def _sample(models: list[LayeredModel], count: int, rng: np.random.Generator) -> list[tuple[Placement, ...]]:
+    """``count`` layouts drawn uniformly from a problem's layered models, each case in proportion to its layouts."""
+    weights = np.array([m.counted * m.tables.multiplicity for m in models], dtype=float)
+    if weights.sum() == 0:
+        raise Inconsistent("no layout of the fleet fits all the answers")
+    per_case = rng.multinomial(count, weights / weights.sum()) if len(models) > 1 else np.array([count])
+    layouts: list[tuple[Placement, ...]] = []
+    for model, draws in zip(models, per_case):
+        if draws:
+            layouts += _name_ships(model, model.draw(int(draws), rng), rng)
+    order = rng.permutation(len(layouts))
+    return [layouts[i] for i in order]
+
+
+def _name_ships(model: LayeredModel, paths: np.ndarray, rng: np.random.Generator) -> list[tuple[Placement, ...]]:
     """Turn drawn paths (one action per cell) into layouts, naming each kind's ships in random order."""
     tables = model.tables
     where = {(k, o): tables.covered_cells(k, o) for k in range(len(tables.kinds)) for o in (0, 1)}
@@ -165,7 +178,7 @@ def _name_ships(
         for cell in np.flatnonzero(path):
             k, orientation = divmod(int(path[cell]) - 1, 2)
             by_kind[k].append(tuple(int(x) for x in where[k, orientation][:, cell]))
-        layout: list[Placement | None] = [None] * len(config.ships)
+        layout: list[Placement | None] = [None] * len(tables.problem.ships)
         for k, kind in enumerate(tables.kinds):
             for ship, cells in zip(rng.permutation(kind.ships), by_kind[k]):
                 layout[int(ship)] = Placement.from_cells(int(ship), (divmod(cell, n) for cell in cells))

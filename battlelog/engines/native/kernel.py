@@ -9,6 +9,23 @@ A transition's action is 0 when no placement starts at the cell (the cell is lef
 covered by a ship started earlier) and ``1 + 2 * kind + orientation`` when a ship of that kind
 starts there (orientation 0 horizontal, 1 vertical). See :mod:`battlelog.engines.native.tables`
 for the layout of a state's key.
+
+Touch rules. Under ``diagonal`` (``touch == 1``) and ``none`` (``touch == 2``) the key also holds the
+occupancy of the last cells swept, and a transition that covers the cell is written only if the
+covered cell meets no other ship where the rule forbids it. Of two side-adjacent cells the sweep
+meets one last; that one is checked against its left and upper neighbours:
+
+- it continues a horizontal ship (its left neighbour is that ship): the cell above must be empty;
+- it continues a vertical ship (the cell above is that ship): the cell to the left must be empty;
+- a ship starts on it: the cells to the left and above must both be empty;
+- under ``none``, whenever it is covered: the cells above-left and above-right must be empty too
+  (a ship is straight, so a corner neighbour is always another ship).
+
+Column 0 has no left or above-left neighbour and the last column no above-right one; in row 0 the
+profile holds no covered cell yet. The sweep runs over the image of the board under a symmetry
+(``tables.symmetry``): both rules are invariant under the board's eight symmetries (a symmetry maps
+side neighbours to side neighbours and corner neighbours to corner neighbours), so checking the
+image's layouts counts exactly the board's.
 """
 
 from __future__ import annotations
@@ -30,6 +47,8 @@ def expand(
     starts: np.ndarray,
     required: np.ndarray,
     settled_after: np.uint64,
+    touch: int,
+    profile_bits: int,
     out_keys: np.ndarray,
     out_action: np.ndarray,
     out_first: np.ndarray,
@@ -37,8 +56,9 @@ def expand(
     """Every transition out of the states ``keys`` at ``cell``; returns how many were written.
 
     Transitions of state ``s`` go to ``out_*[out_first[s]:out_first[s + 1]]``. A transition that
-    would leave a required (hit) cell uncovered, or pass the last start of a kind that still has
-    ships to place (``settled_after``), is not written: that state has no future.
+    would leave a required (hit) cell uncovered, pass the last start of a kind that still has
+    ships to place (``settled_after``), or break the touch rule ``touch`` (0 allowed, 1 diagonal,
+    2 none; ``profile_bits`` of occupancy profile), is not written: that state has no future.
     """
     row = cell // size
     col = cell - row * size
@@ -47,29 +67,58 @@ def expand(
     col_shift = np.uint64(field_bits * col)
     run_shift = np.uint64(field_bits * size)
     kinds = lengths.shape[0]
+    # The occupancy profile sits just above hrem. A cell that no later cell neighbours is dropped
+    # from it, so that states that differ only there merge: after the last column, the cell two rows
+    # back (above-left of nothing); in the last row, the cells behind in this row; after the last cell, all.
+    profile_shift = np.uint64(field_bits * (size + 1))
+    profile_mask = np.uint64((1 << profile_bits) - 1)
+    kept = np.uint64((1 << min(profile_bits, size)) - 1) if col == size - 1 else profile_mask
+    if row == size - 1:
+        kept = np.uint64(0) if col == size - 1 else kept & ~np.uint64(((1 << (col + 1)) - 1) ^ 1)
     written = 0
     for s in range(keys.shape[0]):
         out_first[s] = written
         key = keys[s]
         below = (key >> col_shift) & field  # ext[col]: a vertical ship covers this cell
         along = (key >> run_shift) & field  # hrem: a horizontal ship covers this cell
+        # empty / full: the key with the profile shifted on past this cell, left empty or covered.
+        empty = key
+        full = key
+        left = False  # the cell to the left is covered
+        above = False  # the cell above is covered
+        corner = False  # under none: the cell above-left or above-right is covered
+        if touch > 0:
+            profile = (key >> profile_shift) & profile_mask
+            empty = (key & ~(profile_mask << profile_shift)) | (((profile << one) & kept) << profile_shift)
+            full = empty | ((kept & one) << profile_shift)
+            left = col > 0 and (profile & one) != 0
+            above = ((profile >> np.uint64(size - 1)) & one) != 0
+            if touch == 2:
+                above_left = col > 0 and ((profile >> np.uint64(size)) & one) != 0
+                above_right = col < size - 1 and ((profile >> np.uint64(size - 2)) & one) != 0
+                corner = above_left or above_right
         if below > 0 or along > 0:
-            child = key - (one << run_shift) if along > 0 else key - (one << col_shift)
+            # A horizontal ship goes on: nothing above; a vertical one: nothing to the left.
+            if corner or (along > 0 and above) or (below > 0 and left):
+                continue
+            child = full - (one << run_shift) if along > 0 else full - (one << col_shift)
             if child & settled_after == 0:
                 out_keys[written] = child
                 out_action[written] = 0
                 written += 1
             continue
-        if not required[cell] and key & settled_after == 0:
-            out_keys[written] = key
+        if not required[cell] and empty & settled_after == 0:
+            out_keys[written] = empty
             out_action[written] = 0
             written += 1
+        if left or above or corner:
+            continue  # a ship starting here would touch one
         for k in range(kinds):
             shift = np.uint64(count_shift[k])
             if (key >> shift) & count_mask[k] == 0:
                 continue
             length = lengths[k]
-            placed = key - (one << shift)
+            placed = full - (one << shift)
             if starts[k, 0, cell]:
                 free = True
                 for c in range(col + 1, col + length):

@@ -251,7 +251,7 @@ def _advance(
     run = jit.kernels(len(keys))
     written = run.expand(
         keys, j, tables.size, tables.field_bits, tables.lengths, tables.count_shift, tables.count_mask,
-        tables.starts, tables.required, tables.settled[j + 1], out_keys, out_action, first,
+        tables.starts, tables.required, tables.settled[j + 1], tables.touch, tables.profile_bits, out_keys, out_action, first,
     )  # fmt: skip
     table_bits = max(1, (2 * written).bit_length())
     work = _WORK_BYTES * bound + 4 * len(keys) + 8 * (1 << table_bits) + 24 * written

@@ -9,6 +9,12 @@ all that the rest of the board needs to know about the placements decided so far
   of column c, from the next one the sweep will visit, are covered by a vertical ship started above;
 - ``hrem`` (at bit ``field_bits * size``): how many cells of the current row, from the next one, are
   covered by the horizontal ship started to the left;
+- under the touch rules ``diagonal`` and ``none`` only, the occupancy profile (``profile_bits`` bits
+  at ``profile_shift``): a shift register of the last cells swept, bit i set when cell ``j - 1 - i``
+  is covered. Bit 0 is the cell to the left of cell j, bit ``size - 2`` the cell above-right,
+  ``size - 1`` the cell above, ``size`` the cell above-left (kept under ``none`` only, the one rule
+  that reads it: ``size + 1`` bits, ``size`` under ``diagonal``, none at all when ships may touch, so
+  the standard game's key is unchanged);
 - for every kind of ship, how many of its ships are still to place (``count_bits[k]`` bits at
   ``count_shift[k]``).
 
@@ -34,6 +40,9 @@ from battlelog.rules.symmetry import Symmetry
 
 #: Orientations as the kernel numbers them (action ``1 + 2 * kind + orientation``).
 HORIZONTAL, VERTICAL = 0, 1
+
+#: The touch rules as the kernel numbers them.
+TOUCH_CODES = {"allowed": 0, "diagonal": 1, "none": 2}
 
 
 @dataclass(frozen=True)
@@ -72,13 +81,19 @@ class SweepTables:
         #: Bits of one ext / hrem field: enough for the longest ship's length minus one.
         self.field_bits = max(1, (longest - 1).bit_length())
         self.lengths = np.array([kind.length for kind in self.kinds], dtype=np.int64)
+        self.touch = TOUCH_CODES[problem.touch]
+        #: Bits of the occupancy profile: the cells from the one to the left back to the one above
+        #: (and above-left too under ``none``); none when ships may touch.
+        self.profile_bits = (0, n, n + 1)[self.touch]
+        self.profile_shift = self.field_bits * (n + 1)
         self.count_bits = np.array([len(kind.ships).bit_length() for kind in self.kinds], dtype=np.int64)
-        self.count_shift = self.field_bits * (n + 1) + np.concatenate([[0], np.cumsum(self.count_bits)[:-1]])
-        self.key_bits = int(self.field_bits * (n + 1) + self.count_bits.sum())
+        self.count_shift = self.profile_shift + self.profile_bits + np.concatenate([[0], np.cumsum(self.count_bits)[:-1]])
+        self.key_bits = int(self.profile_shift + self.profile_bits + self.count_bits.sum())
         if self.key_bits > 64:
+            profile = f", {self.profile_bits} bits of occupancy for touch {problem.touch}" if self.profile_bits else ""
             raise BattlelogError(
                 f"the native engine packs a frontier state into 64 bits, and {problem.label()} needs {self.key_bits} "
-                f"({n + 1} fields of {self.field_bits} bits and {int(self.count_bits.sum())} bits of ship counts)"
+                f"({n + 1} fields of {self.field_bits} bits{profile} and {int(self.count_bits.sum())} bits of ship counts)"
             )
         self.count_mask = ((np.uint64(1) << self.count_bits.astype(np.uint64)) - np.uint64(1)).astype(np.uint64)
 
