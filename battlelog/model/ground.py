@@ -15,7 +15,7 @@ state, so that it can also be split into disjoint sub-problems on a cell.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 from battlelog.errors import Inconsistent
@@ -81,8 +81,11 @@ def ground(state: GameState) -> GroundModel:
 
 @dataclass(frozen=True)
 class Problem:
-    """What a counting engine counts: one placement per ship from its domain, no overlap, required cells covered.
+    """What a counting engine counts: one placement per ship from its domain, no overlap, no contact
+    the touch rule forbids, required cells covered.
 
+    ``touch``: ``"allowed"`` (ships may touch), ``"diagonal"`` (two ships' cells may not be side
+    neighbours: ships meet only at a corner) or ``"none"`` (not even diagonal neighbours).
     A :class:`GroundModel` gives one (its hit cells are the required cells); :meth:`split` gives two
     smaller ones that share no layout and together have all of this one's layouts.
     """
@@ -91,6 +94,7 @@ class Problem:
     ships: tuple[int, ...]
     domains: tuple[tuple[Placement, ...], ...]
     required: frozenset[Cell]
+    touch: str = "allowed"
 
     @classmethod
     def from_model(cls, model: GroundModel) -> Problem:
@@ -99,10 +103,7 @@ class Problem:
     def split(self, cell: Cell) -> tuple[Problem, Problem]:
         """The layouts that leave ``cell`` empty, and those that cover it."""
         empty = tuple(tuple(p for p in domain if cell not in p.cells) for domain in self.domains)
-        return (
-            Problem(self.size, self.ships, empty, self.required),
-            Problem(self.size, self.ships, self.domains, self.required | {cell}),
-        )
+        return replace(self, domains=empty), replace(self, required=self.required | {cell})
 
     def open_cells(self) -> list[Cell]:
         """Cells some placement covers that are not required: the cells a split can decide."""
