@@ -6,7 +6,8 @@ How (and why it is fast where ProbLog's pipeline is not):
    not-sunk); what is left is a :class:`~battlelog.model.ground.Problem`.
 2. The frontier sweep (battlelog.engines.frontier) turns it into a reduced ordered decision diagram
    over the surviving placements, with numpy, sweeping the board row by row in whichever of four
-   directions gives the smallest diagram.
+   directions gives the smallest diagram. Under the touch rules ``diagonal`` and ``none`` its states
+   also remember the cells next to placed ships that later placements may not cover.
 3. That diagram is materialised node by node in pysdd over a right-linear vtree in the same order
    (an SDD on a right-linear vtree is exactly an ordered decision diagram), so no apply ever sees an
    intermediate result larger than the answer.
