@@ -123,9 +123,9 @@ class _Board:
         """A set of cells as a row of 64-bit words (bit ``r * size + c``)."""
         return mask_words(cells_mask(cells, self.size), self.words)
 
-    #: Words per state besides ``used``: the occupied cells.
     @property
     def state_words(self) -> int:
+        """Words per state besides ``used``: its occupied cells."""
         return self.words
 
     def expand(self, used: np.ndarray, occupied: np.ndarray, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -185,6 +185,7 @@ class _ApartBoard(_Board):
 
     @property
     def state_words(self) -> int:
+        """Words per state besides ``used``: its occupied cells, then its blocked cells."""
         return 2 * self.words
 
     def expand(self, used: np.ndarray, cells: np.ndarray, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
