@@ -7,7 +7,11 @@ all that the rest of the board needs to know about the decisions so far:
 
 - ``used``: the ships already placed (each ship takes exactly one placement);
 - ``occupied``: the cells they cover that a later placement could still cover (later placements of
-  ships not yet placed may not overlap them, and a covered hit cell is remembered as explained).
+  ships not yet placed may not overlap them, and a covered hit cell is remembered as explained);
+- under a touch rule other than ``allowed``, also ``blocked``: the cells next to a placed ship (its
+  halo: side neighbours for ``diagonal``, all eight neighbours for ``none``) that a later placement
+  could still cover and must not. The halo is kept apart from the covered cells because only a
+  covered hit cell is explained: a hit cell that is blocked and not covered can never be.
 
 A state dies when a ship that is not placed has no placement left in the order, or when a required
 (hit) cell is neither covered nor coverable any more. Decision sequences that reach the same state
@@ -42,7 +46,10 @@ COMPARE_ABOVE = 20_000
 
 
 #: The four directions a row-by-row sweep can cross the board in, as the symmetries that map a cell
-#: to the cell it takes in a plain top-to-bottom, left-to-right sweep of the mapped board.
+#: to the cell it takes in a plain top-to-bottom, left-to-right sweep of the mapped board. They are
+#: symmetries of the square board, and every touch rule is invariant under them (a transpose or a flip
+#: maps side neighbours to side neighbours and diagonal neighbours to diagonal neighbours), so every
+#: direction counts the same layouts under every rule.
 DIRECTIONS: dict[str, Symmetry] = {
     "down": Symmetry(False, False, False),
     "right": Symmetry(True, False, False),
@@ -116,19 +123,105 @@ class _Board:
         """A set of cells as a row of 64-bit words (bit ``r * size + c``)."""
         return mask_words(cells_mask(cells, self.size), self.words)
 
+    @property
+    def state_words(self) -> int:
+        """Words per state besides ``used``: its occupied cells."""
+        return self.words
+
+    def expand(self, used: np.ndarray, occupied: np.ndarray, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Deciding placement ``i``: which states may choose it, and the children of all states, those
+        that skip it first (in state order), then those that choose it."""
+        bit = np.uint64(1) << np.uint64(self.ship[i])
+        free = ((used & bit) == 0) & ~np.any(occupied & self.mask[i], axis=1)
+        return free, np.concatenate([used, used[free] | bit]), np.concatenate([occupied, occupied[free] | self.mask[i]])
+
+    def free_reach(self, used: np.ndarray, j: int) -> np.ndarray:
+        """Per state, the cells that placements ``j``, ``j+1``, ... of the ships it has not placed cover."""
+        free = (used[:, None] >> self.shifts) & np.uint64(1) == 0
+        return np.bitwise_or.reduce(np.where(free[:, :, None], self.reach[j], np.uint64(0)), axis=1)
+
     def settle(self, used: np.ndarray, occupied: np.ndarray, j: int) -> tuple[np.ndarray, np.ndarray]:
         """Which states are alive before placement ``j``, and their occupied cells cut to what matters."""
-        free = (used[:, None] >> self.shifts) & np.uint64(1) == 0
-        reach = np.bitwise_or.reduce(np.where(free[:, :, None], self.reach[j], np.uint64(0)), axis=1)
+        reach = self.free_reach(used, j)
         alive = (self.need[j] & ~used) == 0
         alive &= ~np.any(self.watch[j] & ~occupied & ~reach, axis=1)
         return alive, occupied & (reach | self.keep[j])
 
 
-def _unique_states(used: np.ndarray, occupied: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The distinct (used, occupied) rows and, for every input row, the index of its distinct row."""
-    order = np.lexsort([occupied[:, w] for w in range(occupied.shape[1])] + [used])
-    u, o = used[order], occupied[order]
+#: Per touch rule, the neighbours of a ship's cell that another ship may not cover.
+_SIDES = ((-1, 0), (0, -1), (0, 1), (1, 0))
+CONTACT: dict[str, tuple[tuple[int, int], ...]] = {
+    "allowed": (),
+    "diagonal": _SIDES,
+    "none": _SIDES + ((-1, -1), (-1, 1), (1, -1), (1, 1)),
+}
+
+
+def halo(placement: Placement, touch: str, size: int) -> frozenset[Cell]:
+    """The cells that no other ship may cover once ``placement`` is chosen, besides its own."""
+    own = set(placement.cells)
+    return frozenset(
+        (r + dr, c + dc)
+        for r, c in placement.cells
+        for dr, dc in CONTACT[touch]
+        if 0 <= r + dr < size and 0 <= c + dc < size and (r + dr, c + dc) not in own
+    )
+
+
+class _ApartBoard(_Board):
+    """The sweep's tables under a touch rule that keeps ships apart: a state's cell words are its
+    occupied cells followed by its blocked cells (see the module's docstring).
+
+    Checking each later placement against the halos of the earlier ones is enough: two ships touch
+    exactly when either one's cells meet the other's halo (both neighbour relations are symmetric).
+    """
+
+    def __init__(self, problem: Problem, placements: list[Placement]) -> None:
+        super().__init__(problem, placements)
+        self.halo = np.zeros_like(self.mask)
+        for i, p in enumerate(placements):
+            self.halo[i] = self.cells(halo(p, problem.touch, problem.size))
+        self.hits = self.cells(problem.required)
+
+    @property
+    def state_words(self) -> int:
+        """Words per state besides ``used``: its occupied cells, then its blocked cells."""
+        return 2 * self.words
+
+    def expand(self, used: np.ndarray, cells: np.ndarray, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        w = self.words
+        occupied, blocked = cells[:, :w], cells[:, w:]
+        bit = np.uint64(1) << np.uint64(self.ship[i])
+        free = ((used & bit) == 0) & ~np.any((occupied | blocked) & self.mask[i], axis=1)
+        chosen = np.hstack([occupied[free] | self.mask[i], blocked[free] | self.halo[i]])
+        return free, np.concatenate([used, used[free] | bit]), np.concatenate([cells, chosen])
+
+    def settle(self, used: np.ndarray, cells: np.ndarray, j: int) -> tuple[np.ndarray, np.ndarray]:
+        """As :meth:`_Board.settle`, and a state dies when a hit cell is blocked but not covered.
+
+        The cut keeps as covered only the hit cells that must be remembered as explained; every other
+        cell a later placement may not cover (covered or in a halo) is one blocked cell, so that
+        states with the same future merge.
+        """
+        w = self.words
+        occupied, blocked = cells[:, :w], cells[:, w:]
+        reach = self.free_reach(used, j)
+        alive = (self.need[j] & ~used) == 0
+        alive &= ~np.any(self.watch[j] & ~occupied & ~reach, axis=1)
+        alive &= ~np.any(self.hits & blocked & ~occupied, axis=1)
+        explained = occupied & self.keep[j]
+        return alive, np.hstack([explained, (occupied | blocked) & reach & ~explained])
+
+
+def _board(problem: Problem, placements: list[Placement]) -> _Board:
+    """The standard sweep's tables, or the touch rules' (a Problem's rule is one of CONTACT: it checks)."""
+    return _Board(problem, placements) if problem.touch == "allowed" else _ApartBoard(problem, placements)
+
+
+def _unique_states(used: np.ndarray, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct (used, cells) rows (a state's cell words) and, for every input row, the index of its distinct row."""
+    order = np.lexsort([cells[:, w] for w in range(cells.shape[1])] + [used])
+    u, o = used[order], cells[order]
     starts = np.ones(len(u), dtype=bool)
     starts[1:] = (u[1:] != u[:-1]) | np.any(o[1:] != o[:-1], axis=1)
     inverse = np.empty(len(u), dtype=np.int64)
@@ -142,20 +235,17 @@ def sweep(problem: Problem, direction: str = "down", max_states: int | None = No
     Raises :class:`BudgetExceeded` as soon as the sweep has kept more than ``max_states`` states.
     """
     placements = sorted((p for domain in problem.domains for p in domain), key=sweep_key(direction, problem.size))
-    board = _Board(problem, placements)
+    board = _board(problem, placements)
     used = np.zeros(1, dtype=np.uint64)
-    alive, occupied = board.settle(used, np.zeros((1, board.words), dtype=np.uint64), 0)
+    alive, cells = board.settle(used, np.zeros((1, board.state_words), dtype=np.uint64), 0)
     if not alive[0]:
         return Diagram(tuple(placements), (), FALSE, 1)
     forward: list[tuple[np.ndarray, np.ndarray]] = []
     kept = 1
     for i in range(len(placements)):
-        bit = np.uint64(1) << np.uint64(board.ship[i])
-        free = ((used & bit) == 0) & ~np.any(occupied & board.mask[i], axis=1)
-        child_used = np.concatenate([used, used[free] | bit])
-        child_occupied = np.concatenate([occupied, occupied[free] | board.mask[i]])
-        alive, child_occupied = board.settle(child_used, child_occupied, i + 1)
-        used, occupied, inverse = _unique_states(child_used[alive], child_occupied[alive])
+        free, child_used, child_cells = board.expand(used, cells, i)
+        alive, child_cells = board.settle(child_used, child_cells, i + 1)
+        used, cells, inverse = _unique_states(child_used[alive], child_cells[alive])
         child = np.full(len(child_used), FALSE, dtype=np.int32)
         child[alive] = inverse
         high = np.full(len(free), FALSE, dtype=np.int32)

@@ -6,7 +6,8 @@ How (and why it is fast where ProbLog's pipeline is not):
    not-sunk); what is left is a :class:`~battlelog.model.ground.Problem`.
 2. The frontier sweep (battlelog.engines.frontier) turns it into a reduced ordered decision diagram
    over the surviving placements, with numpy, sweeping the board row by row in whichever of four
-   directions gives the smallest diagram.
+   directions gives the smallest diagram. Under the touch rules ``diagonal`` and ``none`` its states
+   also remember the cells next to placed ships that later placements may not cover.
 3. That diagram is materialised node by node in pysdd over a right-linear vtree in the same order
    (an SDD on a right-linear vtree is exactly an ordered decision diagram), so no apply ever sees an
    intermediate result larger than the answer.
@@ -38,7 +39,7 @@ import numpy as np
 from pysdd.sdd import SddManager, SddNode
 
 from battlelog.engines import budget
-from battlelog.engines.base import Engine, Marginals, refuse_touch
+from battlelog.engines.base import Engine, Marginals
 from battlelog.engines.budget import readable
 from battlelog.engines.frontier import FALSE, TRUE, Diagram, smallest_sweep
 from battlelog.engines.pysdd_setup import BYTES_PER_NODE, sdd_manager
@@ -106,18 +107,20 @@ class SddEngine(Engine):
 
     def marginals(self, state: GameState) -> Marginals:
         """Occupancy marginals of ``state`` and its number of layouts (exact below 2**53)."""
-        refuse_touch(state.config.rules.touch, self.name)
+        problem = ground_problem(state)
+        # The empty board of a configuration under each touch rule: rules must not share an answer.
+        key = (state.config, problem.touch)
         empty_boards = self.workspace.sdd_empty_boards
-        if not state.shots and state.config in empty_boards:
-            cached = empty_boards[state.config]
+        if not state.shots and key in empty_boards:
+            cached = empty_boards[key]
             return Marginals(cached.cells.copy(), cached.models, cached.placements)
-        tally = self.tally(ground_problem(state))
+        tally = self.tally(problem)
         if tally.models == 0:
             self._kept = None  # a contradiction is no base for the next move
             raise Inconsistent("no layout of the fleet fits all the answers")
         result = Marginals(tally.board(state.size), round(tally.models), tally.placements(state.config))
         if not state.shots:
-            empty_boards[state.config] = Marginals(result.cells.copy(), result.models, result.placements)
+            empty_boards[key] = Marginals(result.cells.copy(), result.models, result.placements)
         return result
 
     def tally(self, problem: Problem) -> Tally:
@@ -189,10 +192,12 @@ class Compiled:
         return cls(manager, root, {p: i + 1 for i, p in enumerate(diagram.placements)}, problem)
 
     def leads_to(self, problem: Problem) -> bool:
-        """Whether ``problem`` is this one with more evidence (same board, more hits, fewer placements)."""
+        """Whether ``problem`` is this one with more evidence (same board and touch rule, more hits,
+        fewer placements). Conditioning only excludes placements and requires cells, which is right
+        under any touch rule as long as the kept SDD was built under the same one."""
         mine = self.problem
         return (
-            (mine.size, mine.ships) == (problem.size, problem.ships)
+            (mine.size, mine.ships, mine.touch) == (problem.size, problem.ships, problem.touch)
             and mine.required <= problem.required
             and all(p in self.allowed for domain in problem.domains for p in domain)
         )

@@ -37,8 +37,9 @@ class Workspace:
         self.states = StateCache(STATE_CAPACITY)
         #: The native engine's empty boards, on disk: shared by every process of the user.
         self.empty_boards = EmptyBoards(cache_dir)
-        #: The sdd engine's empty boards, the same in every game of a configuration.
-        self.sdd_empty_boards: dict[GameConfig, Marginals] = {}
+        #: The sdd engine's empty boards, the same in every game of a configuration, by (configuration,
+        #: touch rule).
+        self.sdd_empty_boards: dict[tuple[GameConfig, str], Marginals] = {}
         self._engines: dict[str, Engine] = {}
         self._remembered: dict[Hashable, object] = {}
 

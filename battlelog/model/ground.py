@@ -36,7 +36,7 @@ be split into disjoint sub-problems on a cell.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 from battlelog.errors import Inconsistent
@@ -133,10 +133,7 @@ class Problem:
     def split(self, cell: Cell) -> tuple[Problem, Problem]:
         """The layouts that leave ``cell`` empty, and those that cover it."""
         empty = tuple(tuple(p for p in domain if cell not in p.cells) for domain in self.domains)
-        return (
-            Problem(self.size, self.ships, empty, self.required, self.touch),
-            Problem(self.size, self.ships, self.domains, self.required | {cell}, self.touch),
-        )
+        return replace(self, domains=empty), replace(self, required=self.required | {cell})
 
     def open_cells(self) -> list[Cell]:
         """Cells some placement covers that are not required: the cells a split can decide."""
