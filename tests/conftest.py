@@ -25,6 +25,8 @@ import os
 import sys
 import time
 
+import numpy as np
+
 from battlelog.players.random import RandomPlayer
 
 
@@ -123,6 +125,35 @@ class Dawdler(RandomPlayer):
     def choose(self, state):
         time.sleep(0.1)
         return super().choose(state)
+
+
+class NumpyChooser(RandomPlayer):
+    """Shoots a random unshot cell given as numpy integers, as np.unravel_index gives them."""
+
+    def choose(self, state):
+        row, col = super().choose(state)
+        return np.unravel_index(row * state.size + col, (state.size, state.size))
+
+
+class FloatChooser(RandomPlayer):
+    """Names its cell with floats."""
+
+    def choose(self, state):
+        return (1.0, 0.5)
+
+
+class OffBoard(RandomPlayer):
+    """Shoots off the board."""
+
+    def choose(self, state):
+        return (0, state.size)
+
+
+class Malformed(RandomPlayer):
+    """Answers with a cell's name instead of a cell."""
+
+    def choose(self, state):
+        return "A1"
 
 
 class Tunable(RandomPlayer):

@@ -13,6 +13,7 @@ counts as recorded; :func:`retry_failed` replays the failed games, under new lim
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -75,7 +76,13 @@ class RunReport:
 
 
 def _check_options(records: list[dict[str, Any]], experiment: Experiment) -> None:
-    """A player's recorded games must have been played with the options asked for now."""
+    """A player's recorded games must have been played with the options asked for now, and options must
+    be JSON values (every game's record holds them)."""
+    for player in experiment.players:
+        try:
+            json.dumps(experiment.options_for(player), allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise BattlelogError(f"player {player}'s options cannot be recorded as JSON ({exc})") from None
     for record in records:
         player = record["player"]
         if player in experiment.players and record.get("options", {}) != experiment.options_for(player):

@@ -1,0 +1,61 @@
+"""Rough edges of the experiment runner a new user met: players' choices, planning, workers, killed workers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from battlelog.errors import BattlelogError
+from battlelog.rules.config import GameConfig
+from battlelog.runner.executors import Limits
+from battlelog.runner.executors.local import LocalExecutor
+from battlelog.runner.experiment import Experiment, RunReport, run_experiment
+from battlelog.runner.records import GAMES, MANIFEST, load_results
+
+#: Prefix of the test players of tests/conftest.py.
+T = "battlelog_test_players:"
+SMALL = GameConfig(4, (3, 2, 2))
+
+
+def play(out: Path, players: tuple[str, ...], games: int, options=None, **limits) -> RunReport:
+    settings = {"workers": 2, "memory_bytes": None, "time_seconds": None, **limits}
+    with LocalExecutor(Limits(**settings)) as executor:
+        return run_experiment(Experiment(SMALL, players, games, 3, options or {}), out, executor, progress=False)
+
+
+# ----- what a player chooses -------------------------------------------------------------------
+def test_numpy_integers_are_a_cell_and_malformed_choices_fail_their_game_only(tmp_path: Path, test_players: Path) -> None:
+    players = (T + "NumpyChooser", T + "FloatChooser", T + "OffBoard", T + "Malformed")
+    assert play(tmp_path, players, games=2) == RunReport(0, 8, 6)
+    game = {(r["player"], r["game"]): r for r in load_results(tmp_path)[1]}
+    for g in range(2):
+        numpy_game = game[T + "NumpyChooser", g]
+        assert numpy_game["status"] == "ok" and 7 <= numpy_game["score"] <= 16
+        assert all(type(shot["row"]) is int and type(shot["col"]) is int for shot in numpy_game["shots"])
+        assert (game[T + "FloatChooser", g]["status"], game[T + "FloatChooser", g]["message"]) == (
+            "error", "ShotError: the player chose (1.0, 0.5), not a cell (two whole numbers: row, column)")
+        assert (game[T + "OffBoard", g]["status"], game[T + "OffBoard", g]["message"]) == (
+            "error", "ShotError: the player chose row 0, column 4: off the 4x4 board")
+        assert (game[T + "Malformed", g]["status"], game[T + "Malformed", g]["message"]) == (
+            "error", "ShotError: the player chose 'A1', not a cell (two whole numbers: row, column)")
+    # every line reads back, and a resume finds everything recorded
+    assert play(tmp_path, players, games=2) == RunReport(8, 0, 0)
+
+
+def test_options_that_are_not_json_are_refused_before_any_game(tmp_path: Path, test_players: Path) -> None:
+    out = tmp_path / "out"
+    with pytest.raises(BattlelogError, match=r"player battlelog_test_players:Tunable's options cannot be recorded as JSON"):
+        play(out, (T + "Tunable",), games=1, options={T + "Tunable": {"level": float("nan")}})
+    assert not out.exists()
+
+
+def test_the_journal_never_writes_a_line_it_could_not_read_back(tmp_path: Path) -> None:
+    from battlelog.runner.journal import open_journal
+
+    manifest = {"size": 4, "ships": [3, 2, 2], "seed": 5}
+    record = {"player": "random", "game": 0, "status": "ok", "size": 4, "ships": [3, 2, 2], "seed": 5,
+              "score": 9, "seconds": float("nan")}  # fmt: skip
+    with open_journal(tmp_path, manifest) as journal, pytest.raises(BattlelogError, match="game 0 of player random cannot be recorded"):
+        journal.append(record)
+    assert not (tmp_path / GAMES).exists() and not (tmp_path / MANIFEST).exists()
