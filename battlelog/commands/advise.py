@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 from battlelog.commands.boards import add_board_arguments, add_engine_argument, config_from
+from battlelog.commands.paths import output_path
 from battlelog.engines import DEFAULT_ENGINE, make_engine
 from battlelog.errors import BattlelogError
 from battlelog.rules.state import GameState
@@ -48,6 +49,8 @@ def session_state(args: argparse.Namespace) -> tuple[GameState, Path]:
     if (args.size is None) != (args.ships is None):
         raise BattlelogError("give both --size and --ships, or neither to continue the game in --state FILE")
     board = args.size is not None
+    if args.state is not None:
+        output_path(args.state, "--state")
     if args.state is not None and Path(args.state).exists():
         state = GameState.load(args.state)
         if board and state.config != config_from(args):

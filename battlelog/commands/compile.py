@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
 from battlelog.commands.boards import add_state_arguments, state_from
+from battlelog.commands.paths import output_path
 from battlelog.errors import BattlelogError
 
 
@@ -38,8 +38,8 @@ def run(args: argparse.Namespace) -> int:
     from battlelog.engines.native.engine import NativeEngine
     from battlelog.engines.native.export import compile_state, variables_json
 
+    sdd_path = output_path(args.output, "--output")
     state = state_from(args)
-    sdd_path = Path(args.output)
     vtree_path, vars_path = sdd_path.with_suffix(".vtree"), sdd_path.with_suffix(".vars.json")
     try:
         written = compile_state(state, sdd_path, vtree_path, memory_budget())

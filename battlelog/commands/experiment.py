@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from battlelog.commands.common import (
     add_board_arguments,
@@ -35,6 +34,7 @@ from battlelog.commands.common import (
     config_from,
     executor_from,
 )
+from battlelog.commands.paths import output_path
 from battlelog.engines import DEFAULT_ENGINE
 from battlelog.errors import BattlelogError
 from battlelog.players import PLAYERS
@@ -62,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
     from battlelog.runner.experiment import Experiment, run_experiment
     from battlelog.runner.records import GAMES
 
+    out = output_path(args.out, "--out")
     config = config_from(args)
     players = [p.strip() for p in args.players.split(",") if p.strip()]
     if args.engine and "problog" not in players:
@@ -69,7 +70,6 @@ def run(args: argparse.Namespace) -> int:
     options = {"problog": {"engine": args.engine or DEFAULT_ENGINE}} if "problog" in players else {}
     experiment = Experiment(config, tuple(players), args.games, args.seed, options)
     executor = executor_from(args)
-    out = Path(args.out)
     print(
         f"{config.label()} with seed {args.seed}: games 0..{args.games - 1} for {', '.join(players)} "
         f"on {executor.describe()} -> {out / GAMES}"

@@ -19,9 +19,9 @@ examples:
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from battlelog.commands.boards import add_engine_argument
+from battlelog.commands.paths import output_path
 from battlelog.engines import DEFAULT_ENGINE, make_engine
 from battlelog.errors import BattlelogError
 from battlelog.players import PLAYERS, Player, make_player
@@ -52,8 +52,8 @@ def scoring_player(game: Game) -> Player | None:
 def run(args: argparse.Namespace) -> int:
     if not 0 < args.delay <= 60:
         raise BattlelogError(f"--delay {args.delay}: give the seconds per frame, more than 0 and at most 60")
+    out = output_path(args.out, "--out")
     game = load_game(args.source, args.game, args.player)
-    out = Path(args.out)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -16,9 +16,9 @@ examples:
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from battlelog.commands.boards import add_engine_argument, add_state_arguments, state_from
+from battlelog.commands.paths import output_path
 from battlelog.engines import DEFAULT_ENGINE
 from battlelog.engines.solve import check_consistent
 from battlelog.errors import BattlelogError
@@ -32,14 +32,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    output = None if args.output is None else output_path(args.output, "--output")
     state = state_from(args)
     check_consistent(state, args.engine)
     program = render_program(state)
-    if args.output is None:
+    if output is None:
         print(program, end="")
         return 0
     try:
-        Path(args.output).write_text(program)
+        output.write_text(program)
     except OSError as exc:
         raise BattlelogError(f"{args.output}: cannot write ({exc.strerror})") from None
     return 0
