@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
+import tracemalloc
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
@@ -9,9 +12,11 @@ import pytest
 from battlelog.errors import BattlelogError
 from battlelog.rules.config import GameConfig
 from battlelog.runner.executors import Limits
+from battlelog.runner.executors.base import Executor
 from battlelog.runner.executors.local import LocalExecutor
 from battlelog.runner.experiment import Experiment, RunReport, run_experiment
 from battlelog.runner.records import GAMES, MANIFEST, load_results
+from battlelog.runner.task import GameTask, Outcome, run_task
 
 #: Prefix of the test players of tests/conftest.py.
 T = "battlelog_test_players:"
@@ -59,3 +64,38 @@ def test_the_journal_never_writes_a_line_it_could_not_read_back(tmp_path: Path) 
     with open_journal(tmp_path, manifest) as journal, pytest.raises(BattlelogError, match="game 0 of player random cannot be recorded"):
         journal.append(record)
     assert not (tmp_path / GAMES).exists() and not (tmp_path / MANIFEST).exists()
+
+
+# ----- planning in bounded memory --------------------------------------------------------------
+class FirstTasks(Executor):
+    """Plays the first ``count`` tasks in this process, then stops drawing (as an interrupted run would)."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__(Limits(1, None, None))
+        self.count = count
+
+    def start(self) -> None:
+        pass
+
+    def run(self, tasks: Iterable[GameTask]) -> Iterator[Outcome]:
+        for task in itertools.islice(tasks, self.count):
+            yield Outcome(task, run_task(task, measure_peak=False))
+
+    def close(self) -> None:
+        pass
+
+    def describe(self) -> str:
+        return "this process"
+
+
+def test_an_experiment_of_many_games_is_planned_without_listing_them(tmp_path: Path) -> None:
+    experiment = Experiment(SMALL, ("random", "hunt-target"), 200_000, 3)
+    tracemalloc.start()
+    try:
+        report = run_experiment(experiment, tmp_path, FirstTasks(3), progress=False)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert report == RunReport(0, 3, 0)
+    assert peak < 5 * 2**20  # listing the 400,000 (player, game) pairs takes tens of MB
+    assert run_experiment(experiment, tmp_path, FirstTasks(2), progress=False) == RunReport(3, 2, 0)
