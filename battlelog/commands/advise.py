@@ -23,9 +23,8 @@ import sys
 import time
 from pathlib import Path
 
-from battlelog.commands.boards import add_board_arguments, add_engine_argument, config_from
-from battlelog.commands.paths import output_path
-from battlelog.engines import DEFAULT_ENGINE, make_engine
+from battlelog.commands.boards import add_board_arguments, add_engine_argument, config_from, output_path
+from battlelog.engines import DEFAULT_ENGINE, engine_class, make_engine
 from battlelog.errors import BattlelogError
 from battlelog.rules.state import GameState
 from battlelog.views.advise import HELP, Advisor, Quit
@@ -67,6 +66,7 @@ def session_state(args: argparse.Namespace) -> tuple[GameState, Path]:
 
 def run(args: argparse.Namespace) -> int:
     state, path = session_state(args)
+    engine_class(args.engine).check_board(state.config)  # one line now, not after some answers
     color = use_color(sys.stdout, args.no_color)
     engine = make_engine(args.engine)
     try:

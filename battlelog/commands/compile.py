@@ -20,8 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from battlelog.commands.boards import add_state_arguments, state_from
-from battlelog.commands.paths import output_path
+from battlelog.commands.boards import add_state_arguments, output_path, state_from
 from battlelog.errors import BattlelogError
 
 

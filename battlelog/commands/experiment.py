@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from battlelog.commands.boards import output_path
 from battlelog.commands.common import (
     add_board_arguments,
     add_engine_argument,
@@ -34,7 +35,6 @@ from battlelog.commands.common import (
     config_from,
     executor_from,
 )
-from battlelog.commands.paths import output_path
 from battlelog.engines import DEFAULT_ENGINE
 from battlelog.errors import BattlelogError
 from battlelog.players import PLAYERS

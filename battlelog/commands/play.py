@@ -17,7 +17,7 @@ import argparse
 
 from battlelog.commands.boards import add_board_arguments, add_engine_argument, add_seed_argument, config_from, seed_from
 from battlelog.errors import BattlelogError
-from battlelog.players import PLAYERS, Player, make_player
+from battlelog.players import PLAYERS, Player, check_player, make_player
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement, cell_name
 from battlelog.rules.state import GameState
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     if args.engine and name != "problog":
         raise BattlelogError(f"--engine is for the problog player, not {name}")
     options = {"engine": args.engine} if args.engine else {}
-    PLAYERS[name].check_board(config)
+    check_player(name, config, options)
     layout = layout_for(config, seed, 0)
     print(f"{config.label()}, seed {seed} (play this board again with --seed {seed})")
     print(BOARD_LEGEND if not args.human else "legend: . not shot, o miss, X hit; type a cell such as C3, or quit")

@@ -20,11 +20,10 @@ from __future__ import annotations
 
 import argparse
 
-from battlelog.commands.boards import add_engine_argument
-from battlelog.commands.paths import output_path
-from battlelog.engines import DEFAULT_ENGINE, make_engine
+from battlelog.commands.boards import add_engine_argument, output_path
+from battlelog.engines import DEFAULT_ENGINE, engine_class, make_engine
 from battlelog.errors import BattlelogError
-from battlelog.players import PLAYERS, Player, make_player
+from battlelog.players import PLAYERS, Player, check_player, make_player
 from battlelog.views.display import count_noun
 from battlelog.views.replay.sources import Game, load_game
 
@@ -54,6 +53,9 @@ def run(args: argparse.Namespace) -> int:
         raise BattlelogError(f"--delay {args.delay}: give the seconds per frame, more than 0 and at most 60")
     out = output_path(args.out, "--out")
     game = load_game(args.source, args.game, args.player)
+    engine_class(args.engine).check_board(game.state.config)  # one line before the folder is made, not mid-replay
+    if game.player in PLAYERS:
+        check_player(game.player, game.state.config, game.options)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

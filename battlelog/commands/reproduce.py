@@ -20,8 +20,8 @@ import shlex
 import sys
 from typing import TYPE_CHECKING
 
+from battlelog.commands.boards import output_path
 from battlelog.commands.common import add_engine_argument, add_executor_arguments, add_limit_arguments, executor_from
-from battlelog.commands.paths import output_path
 from battlelog.engines import DEFAULT_ENGINE
 from battlelog.errors import BattlelogError
 from battlelog.rules.config import GameConfig, parse_ships

@@ -17,8 +17,7 @@ from __future__ import annotations
 
 import argparse
 
-from battlelog.commands.boards import add_engine_argument, add_state_arguments, state_from
-from battlelog.commands.paths import output_path
+from battlelog.commands.boards import add_engine_argument, add_state_arguments, output_path, state_from
 from battlelog.engines import DEFAULT_ENGINE
 from battlelog.engines.solve import check_consistent
 from battlelog.errors import BattlelogError

@@ -21,8 +21,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from battlelog.commands.boards import output_path
 from battlelog.commands.common import add_executor_arguments, add_limit_arguments, executor_from
-from battlelog.commands.paths import output_path
 from battlelog.runner.records import ARCHIVE, GAMES, journal_path
 
 

@@ -19,12 +19,18 @@ ENGINES: dict[str, str] = {
 DEFAULT_ENGINE = "native"
 
 
-def make_engine(name: str, **options: Any) -> Engine:
-    """Build the engine registered as ``name``."""
+def engine_class(name: str) -> type[Engine]:
+    """The class of the engine registered as ``name`` (importing its module, not building anything)."""
     if name not in ENGINES:
         raise BattlelogError(f"unknown engine {name!r}; choose one of {', '.join(ENGINES)}")
     module, cls = ENGINES[name].split(":")
-    return getattr(import_module(module), cls)(**options)
+    found: type[Engine] = getattr(import_module(module), cls)
+    return found
 
 
-__all__ = ["DEFAULT_ENGINE", "ENGINES", "Engine", "Inconsistent", "Marginals", "locate_fault", "make_engine"]
+def make_engine(name: str, **options: Any) -> Engine:
+    """Build the engine registered as ``name``."""
+    return engine_class(name)(**options)
+
+
+__all__ = ["DEFAULT_ENGINE", "ENGINES", "Engine", "Inconsistent", "Marginals", "engine_class", "locate_fault", "make_engine"]

@@ -40,7 +40,7 @@ from pysdd.sdd import SddManager, SddNode, Vtree
 from battlelog.engines import budget
 from battlelog.engines.base import Engine, Inconsistent, Marginals
 from battlelog.engines.budget import readable
-from battlelog.engines.frontier import FALSE, TRUE, Diagram, smallest_sweep
+from battlelog.engines.frontier import FALSE, TRUE, Diagram, check_fleet_size, smallest_sweep
 from battlelog.errors import BudgetExceeded
 from battlelog.model.ground import Problem, ground_problem
 from battlelog.rules.config import GameConfig
@@ -97,6 +97,11 @@ class SddEngine(Engine):
     def __init__(self, memory_budget: int | None = None) -> None:
         self.memory_budget = budget.memory_budget() if memory_budget is None else int(memory_budget)
         self._kept: Compiled | None = None
+
+    @classmethod
+    def check_board(cls, config: GameConfig) -> None:
+        """The sweep keeps the set of placed ships in one 64-bit word."""
+        check_fleet_size(len(config.ships))
 
     def marginals(self, state: GameState) -> Marginals:
         """Occupancy marginals of ``state`` and its number of layouts (exact below 2**53)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+from collections.abc import Mapping
 from importlib import import_module
 from typing import Any
 
@@ -20,6 +21,7 @@ from battlelog.players.parity import ParityPlayer
 from battlelog.players.pdf import PdfPlayer
 from battlelog.players.random import RandomPlayer
 from battlelog.players.thompson import ThompsonPlayer
+from battlelog.rules.config import GameConfig
 
 PLAYERS: dict[str, type[Player]] = {
     cls.name: cls
@@ -34,12 +36,25 @@ def make_player(name: str, seed: int | np.random.SeedSequence | None = None, **o
     """Build player ``name`` (a registered name or ``module:Class``, see :func:`player_class`) with its
     options (for example ``engine="sdd"``); an option the player does not take is a one-line error."""
     cls = player_class(name)
+    _check_options(cls, name, options)
+    return cls(seed, **options)
+
+
+def check_player(name: str, config: GameConfig, options: Mapping[str, Any] | None = None) -> None:
+    """Refuse in one line, before any game, what would fail every game: an unknown player, an option it
+    does not take, or a board it (or its engine) cannot play."""
+    cls = player_class(name)
+    _check_options(cls, name, options or {})
+    cls.check_board(config, **(options or {}))
+
+
+def _check_options(cls: type[Player], name: str, options: Mapping[str, Any]) -> None:
+    """Every option must be a keyword of the player's constructor."""
     parameters = inspect.signature(cls.__init__).parameters
     takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
     unknown = [] if takes_any else sorted(set(options) - (set(parameters) - {"self", "seed"}))
     if unknown:
         raise BattlelogError(f"player {name!r} does not take option(s) {', '.join(unknown)}")
-    return cls(seed, **options)
 
 
 def player_class(spec: str) -> type[Player]:
@@ -71,4 +86,4 @@ def player_class(spec: str) -> type[Player]:
     return cls
 
 
-__all__ = ["PLAYERS", "Player", "make_player", "player_class"]
+__all__ = ["PLAYERS", "Player", "check_player", "make_player", "player_class"]

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from battlelog.errors import BattlelogError
-from battlelog.players import PLAYERS, player_class
+from battlelog.players import PLAYERS, check_player
 from battlelog.rules.config import GameConfig
 from battlelog.runner.executors.base import Executor
 from battlelog.runner.journal import Journal, open_journal
@@ -49,7 +49,7 @@ class Experiment:
             raise BattlelogError(f"player {repeated[0]!r} is named twice")
         for player in self.players:
             # an unknown player, or one that cannot play this board, is a one-line error now, not a failure per game
-            player_class(player).check_board(self.config)
+            check_player(player, self.config, self.options_for(player))
         for player in self.options:
             if player not in self.players:
                 raise BattlelogError(f"options are given for player {player!r}, who is not playing")
@@ -154,8 +154,8 @@ def retry_failed(out: Path, executor: Executor, progress: bool = True) -> RunRep
     config = GameConfig(manifest["size"], tuple(manifest["ships"]))
     with open_journal(out, manifest) as journal:
         failed = [r for r in journal.records if r["status"] != OK]
-        for player in sorted({r["player"] for r in failed}):
-            player_class(player).check_board(config)  # a player whose module is gone: one line before anything runs
+        for player, options in {r["player"]: r.get("options", {}) for r in failed}.items():
+            check_player(player, config, options)  # a player whose module is gone: one line before anything runs
         budget = executor.limits.engine_budget
         tasks = (
             GameTask(r["player"], r.get("options", {}), config, manifest["seed"], r["game"],

@@ -27,7 +27,7 @@ from battlelog.engines.canonical import PosteriorKey, canonical_form, posterior_
 from battlelog.engines.native.cache import STATES, EmptyBoards
 from battlelog.engines.native.counts import Counts
 from battlelog.engines.native.layered import LayeredModel, sweep
-from battlelog.engines.native.tables import SweepTables
+from battlelog.engines.native.tables import SweepTables, check_board_bits
 from battlelog.model.ground import Problem, ground_problem
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement
@@ -67,6 +67,11 @@ class NativeEngine(Engine):
         self.memory_budget = budget.memory_budget() if memory_budget is None else int(memory_budget)
         self.empty_boards = EmptyBoards() if empty_boards is None else empty_boards
         self._kept: tuple[PosteriorKey, LayeredModel] | None = None
+
+    @classmethod
+    def check_board(cls, config: GameConfig) -> None:
+        """Every state of a game on ``config`` must pack into the sweep's 64-bit frontier keys."""
+        check_board_bits(config)
 
     # ----- marginals ------------------------------------------------------------------------------
     def marginals(self, state: GameState) -> Marginals:
