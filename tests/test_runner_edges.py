@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import argparse
 import itertools
+import multiprocessing
 import tracemalloc
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
 
+from battlelog.commands import common
 from battlelog.errors import BattlelogError
 from battlelog.rules.config import GameConfig
 from battlelog.runner.executors import Limits
@@ -99,3 +102,23 @@ def test_an_experiment_of_many_games_is_planned_without_listing_them(tmp_path: P
     assert report == RunReport(0, 3, 0)
     assert peak < 5 * 2**20  # listing the 400,000 (player, game) pairs takes tens of MB
     assert run_experiment(experiment, tmp_path, FirstTasks(2), progress=False) == RunReport(3, 2, 0)
+
+
+# ----- how many workers ------------------------------------------------------------------------
+def test_no_more_workers_start_than_there_are_games_to_play(tmp_path: Path) -> None:
+    with LocalExecutor(Limits(8, None, None)) as executor:
+        report = run_experiment(Experiment(SMALL, ("random",), 2, 3), tmp_path, executor, progress=False)
+        assert report == RunReport(0, 2, 0)
+        assert len(multiprocessing.active_children()) == 2  # the idle workers, before the executor closes
+
+
+def test_more_workers_than_cores_is_warned_in_one_line(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(common, "available_cores", lambda: 2)
+    parser = argparse.ArgumentParser()
+    common.add_limit_arguments(parser)
+    assert common.limits_from(parser.parse_args(["--workers", "64"])).workers == 64
+    assert capsys.readouterr().err == (
+        "battlelog: warning: 64 workers on 2 cores share them: games run slower, and their time limits count the waiting\n"
+    )
+    common.limits_from(parser.parse_args(["--workers", "2"]))
+    assert capsys.readouterr().err == ""

@@ -152,24 +152,24 @@ class DaskExecutor(Executor):
         return self._client
 
     # ----- starting and stopping ---------------------------------------------------------------
-    def start(self) -> None:
+    def start(self, count: int | None = None) -> None:
         if self._client is not None:
             return
         distributed = _import_distributed()
         if self.scheduler is None:
-            self._client = self._local_cluster(distributed)
+            self._client = self._local_cluster(distributed, self.limits.workers if count is None else min(count, self.limits.workers))
         else:
             self._client = self._connect(distributed, self.scheduler)
         self._client.subscribe_topic(START_TOPIC, lambda event: self._events.put(("start", event[1])))
         self._client.subscribe_topic(MEMORY_TOPIC, lambda event: self._events.put(("memory", event[1])))
 
-    def _local_cluster(self, distributed: Any) -> Any:
-        """A cluster of ``limits.workers`` one-thread processes on this machine, each under the memory limit."""
+    def _local_cluster(self, distributed: Any, workers: int) -> Any:
+        """A cluster of ``workers`` one-thread processes on this machine, each under the memory limit."""
         import dask
 
         with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
             self._cluster = distributed.LocalCluster(
-                n_workers=self.limits.workers,
+                n_workers=workers,
                 threads_per_worker=1,
                 processes=True,
                 memory_limit=self.limits.memory_bytes or 0,
@@ -225,11 +225,11 @@ class DaskExecutor(Executor):
     # ----- playing -----------------------------------------------------------------------------
     def run(self, tasks: Iterable[GameTask]) -> Iterator[Outcome]:
         source = iter(tasks)
-        first = next(source, None)
-        if first is None:
+        ahead = list(itertools.islice(source, self.limits.workers))  # no more workers than games to play
+        if not ahead:
             return
-        source = itertools.chain([first], source)
-        self.start()
+        source = itertools.chain(ahead, source)
+        self.start(len(ahead))
         games: dict[str, _Game] = {}
         try:
             while True:

@@ -15,6 +15,7 @@ reset before each game (:mod:`battlelog.runner.procmem`).
 from __future__ import annotations
 
 import ctypes
+import itertools
 import multiprocessing
 import os
 import resource
@@ -148,9 +149,11 @@ class WorkerPool:
         self._context = multiprocessing.get_context("spawn")
         self._crew: list[_Worker | None] = [None] * size
 
-    def start(self) -> None:
-        """Start the missing workers and wait until every one is ready (or refuses the memory limit)."""
-        self._crew = [slot or self._spawn() for slot in self._crew]
+    def start(self, count: int | None = None) -> None:
+        """Start the missing workers among the first ``count`` (all by default) and wait until every one
+        is ready (or refuses the memory limit)."""
+        wanted = self.size if count is None else min(count, self.size)
+        self._crew = [slot or (self._spawn() if i < wanted else None) for i, slot in enumerate(self._crew)]
         while not all(w.ready for w in self._live()):
             self._wait(self._live())
             for worker in self._live():
@@ -162,10 +165,12 @@ class WorkerPool:
         Tasks are drawn from ``tasks`` only as workers become free, so it may be a lazy generator.
         """
         source = iter(tasks)
-        task: Any = next(source, _END)  # the next task to hand out
-        if task is _END:
+        ahead = list(itertools.islice(source, self.size))  # no more workers than games to play
+        if not ahead:
             return
-        self.start()
+        source = itertools.chain(ahead, source)
+        task: Any = next(source)  # the next task to hand out
+        self.start(len(ahead))
         finished = False
         try:
             while task is not _END or any(w.busy for w in self._live()):
@@ -280,8 +285,8 @@ class LocalExecutor(Executor):
         super().__init__(limits)
         self._pool = WorkerPool(limits.workers, limits.memory_bytes, limits.time_seconds)
 
-    def start(self) -> None:
-        self._pool.start()
+    def start(self, count: int | None = None) -> None:
+        self._pool.start(count)
 
     def run(self, tasks: Iterable[GameTask]) -> Iterator[Outcome]:
         return self._pool.run(tasks)
