@@ -156,6 +156,30 @@ class Malformed(RandomPlayer):
         return "A1"
 
 
+class Victim(RandomPlayer):
+    """At its first move of a game, writes its process id to the file ``mark`` and waits to be killed;
+    once the mark exists it plays as the random player."""
+
+    def __init__(self, seed=None, mark=""):
+        super().__init__(seed)
+        self.mark = mark
+
+    def choose(self, state):
+        if not state.shots and not os.path.exists(self.mark):
+            with open(self.mark + ".tmp", "w") as out:
+                out.write(str(os.getpid()))
+            os.replace(self.mark + ".tmp", self.mark)
+            time.sleep(3600)
+        return super().choose(state)
+
+
+class SelfKiller(RandomPlayer):
+    """Kills its own process with SIGKILL at its first move, as kill -9 from outside would."""
+
+    def choose(self, state):
+        os.kill(os.getpid(), 9)
+
+
 class Tunable(RandomPlayer):
     """A random player with an option, to check that options are recorded and compared."""
 

@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 import itertools
 import multiprocessing
+import os
+import signal
+import threading
+import time
 import tracemalloc
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -16,7 +20,7 @@ from battlelog.errors import BattlelogError
 from battlelog.rules.config import GameConfig
 from battlelog.runner.executors import Limits
 from battlelog.runner.executors.base import Executor
-from battlelog.runner.executors.local import LocalExecutor
+from battlelog.runner.executors.local import LocalExecutor, death_status
 from battlelog.runner.experiment import Experiment, RunReport, run_experiment
 from battlelog.runner.records import GAMES, MANIFEST, load_results
 from battlelog.runner.task import GameTask, Outcome, run_task
@@ -122,3 +126,37 @@ def test_more_workers_than_cores_is_warned_in_one_line(monkeypatch: pytest.Monke
     )
     common.limits_from(parser.parse_args(["--workers", "2"]))
     assert capsys.readouterr().err == ""
+
+
+# ----- a worker killed mid-game ----------------------------------------------------------------
+def test_a_worker_killed_from_outside_is_replayed_once_and_memory_stays_memory(tmp_path: Path, test_players: Path) -> None:
+    mark = tmp_path / "victim.pid"
+
+    def kill_when_marked() -> None:
+        deadline = time.monotonic() + 60
+        while not mark.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        os.kill(int(mark.read_text()), signal.SIGKILL)
+
+    killer = threading.Thread(target=kill_when_marked)
+    killer.start()
+    players = (T + "Victim", T + "SelfKiller", T + "MemoryHog")
+    report = play(tmp_path / "out", players, games=1, options={T + "Victim": {"mark": str(mark)}}, memory_bytes=2**30)
+    killer.join()
+    assert report == RunReport(0, 3, 2)
+    game = {r["player"]: r for r in load_results(tmp_path / "out")[1]}
+    victim, killed, hog = game[T + "Victim"], game[T + "SelfKiller"], game[T + "MemoryHog"]
+    assert victim["status"] == "ok" and victim["retried"] == (
+        "the worker process was killed by SIGKILL with no trace of a lack of memory while playing; played again by a fresh worker")
+    assert killed["status"] == "error" and killed["message"] == (
+        "the worker process was killed by SIGKILL with no trace of a lack of memory while playing, a second time: "
+        "not played a third time")
+    assert killed["retried"].startswith("the worker process was killed by SIGKILL")
+    assert hog["status"] == "memory" and hog["message"].startswith("MemoryError") and hog["retried"] is None
+
+
+def test_a_kill_counted_by_the_oom_killer_is_memory() -> None:
+    assert death_status(-signal.SIGKILL, oom_killed=True) == (
+        "memory", "the worker process was killed by SIGKILL by the kernel's out-of-memory killer")
+    assert death_status(-signal.SIGKILL)[0] is None
+    assert death_status(-signal.SIGABRT)[0] == "memory"
