@@ -25,6 +25,8 @@ import os
 import sys
 import time
 
+import numpy as np
+
 from battlelog.players.random import RandomPlayer
 
 
@@ -131,6 +133,59 @@ class Dawdler(RandomPlayer):
     def choose(self, state):
         time.sleep(0.1)
         return super().choose(state)
+
+
+class NumpyChooser(RandomPlayer):
+    """Shoots a random unshot cell given as numpy integers, as np.unravel_index gives them."""
+
+    def choose(self, state):
+        row, col = super().choose(state)
+        return np.unravel_index(row * state.size + col, (state.size, state.size))
+
+
+class FloatChooser(RandomPlayer):
+    """Names its cell with floats."""
+
+    def choose(self, state):
+        return (1.0, 0.5)
+
+
+class OffBoard(RandomPlayer):
+    """Shoots off the board."""
+
+    def choose(self, state):
+        return (0, state.size)
+
+
+class Malformed(RandomPlayer):
+    """Answers with a cell's name instead of a cell."""
+
+    def choose(self, state):
+        return "A1"
+
+
+class Victim(RandomPlayer):
+    """At its first move of a game, writes its process id to the file ``mark`` and waits to be killed;
+    once the mark exists it plays as the random player."""
+
+    def __init__(self, seed=None, mark=""):
+        super().__init__(seed)
+        self.mark = mark
+
+    def choose(self, state):
+        if not state.shots and not os.path.exists(self.mark):
+            with open(self.mark + ".tmp", "w") as out:
+                out.write(str(os.getpid()))
+            os.replace(self.mark + ".tmp", self.mark)
+            time.sleep(3600)
+        return super().choose(state)
+
+
+class SelfKiller(RandomPlayer):
+    """Kills its own process with SIGKILL at its first move, as kill -9 from outside would."""
+
+    def choose(self, state):
+        os.kill(os.getpid(), 9)
 
 
 class Tunable(RandomPlayer):

@@ -24,8 +24,8 @@ import sys
 import time
 from pathlib import Path
 
-from battlelog.commands.boards import add_board_arguments, add_engine_argument, config_from
-from battlelog.engines import DEFAULT_ENGINE
+from battlelog.commands.boards import add_board_arguments, add_engine_argument, config_from, output_path
+from battlelog.engines import DEFAULT_ENGINE, engine_class
 from battlelog.engines.workspace import Workspace
 from battlelog.errors import BattlelogError
 from battlelog.rules.state import GameState
@@ -50,6 +50,8 @@ def session_state(args: argparse.Namespace) -> tuple[GameState, Path]:
     if (args.size is None) != (args.ships is None):
         raise BattlelogError("give both --size and --ships, or neither to continue the game in --state FILE")
     board = args.size is not None
+    if args.state is not None:
+        output_path(args.state, "--state")
     if args.state is not None and Path(args.state).exists():
         state = GameState.load(args.state)
         if board and state.config != config_from(args):
@@ -66,6 +68,7 @@ def session_state(args: argparse.Namespace) -> tuple[GameState, Path]:
 
 def run(args: argparse.Namespace) -> int:
     state, path = session_state(args)
+    engine_class(args.engine).check_board(state.config)  # one line now, not after some answers
     color = use_color(sys.stdout, args.no_color)
     workspace = Workspace()
     try:

@@ -1,4 +1,4 @@
-"""Arguments that name a board, a game state, a seed or an engine, parsed the same way everywhere.
+"""Arguments that name a board, a game state, a seed, an engine or a path to write, parsed the same way everywhere.
 
 Only light modules are imported here: the commands that must start fast (``script``, ``marginals``)
 build their parsers from these.
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import secrets
+from pathlib import Path
 
 from battlelog.engines import DEFAULT_ENGINE, ENGINES
 from battlelog.errors import BattlelogError
@@ -66,3 +67,11 @@ def seed_from(args: argparse.Namespace) -> int:
     if args.seed < 0:
         raise BattlelogError(f"--seed {args.seed}: the seed must be a non-negative whole number")
     return int(args.seed)
+
+
+def output_path(text: str, option: str) -> Path:
+    """``text`` as a path a command writes to, refusing an empty or blank one: ``Path("")`` is the current
+    directory, so ``--out ""`` would scatter an experiment's files wherever the command happens to run."""
+    if not text.strip():
+        raise BattlelogError(f"{option} is empty: give the name of the file or folder to write")
+    return Path(text)

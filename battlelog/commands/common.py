@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 from typing import TYPE_CHECKING
 
 from battlelog.commands.boards import add_board_arguments, add_engine_argument, config_from
@@ -92,7 +93,11 @@ def add_limit_arguments(parser: Arguments) -> None:
 
 def limits_from(args: argparse.Namespace) -> Limits:
     """The Limits named by the arguments of :func:`add_limit_arguments`."""
-    workers = available_cores() if args.workers is None else args.workers
+    cores = available_cores()
+    workers = cores if args.workers is None else args.workers
+    if workers > cores:
+        print(f"battlelog: warning: {workers} workers on {cores} cores share them: games run slower, and their time limits "
+              "count the waiting", file=sys.stderr)  # fmt: skip
     return Limits(workers, parse_memory(args.memory_limit), parse_seconds(args.time_limit))
 
 

@@ -19,9 +19,8 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
-from battlelog.commands.boards import add_state_arguments, state_from
+from battlelog.commands.boards import add_state_arguments, output_path, state_from
 from battlelog.errors import BattlelogError
 from battlelog.files import replacing
 from battlelog.wording import count_noun
@@ -40,8 +39,8 @@ def run(args: argparse.Namespace) -> int:
     from battlelog.engines.native.engine import NativeEngine
     from battlelog.engines.native.export import compile_state, variables_json
 
+    sdd_path = output_path(args.output, "--output")
     state = state_from(args)
-    sdd_path = Path(args.output)
     vtree_path, vars_path = sdd_path.with_suffix(".vtree"), sdd_path.with_suffix(".vars.json")
     if sdd_path in (vtree_path, vars_path):
         raise BattlelogError(f"{sdd_path}: name the SDD file otherwise (e.g. model.sdd): its vtree is written to {vtree_path}")

@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
+from battlelog.commands.boards import output_path
 from battlelog.commands.common import (
     add_board_arguments,
     add_engine_argument,
@@ -66,12 +66,12 @@ def run(args: argparse.Namespace) -> int:
     from battlelog.runner.experiment import Experiment, run_experiment
     from battlelog.runner.records import GAMES
 
+    out = output_path(args.out, "--out")
     config = config_from(args)
     specs = parse_players(args.players, args.engine)
     players = [spec.label for spec in specs]
     experiment = Experiment(config, tuple(players), args.games, args.seed, {spec.label: spec.options for spec in specs})
     executor = executor_from(args)
-    out = Path(args.out)
     print(
         f"{config.label()} with seed {args.seed}: games 0..{args.games - 1} for {', '.join(players)} "
         f"on {executor.describe()} -> {out / GAMES}"

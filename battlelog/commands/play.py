@@ -19,7 +19,7 @@ import argparse
 from battlelog.commands.boards import add_board_arguments, add_engine_argument, add_seed_argument, config_from, seed_from
 from battlelog.engines.workspace import Workspace
 from battlelog.errors import BattlelogError
-from battlelog.players import PLAYERS, Player, make_player, player_class
+from battlelog.players import PLAYERS, Player, check_player, make_player
 from battlelog.players.spec import PlayerSpec, parse_players
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement, cell_name
@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
     if len(specs) != 1:
         raise BattlelogError(f"--player {args.player}: name one player")
     spec = specs[0]
-    player_class(spec.name).check_board(config)
+    check_player(spec.label, config)
     layout = layout_for(config, seed, 0)
     print(f"{config.label()}, seed {seed} (play this board again with --seed {seed})")
     print(BOARD_LEGEND if not args.human else "legend: . not shot, o miss, X hit; type a cell such as C3, or quit")

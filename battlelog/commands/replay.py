@@ -19,13 +19,12 @@ examples:
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from battlelog.commands.boards import add_engine_argument
-from battlelog.engines import DEFAULT_ENGINE
+from battlelog.commands.boards import add_engine_argument, output_path
+from battlelog.engines import DEFAULT_ENGINE, engine_class
 from battlelog.engines.workspace import Workspace
 from battlelog.errors import BattlelogError
-from battlelog.players import PLAYERS, Player, make_player
+from battlelog.players import PLAYERS, Player, check_player, make_player
 from battlelog.players.spec import spec_name
 from battlelog.views.replay.sources import Game, load_game
 from battlelog.wording import count_noun
@@ -54,7 +53,11 @@ def scoring_player(game: Game) -> Player | None:
 def run(args: argparse.Namespace) -> int:
     if not 0 < args.delay <= 60:
         raise BattlelogError(f"--delay {args.delay}: give the seconds per frame, more than 0 and at most 60")
+    out = output_path(args.out, "--out")
     game = load_game(args.source, args.game, args.player)
+    engine_class(args.engine).check_board(game.state.config)  # one line now, not mid-replay
+    if game.player is not None and spec_name(game.player) in PLAYERS:
+        check_player(game.player, game.state.config, game.options)
     from battlelog.views.replay.frames import build_replay, report_progress  # numpy work and Pillow: only once the input is good
     from battlelog.views.replay.gif import write_gif, write_still
     from battlelog.views.replay.page import write_page
@@ -66,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         replay = build_replay(game, workspace.engine(args.engine), player, progress=report_progress)
     finally:
         workspace.close()
-    out, middle = Path(args.out), len(replay.frames) // 2
+    middle = len(replay.frames) // 2
     try:  # the folder only now: a game that cannot be replayed leaves none behind
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -18,9 +18,9 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
+from battlelog.commands.boards import output_path
 from battlelog.commands.common import add_engine_argument, add_executor_arguments, add_limit_arguments, executor_from
 from battlelog.engines import DEFAULT_ENGINE
 from battlelog.errors import BattlelogError
@@ -88,12 +88,12 @@ def run(args: argparse.Namespace) -> int:
     from battlelog.report.paper_files import results_markdown
     from battlelog.report.reproduce import reproduce
 
+    out = output_path(args.out, "--out")
     games = QUICK_GAMES if args.quick else args.games
     if games < 2:
         raise BattlelogError(f"--games must be at least 2 for confidence intervals, got {games}")
     rows = _rows(args.config)
     executor = executor_from(args)
-    out = Path(args.out)
     command = _command(args)
     try:
         with executor:

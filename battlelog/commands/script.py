@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import argparse
 
-from battlelog.commands.boards import add_engine_argument, add_state_arguments, state_from
+from battlelog.commands.boards import add_engine_argument, add_state_arguments, output_path, state_from
 from battlelog.engines import DEFAULT_ENGINE
 from battlelog.engines.solve import check_consistent
 from battlelog.files import write_text
@@ -30,12 +30,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    output = None if args.output is None else output_path(args.output, "--output")
     state = state_from(args)
     check_consistent(state, args.engine)
     from battlelog.model.render import render_program  # jinja2: only when a program is rendered
 
     program = render_program(state)
-    if args.output is None:
+    if output is None:
         print(program, end="")
         return 0
     write_text(args.output, program)

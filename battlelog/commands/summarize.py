@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from battlelog.commands.boards import output_path
 from battlelog.commands.common import add_executor_arguments, add_limit_arguments, executor_from
 from battlelog.errors import WriteError
 from battlelog.runner.records import ARCHIVE, GAMES, journal_path
@@ -85,7 +86,7 @@ def show_summary(out: Path, plots: bool = False, games_csv: bool = False) -> Non
 
 
 def run(args: argparse.Namespace) -> int:
-    out = Path(args.directory)
+    out = output_path(args.directory, "DIR")
     out = out.parent if out.name in (GAMES, ARCHIVE) and out.is_file() else out
     if args.retry_failed:
         from battlelog.runner.experiment import retry_failed

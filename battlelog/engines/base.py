@@ -10,6 +10,7 @@ import numpy as np
 
 from battlelog.errors import BattlelogError, Inconsistent, StateError
 from battlelog.rules.answers import HIT_CODE, MISS_CODE, SUNK_CODE
+from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement, cell_name
 from battlelog.rules.state import GameState
 from battlelog.rules.variants import ALLOWED, NAMED, SILENT, UNNAMED
@@ -84,6 +85,11 @@ class Engine(ABC):
 
     #: Whether :meth:`sample` draws layouts.
     samples: ClassVar[bool] = False
+
+    @classmethod
+    def check_board(cls, config: GameConfig) -> None:
+        """Refuse, in one line and without building anything, a board this engine cannot count (by default
+        it counts every board, given time and memory): players ask before the first game."""
 
     @abstractmethod
     def marginals(self, state: GameState) -> Marginals:

@@ -88,13 +88,18 @@ class Diagram:
         return sum(len(high) for high, _ in self.levels)
 
 
+def check_fleet_size(ships: int) -> None:
+    """Refuse a fleet whose set of placed ships does not fit the sweep's one 64-bit word."""
+    if ships > _WORD:
+        raise BattlelogError(f"the sdd engine handles fleets of at most {_WORD} ships, not {ships}")
+
+
 class _Board:
     """The sweep's constant tables: cell sets as rows of 64-bit words, ship sets as bits of one word."""
 
     def __init__(self, problem: Problem, placements: list[Placement]) -> None:
         ships = len(problem.ships)
-        if ships > _WORD:
-            raise BattlelogError(f"the sdd engine handles fleets of at most {_WORD} ships, not {ships}")
+        check_fleet_size(ships)
         self.size = problem.size
         self.shifts = np.arange(ships, dtype=np.uint64)
         self.words = -(-problem.size**2 // _WORD)

@@ -41,7 +41,7 @@ from pysdd.sdd import SddManager, SddNode
 from battlelog.engines import budget
 from battlelog.engines.base import Engine, Marginals
 from battlelog.engines.budget import readable
-from battlelog.engines.frontier import FALSE, TRUE, Diagram, smallest_sweep
+from battlelog.engines.frontier import FALSE, TRUE, Diagram, check_fleet_size, smallest_sweep
 from battlelog.engines.pysdd_setup import BYTES_PER_NODE, sdd_manager
 from battlelog.engines.workspace import Workspace
 from battlelog.errors import BudgetExceeded, Inconsistent
@@ -104,6 +104,11 @@ class SddEngine(Engine):
     def memory_budget(self) -> int:
         """The bytes one call may use: the engine's own budget, else the budget in force now."""
         return budget.memory_budget(self._budget)
+
+    @classmethod
+    def check_board(cls, config: GameConfig) -> None:
+        """The sweep keeps the set of placed ships in one 64-bit word."""
+        check_fleet_size(len(config.ships))
 
     def marginals(self, state: GameState) -> Marginals:
         """Occupancy marginals of ``state`` and its number of layouts (exact below 2**53)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+from collections.abc import Mapping
 from importlib import import_module
 from typing import Any
 
@@ -21,6 +22,7 @@ from battlelog.players.pdf import PdfPlayer
 from battlelog.players.random import RandomPlayer
 from battlelog.players.spec import player_spec
 from battlelog.players.thompson import ThompsonPlayer
+from battlelog.rules.config import GameConfig
 
 PLAYERS: dict[str, type[Player]] = {
     cls.name: cls
@@ -37,6 +39,13 @@ def make_player(spec: str, seed: int | np.random.SeedSequence | None = None, **o
     ``engine="sdd"``); an option the player does not take is a one-line error."""
     configuration = player_spec(spec, **options)
     return player_class(configuration.name)(seed, **configuration.options)
+
+
+def check_player(spec: str, config: GameConfig, options: Mapping[str, Any] | None = None) -> None:
+    """Refuse in one line, before any game, what would fail every game: an unknown player, an option it
+    does not take, or a board it (or its engine) cannot play."""
+    configuration = player_spec(spec, **(options or {}))
+    player_class(configuration.name).check_board(config, **configuration.options)
 
 
 def player_class(spec: str) -> type[Player]:
@@ -68,4 +77,4 @@ def player_class(spec: str) -> type[Player]:
     return cls
 
 
-__all__ = ["PLAYERS", "Player", "make_player", "player_class"]
+__all__ = ["PLAYERS", "Player", "check_player", "make_player", "player_class"]

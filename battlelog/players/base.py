@@ -13,7 +13,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Sequence
 from functools import lru_cache
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -65,9 +65,10 @@ class Player(ABC):
         return self._workspace
 
     @classmethod
-    def check_board(cls, config: GameConfig) -> None:
-        """Refuse, in one line and before any game, a board this player cannot play (by default it
-        plays every board). Experiments and ``play`` ask before they start."""
+    def check_board(cls, config: GameConfig, **options: Any) -> None:
+        """Refuse, in one line and before any game, a board this player cannot play with these options
+        (its constructor's keywords; by default it plays every board). Experiments and ``play`` ask
+        before they start (through :func:`battlelog.players.check_player`)."""
 
     def new_game(self, config: GameConfig) -> None:
         """A new game starts on ``config``: forget whatever belonged to the previous one."""

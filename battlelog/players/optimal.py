@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from battlelog.optimum.layouts import solvable_layouts
 from battlelog.players.base import Player
@@ -35,7 +35,7 @@ class OptimalPlayer(Player):
     name = "optimal"
 
     @classmethod
-    def check_board(cls, config: GameConfig) -> None:
+    def check_board(cls, config: GameConfig, **options: Any) -> None:
         """Only instances the solver takes: a cheap enumeration that stops as soon as it is too large."""
         solvable_layouts(config)
 

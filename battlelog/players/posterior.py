@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Hashable
+from typing import Any
 
 import numpy as np
 
 from battlelog.engines import DEFAULT_ENGINE, Engine, Marginals, engine_class
 from battlelog.players.base import ScoringPlayer, Seed, best_cells
+from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Cell
 from battlelog.rules.state import GameState
 
@@ -22,6 +24,11 @@ class PosteriorPlayer(ScoringPlayer):
 
     ``engine`` names the engine; the player computes with its workspace's engine of that name.
     """
+
+    @classmethod
+    def check_board(cls, config: GameConfig, engine: str = DEFAULT_ENGINE, **options: Any) -> None:
+        """A board its engine cannot count is refused before the first game, not by every game."""
+        engine_class(engine).check_board(config)
 
     def __init__(self, seed: Seed = None, engine: str = DEFAULT_ENGINE) -> None:
         super().__init__(seed)

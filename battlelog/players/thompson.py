@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from battlelog.engines import DEFAULT_ENGINE, Engine, engine_class
 from battlelog.errors import BattlelogError
 from battlelog.players.base import Player, Seed, masked, pick_best
+from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Cell
 from battlelog.rules.state import GameState
 
@@ -23,6 +26,11 @@ class ThompsonPlayer(Player):
     """
 
     name = "thompson"
+
+    @classmethod
+    def check_board(cls, config: GameConfig, engine: str = DEFAULT_ENGINE, **options: Any) -> None:
+        """A board its engine cannot count is refused before the first game, not by every game."""
+        engine_class(engine).check_board(config)
 
     def __init__(self, seed: Seed = None, engine: str = DEFAULT_ENGINE) -> None:
         super().__init__(seed)

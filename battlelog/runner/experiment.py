@@ -13,6 +13,7 @@ counts as recorded; :func:`retry_failed` replays the failed games, under new lim
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from battlelog.errors import BattlelogError
-from battlelog.players import PLAYERS, make_player, player_class
+from battlelog.players import PLAYERS, check_player, make_player
 from battlelog.players.spec import player_spec, spec_name
 from battlelog.rules.config import GameConfig
 from battlelog.runner.executors.base import Executor
@@ -60,7 +61,7 @@ class Experiment:
         object.__setattr__(self, "options", {spec.label: dict(spec.options) for spec in specs})
         for spec in specs:
             # a player that cannot play this board, or refuses its options, is a one-line error now, not a failure per game
-            player_class(spec.name).check_board(self.config)
+            check_player(spec.label, self.config)
             make_player(spec.label).close()
         if self.games < 1:
             raise BattlelogError(f"the number of games must be at least 1, got {self.games}")
@@ -86,7 +87,13 @@ class RunReport:
 
 def _check_options(records: list[dict[str, Any]], experiment: Experiment) -> None:
     """A player's recorded games must have been played with the options asked for now (records of
-    older versions may spell a default out: ``problog`` with engine native)."""
+    older versions may spell a default out: ``problog`` with engine native), and options must be JSON
+    values (every game's record holds them)."""
+    for player in experiment.players:
+        try:
+            json.dumps(experiment.options_for(player), allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise BattlelogError(f"player {player}'s options cannot be recorded as JSON ({exc})") from None
     for record in records:
         player = record["player"]
         if player in experiment.players:
@@ -142,10 +149,12 @@ def run_experiment(experiment: Experiment, out: Path, executor: Executor, progre
         records = journal.records
         _check_options(records, experiment)
         done = {(r["player"], r["game"]) for r in records}
-        wanted = {(p, g) for p in experiment.players for g in range(experiment.games)}
-        todo = len(wanted - done)
+        # Counted, not listed: the pairs asked for may be far more than memory holds (the tasks are streamed).
+        players = set(experiment.players)
+        recorded = sum(1 for player, game in done if player in players and game < experiment.games)
+        todo = len(players) * experiment.games - recorded
         played, failed = _play(journal, _tasks(experiment, done, executor.limits.engine_budget), todo, executor, progress)
-        return RunReport(len(wanted & done), played, failed)
+        return RunReport(recorded, played, failed)
 
 
 def retry_failed(out: Path, executor: Executor, progress: bool = True) -> RunReport:
@@ -158,8 +167,8 @@ def retry_failed(out: Path, executor: Executor, progress: bool = True) -> RunRep
     config = GameConfig(manifest["size"], tuple(manifest["ships"]))
     with open_journal(out, manifest) as journal:
         failed = [r for r in journal.records if r["status"] != OK]
-        for player in sorted({r["player"] for r in failed}):
-            player_class(spec_name(player)).check_board(config)  # a player whose module is gone: one line before anything runs
+        for player, options in {r["player"]: r.get("options", {}) for r in failed}.items():
+            check_player(player, config, options)  # a player whose module is gone: one line before anything runs
         budget = executor.limits.engine_budget
         tasks = (
             GameTask(r["player"], r.get("options", {}), config, manifest["seed"], r["game"],

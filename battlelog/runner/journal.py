@@ -42,7 +42,11 @@ class Journal:
         refused = conflict(self._games, record)
         if refused:
             raise ValueError(f"refusing to write a game twice: {refused}")
-        self._handle.write((json.dumps(record) + "\n").encode())
+        try:  # strict JSON (no NaN): every line written must read back, or a resume could not start
+            line = json.dumps(record, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise BattlelogError(f"game {record['game']} of player {record['player']} cannot be recorded as JSON ({exc})") from None
+        self._handle.write((line + "\n").encode())
         self._handle.flush()
         os.fsync(self._handle.fileno())
         key = (record["player"], record["game"])

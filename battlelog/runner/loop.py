@@ -6,13 +6,16 @@ referee alone holds the layout, and every random draw belongs to the player's ow
 
 from __future__ import annotations
 
+import operator
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any, cast
 
+from battlelog.errors import ShotError
 from battlelog.players.base import Player
 from battlelog.rules.config import GameConfig
-from battlelog.rules.geometry import Placement, cell_name
+from battlelog.rules.geometry import Cell, Placement, cell_name
 from battlelog.rules.referee import Referee
 from battlelog.rules.state import GameState
 
@@ -34,6 +37,26 @@ class GameResult:
         return float(sum(self.move_seconds))
 
 
+def chosen_cell(choice: object, config: GameConfig) -> Cell:
+    """A player's choice as a cell of two Python ints, or a :class:`ShotError` naming what is wrong.
+
+    Players may answer with numpy integers (``np.unravel_index`` does); the game's record must hold
+    plain ints, or it could not be written as JSON. A choice that is not two whole numbers on the
+    board is the player's error: that game fails, the experiment goes on.
+    """
+    try:
+        row, col = cast(Iterable[Any], choice)
+        cell = (operator.index(row), operator.index(col))
+    except (TypeError, ValueError):
+        text = " ".join(repr(choice).split())
+        shown = text if len(text) <= 60 else text[:57] + "..."
+        raise ShotError(f"the player chose {shown}, not a cell (two whole numbers: row, column)") from None
+    n = config.size
+    if not (0 <= cell[0] < n and 0 <= cell[1] < n):
+        raise ShotError(f"the player chose row {cell[0]}, column {cell[1]}: off the {n}x{n} board")
+    return cell
+
+
 def play_game(
     config: GameConfig,
     layout: tuple[Placement, ...],
@@ -47,10 +70,11 @@ def play_game(
     result = GameResult(state)
     while not referee.over:
         start = time.perf_counter()
-        row, col = player.choose(state)
+        choice = player.choose(state)
         result.move_seconds.append(time.perf_counter() - start)
+        row, col = chosen_cell(choice, config)
         if (row, col) in state.shot_cells:
-            raise RuntimeError(f"player {player.name} shot {cell_name((row, col))} twice")
+            raise ShotError(f"the player shot {cell_name((row, col))} twice")
         answer, ship = referee.shoot(row, col)
         state = state.with_shot(row, col, answer, ship)
         result.state = state

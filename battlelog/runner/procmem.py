@@ -45,9 +45,39 @@ def peak_bytes(since_reset: bool = True) -> int:
     return maxrss if sys.platform == "darwin" else maxrss * 1024
 
 
+def oom_kills() -> int | None:
+    """How many processes the kernel's OOM killer has killed in this process's memory cgroup (v2
+    ``memory.events`` or v1 ``memory.oom_control``); None where no such count is readable.
+
+    A worker killed by SIGKILL while this count rose was most likely killed for memory; without that
+    trace, something else killed it.
+    """
+    try:
+        with open("/proc/self/cgroup") as groups:
+            lines = [line.rstrip("\n").split(":", 2) for line in groups]
+    except OSError:
+        return None
+    candidates = []
+    for _, controllers, path in (line for line in lines if len(line) == 3):
+        if controllers == "":
+            candidates.append(f"/sys/fs/cgroup{path.rstrip('/')}/memory.events")
+        elif "memory" in controllers.split(","):
+            candidates.append(f"/sys/fs/cgroup/memory{path.rstrip('/')}/memory.oom_control")
+    for candidate in candidates:
+        try:
+            with open(candidate) as events:
+                for line in events:
+                    key, _, value = line.partition(" ")
+                    if key == "oom_kill":
+                        return int(value)
+        except (OSError, ValueError):
+            continue
+    return None
+
+
 def megabytes(size: int) -> float:
     """Bytes as MB (2**20) with one decimal, as game records store peak memory."""
     return round(size / 2**20, 1)
 
 
-__all__ = ["megabytes", "peak_bytes", "reset_peak", "status_bytes"]
+__all__ = ["megabytes", "oom_kills", "peak_bytes", "reset_peak", "status_bytes"]

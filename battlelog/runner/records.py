@@ -13,12 +13,14 @@ that is not a number) is refused with a one-line error naming its line.
 from __future__ import annotations
 
 import gzip
+import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from battlelog.errors import BattlelogError, FileFormatError
 from battlelog.jsonfile import parse_json, read_json
+from battlelog.rules.answers import HIT, SUNK
 from battlelog.rules.config import GameConfig, format_ships
 from battlelog.rules.geometry import Placement
 from battlelog.runner.task import OK, STATUSES, Outcome
@@ -59,7 +61,7 @@ def read_manifest(out: Path) -> dict[str, Any]:
 
 
 def check_record(record: Any, where: str, manifest: Mapping[str, Any]) -> None:
-    """One line of games.jsonl: the keys the summary needs, of this experiment."""
+    """One line of games.jsonl: the keys the summary needs, of this experiment, with values a game could have given."""
     if not isinstance(record, dict):
         raise FileFormatError(f"{where}: expected a JSON object")
     for key in ("player", "game", "status", "size", "ships", "seed", "score", "seconds"):
@@ -69,10 +71,47 @@ def check_record(record: Any, where: str, manifest: Mapping[str, Any]) -> None:
         raise FileFormatError(f"{where}: needs a player name, a whole-number game and a status in {', '.join(STATUSES)}")
     if {k: record[k] for k in ("size", "ships", "seed")} != dict(manifest):
         raise FileFormatError(f"{where}: a game of {describe_experiment(record)}, not of this experiment's {describe_experiment(manifest)}")
-    if record["status"] == OK:
-        valid = isinstance(record["score"], int) and isinstance(record["seconds"], (int, float))
-        if not valid or record["score"] < 1 or record["seconds"] < 0:
-            raise FileFormatError(f"{where}: a finished game needs a positive whole-number score and seconds >= 0")
+    check_game_values(record, where)
+
+
+#: Optional measurements of a game record: None, or a finite number >= 0.
+TIMES = ("move_median_s", "move_max_s", "peak_mb")
+
+
+def check_game_values(record: Mapping[str, Any], where: str) -> None:
+    """The values of a game record (of a board its size and ships give) that a game could have produced:
+    times and sizes finite and >= 0 (``seconds`` whenever present), and for a finished game a possible
+    score with its shots. Records of an experiment and record files given to ``replay`` alike."""
+    for key in ("seconds", *TIMES):
+        if key in record and (key == "seconds" or record[key] is not None) and not _duration(record[key]):
+            raise FileFormatError(f"{where}: {key} must be a finite number >= 0, got {record[key]!r}")
+    if record.get("status") == OK:
+        _check_finished(record, where)
+
+
+def _duration(value: Any) -> bool:
+    """Whether ``value`` is a finite number >= 0 (a time or a size), as a game record stores them."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
+
+
+def _check_finished(record: Mapping[str, Any], where: str) -> None:
+    """A finished game could have been played: its score lies between the fleet's cells (every shot a hit)
+    and the board's cells (every cell shot), and its shots, when recorded, are that many and hit every ship cell."""
+    fleet, cells, score = sum(record["ships"]), record["size"] ** 2, record.get("score")
+    if not isinstance(score, int) or isinstance(score, bool) or not fleet <= score <= cells:
+        raise FileFormatError(
+            f"{where}: a finished game's score must be a whole number from {fleet} (the fleet's cells) "
+            f"to {cells} (the board's cells), got {score!r}"
+        )
+    shots = record.get("shots")
+    if shots is None:
+        return
+    if not isinstance(shots, list) or len(shots) != score:
+        count = len(shots) if isinstance(shots, list) else repr(shots)
+        raise FileFormatError(f"{where}: a finished game of score {score} needs {score} shots, got {count}")
+    hits = sum(isinstance(shot, dict) and shot.get("result") in (HIT, SUNK) for shot in shots)
+    if hits != fleet:
+        raise FileFormatError(f"{where}: a finished game's shots must hit the fleet's {fleet} cells, but {hits} of them are hits")
 
 
 def conflict(games: Mapping[Key, Mapping[str, Any]], record: Mapping[str, Any]) -> str | None:

@@ -26,10 +26,11 @@ from battlelog.engines.base import Engine, Marginals
 from battlelog.engines.canonical import PosteriorKey, canonical_form, posterior_key
 from battlelog.engines.native.counts import Counts
 from battlelog.engines.native.layered import LayeredModel, sweep
-from battlelog.engines.native.tables import SweepTables
+from battlelog.engines.native.tables import SweepTables, check_board_bits
 from battlelog.engines.workspace import Workspace
 from battlelog.errors import Inconsistent
 from battlelog.model.ground import Problem, ground_problem
+from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement
 from battlelog.rules.state import GameState
 from battlelog.rules.symmetry import IDENTITY, SYMMETRIES, Symmetry
@@ -75,6 +76,11 @@ class NativeEngine(Engine):
     def memory_budget(self) -> int:
         """The bytes one call may use: the engine's own budget, else the budget in force now."""
         return budget.memory_budget(self._budget)
+
+    @classmethod
+    def check_board(cls, config: GameConfig) -> None:
+        """Every state of a game on ``config`` must pack into the sweep's 64-bit frontier keys."""
+        check_board_bits(config)
 
     # ----- marginals ------------------------------------------------------------------------------
     def marginals(self, state: GameState) -> Marginals:

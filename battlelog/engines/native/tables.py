@@ -27,6 +27,7 @@ not which, and counts are multiplied back by the factorials of the kinds' sizes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from math import factorial
@@ -35,6 +36,7 @@ import numpy as np
 
 from battlelog.errors import BattlelogError
 from battlelog.model.ground import Problem
+from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement, ship_placements
 from battlelog.rules.symmetry import Symmetry
 
@@ -68,6 +70,42 @@ def kinds_of(problem: Problem, merge: bool = True) -> tuple[Kind, ...]:
     return tuple(sorted(kinds, key=lambda k: (-k.length, k.ships)))
 
 
+def key_fields(longest: int, kind_sizes: Sequence[int]) -> tuple[int, list[int]]:
+    """The bits of one ext / hrem field (enough for the longest ship's length minus one) and of each
+    kind's count of ships still to place (enough for the kind's size)."""
+    return max(1, (longest - 1).bit_length()), [size.bit_length() for size in kind_sizes]
+
+
+def profile_bits(touch: str, size: int) -> int:
+    """Bits of the occupancy profile: the cells from the one to the left back to the one above (and
+    above-left too under ``none``); none when ships may touch."""
+    return (0, size, size + 1)[TOUCH_CODES[touch]]
+
+
+def check_key_bits(what: str, size: int, field_bits: int, count_bits: Sequence[int], touch: str) -> int:
+    """The bits of a frontier key (``size + 1`` fields, the touch rule's profile and the counts); a
+    one-line error past 64."""
+    profile = profile_bits(touch, size)
+    key_bits = field_bits * (size + 1) + profile + sum(count_bits)
+    if key_bits > 64:
+        occupancy = f", {profile} bits of occupancy for touch {touch}" if profile else ""
+        raise BattlelogError(
+            f"the native engine packs a frontier state into 64 bits, and {what} needs {key_bits} "
+            f"({size + 1} fields of {field_bits} bits{occupancy} and {sum(count_bits)} bits of ship counts)"
+        )
+    return key_bits
+
+
+def check_board_bits(config: GameConfig) -> None:
+    """Refuse a board some state of whose games would not fit a 64-bit key, before any game.
+
+    The worst state has every ship a kind of its own (kinds split as ships are sunk, and an exported
+    diagram never merges them): one count bit per ship, against ``bit_length(k) <= k`` for k merged ones.
+    """
+    field_bits, count_bits = key_fields(max(config.ships), [1] * len(config.ships))
+    check_key_bits(f"a game on {config.label()}", config.size, field_bits, count_bits, config.rules.touch)
+
+
 class SweepTables:
     """Everything the kernel reads about one problem swept in row-major order of its image under ``symmetry``."""
 
@@ -77,24 +115,15 @@ class SweepTables:
         self.size = n = problem.size
         self.kinds = kinds_of(problem, merge_kinds)
         self.cells = n * n
-        longest = max(kind.length for kind in self.kinds)
-        #: Bits of one ext / hrem field: enough for the longest ship's length minus one.
-        self.field_bits = max(1, (longest - 1).bit_length())
+        #: Bits of one ext / hrem field, and of each kind's count of ships still to place.
+        self.field_bits, count_bits = key_fields(max(kind.length for kind in self.kinds), [len(kind.ships) for kind in self.kinds])
+        self.key_bits = check_key_bits(problem.label(), n, self.field_bits, count_bits, problem.touch)
         self.lengths = np.array([kind.length for kind in self.kinds], dtype=np.int64)
         self.touch = TOUCH_CODES[problem.touch]
-        #: Bits of the occupancy profile: the cells from the one to the left back to the one above
-        #: (and above-left too under ``none``); none when ships may touch.
-        self.profile_bits = (0, n, n + 1)[self.touch]
+        self.profile_bits = profile_bits(problem.touch, n)
         self.profile_shift = self.field_bits * (n + 1)
-        self.count_bits = np.array([len(kind.ships).bit_length() for kind in self.kinds], dtype=np.int64)
+        self.count_bits = np.array(count_bits, dtype=np.int64)
         self.count_shift = self.profile_shift + self.profile_bits + np.concatenate([[0], np.cumsum(self.count_bits)[:-1]])
-        self.key_bits = int(self.profile_shift + self.profile_bits + self.count_bits.sum())
-        if self.key_bits > 64:
-            profile = f", {self.profile_bits} bits of occupancy for touch {problem.touch}" if self.profile_bits else ""
-            raise BattlelogError(
-                f"the native engine packs a frontier state into 64 bits, and {problem.label()} needs {self.key_bits} "
-                f"({n + 1} fields of {self.field_bits} bits{profile} and {int(self.count_bits.sum())} bits of ship counts)"
-            )
         self.count_mask = ((np.uint64(1) << self.count_bits.astype(np.uint64)) - np.uint64(1)).astype(np.uint64)
 
         image = symmetry.index_map(n)  # original row-major index -> swept index

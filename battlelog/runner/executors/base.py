@@ -29,8 +29,12 @@ class Executor(ABC):
         self.close()
 
     @abstractmethod
-    def start(self) -> None:
-        """Bring the workers up (idempotent); :meth:`run` calls it, so calling it first only moves the wait."""
+    def start(self, count: int | None = None) -> None:
+        """Bring the workers up (idempotent); :meth:`run` calls it, so calling it first only moves the wait.
+
+        ``count``: start no more than this many of the workers the executor starts itself (:meth:`run`
+        passes the number of games it has, up to ``limits.workers``, so 2 games never start 64 processes).
+        """
 
     @abstractmethod
     def run(self, tasks: Iterable[GameTask]) -> Iterator[Outcome]:

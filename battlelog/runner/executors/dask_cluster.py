@@ -3,7 +3,8 @@
 The client (this process) submits each game as a task and keeps everything that must not be lost
 or repeated: it alone writes the journal, and it decides what became of every game. A worker plays
 a game in its own process, under the memory budget that travels inside the task, and announces the
-start of each game (an event: which worker, so the client can time the game and knows where it ran).
+start of each game (an event: which worker, so the client can time the game and knows where it ran);
+what runs on the worker is :mod:`battlelog.runner.executors.dask_worker`.
 
 What can happen to a game, and what the client records:
 - it ends: its result, with the worker's peak memory when the worker plays one game at a time;
@@ -28,28 +29,21 @@ from __future__ import annotations
 
 import itertools
 import logging
-import os
 import queue
-import signal
-import threading
 import time
 import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
-from battlelog.engines.workspace import Workspace
 from battlelog.errors import BattlelogError
 from battlelog.runner.executors import Limits
 from battlelog.runner.executors.base import Executor
-from battlelog.runner.task import ERROR, MEMORY, TIMEOUT, GameTask, Outcome, TaskResult, one_line, run_task
+from battlelog.runner.executors.dask_worker import START_TOPIC, battlelog_version, play_on_worker
+from battlelog.runner.task import ERROR, MEMORY, TIMEOUT, GameTask, Outcome, TaskResult, one_line
 
-#: The event a worker logs as it starts a game: {"key": task key, "worker": worker address}.
-START_TOPIC = "battlelog-game-start"
 #: The event a nanny logs when it restarts its worker for memory: {"worker": address, "rss": bytes, ...}.
 MEMORY_TOPIC = "worker-restart-memory"
-#: Seconds past the time limit after which a worker still playing the game kills its own process.
-KILL_GRACE = 2.0
 #: Seconds the client waits, after a worker died under a game, for its nanny's word that it was memory.
 MEMORY_WORD_WAIT = 1.0
 #: How often a game may be queued again because its worker died before the game started (a worker plays
@@ -62,52 +56,6 @@ ALLOWED_FAILURES_ENV = "DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES=0"
 _TICK = 1.0
 
 
-# ----- on the worker -----------------------------------------------------------------------------
-def _kill_this_process() -> None:
-    os.kill(os.getpid(), signal.SIGKILL)
-
-
-def _workspace(worker: Any) -> Workspace:
-    """The workspace of the worker thread running this game, kept on the worker across the games the
-    thread plays: one per thread, since an engine serves one game at a time (it goes with its thread)."""
-    mine = worker.__dict__.setdefault("battlelog_workspaces", threading.local())
-    if not hasattr(mine, "workspace"):
-        mine.workspace = Workspace()
-    workspace: Workspace = mine.workspace
-    return workspace
-
-
-def play_on_worker(task: GameTask, time_limit: float | None) -> TaskResult:
-    """Play one game on a dask worker: announce it, play it under a watchdog, return how it ended.
-
-    Peak memory is measured only when the worker runs one game at a time (one thread): threads
-    share a process, and so its high-water mark.
-    """
-    from distributed import get_worker
-
-    worker = get_worker()
-    threads = worker.state.nthreads
-    worker.log_event(START_TOPIC, {"key": str(worker.get_current_task()), "worker": worker.address, "threads": threads})
-    watchdog = None
-    if time_limit is not None:
-        watchdog = threading.Timer(time_limit + KILL_GRACE, _kill_this_process)
-        watchdog.daemon = True
-        watchdog.start()
-    try:
-        return run_task(task, measure_peak=threads == 1, workspace=_workspace(worker))
-    finally:
-        if watchdog is not None:
-            watchdog.cancel()
-
-
-def _battlelog_version() -> str:
-    """The battlelog version a worker runs (it must import battlelog to answer at all)."""
-    from battlelog import __version__
-
-    return __version__
-
-
-# ----- on the client -----------------------------------------------------------------------------
 def _import_distributed() -> Any:
     try:
         import distributed
@@ -163,24 +111,24 @@ class DaskExecutor(Executor):
         return self._client
 
     # ----- starting and stopping ---------------------------------------------------------------
-    def start(self) -> None:
+    def start(self, count: int | None = None) -> None:
         if self._client is not None:
             return
         distributed = _import_distributed()
         if self.scheduler is None:
-            self._client = self._local_cluster(distributed)
+            self._client = self._local_cluster(distributed, self.limits.workers if count is None else min(count, self.limits.workers))
         else:
             self._client = self._connect(distributed, self.scheduler)
         self._client.subscribe_topic(START_TOPIC, lambda event: self._events.put(("start", event[1])))
         self._client.subscribe_topic(MEMORY_TOPIC, lambda event: self._events.put(("memory", event[1])))
 
-    def _local_cluster(self, distributed: Any) -> Any:
-        """A cluster of ``limits.workers`` one-thread processes on this machine, each under the memory limit."""
+    def _local_cluster(self, distributed: Any, workers: int) -> Any:
+        """A cluster of ``workers`` one-thread processes on this machine, each under the memory limit."""
         import dask
 
         with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
             self._cluster = distributed.LocalCluster(
-                n_workers=self.limits.workers,
+                n_workers=workers,
                 threads_per_worker=1,
                 processes=True,
                 memory_limit=self.limits.memory_bytes or 0,
@@ -205,8 +153,8 @@ class DaskExecutor(Executor):
                     f"the dask scheduler at {address} plays a task again when its worker dies (allowed-failures {allowed}); "
                     f"battlelog decides that itself, so start the scheduler as `{ALLOWED_FAILURES_ENV} dask scheduler`"
                 )
-            mine = _battlelog_version()
-            for worker, version in client.run(_battlelog_version).items():
+            mine = battlelog_version()
+            for worker, version in client.run(battlelog_version).items():
                 if version != mine:
                     raise BattlelogError(f"dask worker {worker} runs battlelog {version}, not {mine}: install the same on every worker")
         except BattlelogError:
@@ -236,11 +184,11 @@ class DaskExecutor(Executor):
     # ----- playing -----------------------------------------------------------------------------
     def run(self, tasks: Iterable[GameTask]) -> Iterator[Outcome]:
         source = iter(tasks)
-        first = next(source, None)
-        if first is None:
+        ahead = list(itertools.islice(source, self.limits.workers))  # no more workers than games to play
+        if not ahead:
             return
-        source = itertools.chain([first], source)
-        self.start()
+        source = itertools.chain(ahead, source)
+        self.start(len(ahead))
         games: dict[str, _Game] = {}
         try:
             while True:
@@ -384,4 +332,4 @@ class DaskExecutor(Executor):
         return 0.0 if game.started is None else (game.lost_at or now) - game.started
 
 
-__all__ = ["ALLOWED_FAILURES_ENV", "DaskExecutor", "play_on_worker"]
+__all__ = ["ALLOWED_FAILURES_ENV", "DaskExecutor"]

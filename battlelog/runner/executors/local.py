@@ -4,22 +4,28 @@ Why long-lived workers: starting Python and importing the libraries costs about 
 experiment plays thousands of games, so each worker is one spawned Python that limits its own
 address space (RLIMIT_AS) once at start and then plays game after game. The parent enforces the
 time limit: it kills a worker that overruns and starts a fresh one. A worker that runs out of
-memory either raises MemoryError (the game is reported as failed and the worker is replaced, since
-a library may be left in a bad state) or dies outright, killed by the OS (SIGKILL) or by a C library
-that aborts on a failed malloc (SIGABRT: pysdd does); either way the game failed with reason
-"memory". A worker that exits by itself (``os._exit`` in a player) or dies of another signal is
-an "error" naming its exit status or signal. Peak memory per game is the worker's high-water mark,
+memory under its address-space limit raises MemoryError (the game is reported as failed and the
+worker is replaced, since a library may be left in a bad state) or dies of SIGABRT (a C library that
+aborts on a failed malloc: pysdd does); either way the game failed with reason "memory". A worker
+killed by SIGKILL was killed for memory only if the kernel's OOM killer counted a kill in this
+cgroup meanwhile (:func:`battlelog.runner.procmem.oom_kills`): then "memory" too. Without that
+trace it was killed from outside (``kill -9``, an administrator): the game is played again once by
+a fresh worker and its record says why (``retried``), as the dask executor does with a lost worker;
+killed a second time, it is an "error". A worker that exits by itself (``os._exit`` in a player) or
+dies of another signal is an "error" naming its exit status or signal. Peak memory per game is the worker's high-water mark,
 reset before each game (:mod:`battlelog.runner.procmem`).
 """
 
 from __future__ import annotations
 
 import ctypes
+import itertools
 import multiprocessing
 import os
 import resource
 import signal
 import time
+from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
@@ -29,7 +35,7 @@ from battlelog.engines.workspace import Workspace
 from battlelog.errors import BattlelogError
 from battlelog.runner.executors import Limits
 from battlelog.runner.executors.base import Executor
-from battlelog.runner.procmem import status_bytes
+from battlelog.runner.procmem import oom_kills, status_bytes
 from battlelog.runner.task import ERROR, MEMORY, TIMEOUT, GameTask, Outcome, TaskResult, run_task
 
 #: Messages from a worker to the parent.
@@ -37,9 +43,6 @@ _READY, _UNFIT, _DONE = "ready", "unfit", "done"
 
 _PR_SET_PDEATHSIG = 1
 
-#: Deaths by signal that mean the worker ran out of memory: the kernel's OOM killer sends SIGKILL,
-#: and C libraries (pysdd) abort() when malloc fails under the address-space limit.
-_MEMORY_SIGNALS = (signal.SIGKILL, signal.SIGABRT)
 
 #: The longest single wait for a worker message (long time limits must not overflow poll()).
 _MAX_WAIT = 3600.0
@@ -111,6 +114,8 @@ class _Worker:
     since: float = field(default_factory=time.monotonic)  # start of the process, then of its current game
     ready: bool = False
     task: GameTask | None = None
+    retried: str | None = None  # why its task is played a second time, else None
+    oom_before: int | None = None  # the cgroup's OOM kill count when its game started
 
     @property
     def busy(self) -> bool:
@@ -127,10 +132,18 @@ def _exit_text(code: int | None) -> str:
     return f"exit status {code}"
 
 
-def death_status(code: int | None) -> tuple[str, str]:
-    """(status, message) of a game whose worker process ended with exit code ``code`` while playing it."""
-    if code is not None and -code in _MEMORY_SIGNALS:
+def death_status(code: int | None, oom_killed: bool = False) -> tuple[str | None, str]:
+    """(status, message) of a game whose worker process ended with exit code ``code`` while playing it;
+    status None when it was killed with no trace of a lack of memory (the game is played again once).
+
+    ``oom_killed``: the kernel's OOM killer counted a kill in this cgroup while the game ran.
+    """
+    if code == -signal.SIGABRT:
         return MEMORY, f"the worker process was {_exit_text(code)}, most likely out of memory"
+    if code == -signal.SIGKILL:
+        if oom_killed:
+            return MEMORY, f"the worker process was {_exit_text(code)} by the kernel's out-of-memory killer"
+        return None, f"the worker process was {_exit_text(code)} with no trace of a lack of memory"
     if code is not None and code < 0:
         return ERROR, f"the worker process was {_exit_text(code)}"
     return ERROR, f"the worker process exited by itself with status {code}"
@@ -153,10 +166,13 @@ class WorkerPool:
         self.start_timeout = start_timeout
         self._context = multiprocessing.get_context("spawn")
         self._crew: list[_Worker | None] = [None] * size
+        self._replays: deque[tuple[GameTask, str]] = deque()  # games to play again, and why
 
-    def start(self) -> None:
-        """Start the missing workers and wait until every one is ready (or refuses the memory limit)."""
-        self._crew = [slot or self._spawn() for slot in self._crew]
+    def start(self, count: int | None = None) -> None:
+        """Start the missing workers among the first ``count`` (all by default) and wait until every one
+        is ready (or refuses the memory limit)."""
+        wanted = self.size if count is None else min(count, self.size)
+        self._crew = [slot or (self._spawn() if i < wanted else None) for i, slot in enumerate(self._crew)]
         while not all(w.ready for w in self._live()):
             self._wait(self._live())
             for worker in self._live():
@@ -168,21 +184,28 @@ class WorkerPool:
         Tasks are drawn from ``tasks`` only as workers become free, so it may be a lazy generator.
         """
         source = iter(tasks)
-        task: Any = next(source, _END)  # the next task to hand out
-        if task is _END:
+        ahead = list(itertools.islice(source, self.size))  # no more workers than games to play
+        if not ahead:
             return
-        self.start()
+        source = itertools.chain(ahead, source)
+        task: Any = next(source)  # the next task to hand out
+        self.start(len(ahead))
+        self._replays.clear()
         finished = False
         try:
-            while task is not _END or any(w.busy for w in self._live()):
+            while task is not _END or self._replays or any(w.busy for w in self._live()):
                 for worker in self._live():
-                    if task is not _END and worker.ready and not worker.busy:
+                    if (task is not _END or self._replays) and worker.ready and not worker.busy:
+                        given, why = self._replays[0] if self._replays else (task, None)
                         try:
-                            worker.conn.send(task)
+                            worker.conn.send(given)
                         except OSError:  # it died while idle: _check replaces it, the task waits
                             continue
-                        worker.task, worker.since = task, time.monotonic()
-                        task = next(source, _END)
+                        worker.task, worker.retried, worker.since, worker.oom_before = given, why, time.monotonic(), oom_kills()
+                        if why is None:
+                            task = next(source, _END)
+                        else:
+                            self._replays.popleft()
                 self._wait(self._live())
                 for i, slot in enumerate(self._crew):
                     if slot is None:
@@ -190,7 +213,7 @@ class WorkerPool:
                     outcome, replace = self._check(slot)
                     if replace:
                         self._kill(slot)
-                        self._crew[i] = self._spawn() if task is not _END else None
+                        self._crew[i] = self._spawn() if task is not _END or self._replays else None
                     if outcome is not None:
                         yield outcome
             finished = True
@@ -251,7 +274,7 @@ class WorkerPool:
                 return None, False
             task, worker.task = worker.task, None
             assert task is not None
-            return Outcome(task, payload), payload.status == MEMORY
+            return Outcome(task, payload, worker.retried), payload.status == MEMORY
         if not worker.process.is_alive():
             worker.process.join()
             code = worker.process.exitcode
@@ -260,15 +283,27 @@ class WorkerPool:
             if worker.task is None:
                 return None, True
             task, worker.task = worker.task, None
-            status, text = death_status(code)
-            return Outcome(task, TaskResult(status, message=text + " while playing", seconds=now - worker.since)), True
+            status, text = death_status(code, self._oom_since(worker))
+            text += " while playing"
+            if status is None and worker.retried is None:
+                self._replays.append((task, f"{text}; played again by a fresh worker"))
+                return None, True
+            if status is None:
+                status, text = ERROR, f"{text}, a second time: not played a third time"
+            return Outcome(task, TaskResult(status, message=text, seconds=now - worker.since), worker.retried), True
         if not worker.ready and now - worker.since > self.start_timeout:
             raise BattlelogError(f"a worker process did not start within {self.start_timeout:g} s")
         if worker.task is not None and self.time_limit is not None and now - worker.since >= self.time_limit:
             task, worker.task = worker.task, None
             text = f"no result within the time limit of {self.time_limit:g} s"
-            return Outcome(task, TaskResult(TIMEOUT, message=text, seconds=now - worker.since)), True
+            return Outcome(task, TaskResult(TIMEOUT, message=text, seconds=now - worker.since), worker.retried), True
         return None, False
+
+    @staticmethod
+    def _oom_since(worker: _Worker) -> bool:
+        """Whether the kernel's OOM killer killed something in this cgroup since ``worker``'s game started."""
+        now = oom_kills()
+        return worker.oom_before is not None and now is not None and now > worker.oom_before
 
     @staticmethod
     def _kill(worker: _Worker) -> None:
@@ -286,8 +321,8 @@ class LocalExecutor(Executor):
         super().__init__(limits)
         self._pool = WorkerPool(limits.workers, limits.memory_bytes, limits.time_seconds)
 
-    def start(self) -> None:
-        self._pool.start()
+    def start(self, count: int | None = None) -> None:
+        self._pool.start(count)
 
     def run(self, tasks: Iterable[GameTask]) -> Iterator[Outcome]:
         return self._pool.run(tasks)

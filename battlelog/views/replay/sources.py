@@ -77,7 +77,10 @@ def _from_experiment(out: Path, game: int | None, player: str | None) -> Game:
 
 
 def game_from_record(record: dict[str, Any], source: str, where: str | None = None) -> Game:
-    """A game record (a line of games.jsonl), checked: a valid layout that gives every recorded answer."""
+    """A game record (a line of games.jsonl), checked: values a game could give, a valid layout that gives
+    every recorded answer."""
+    from battlelog.runner.records import check_game_values
+
     for key in ("size", "ships", "layout", "shots", "player"):
         if key not in record:
             raise FileFormatError(f"{source}: a game record needs {key!r}")
@@ -85,8 +88,11 @@ def game_from_record(record: dict[str, Any], source: str, where: str | None = No
         state = GameState.from_json({k: record[k] for k in ("size", "ships", "shots")}, source)
     except StateError as exc:
         raise StateError(f"{source}: {exc}") from None
+    if record.get("status", "ok") != "ok":
+        raise BattlelogError(f"{source}: game failed ({record['status']}): there is nothing to replay")
     layout = _layout(record["layout"], state.config, source)
     _check_answers(state, layout, source)
+    check_game_values(record, source)
     options = record.get("options") or {}
     if not isinstance(options, dict):
         raise FileFormatError(f"{source}: options must be an object, got {options!r}")
