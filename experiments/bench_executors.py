@@ -36,7 +36,8 @@ from battlelog.report.markdown import markdown_table
 from battlelog.rules.config import GameConfig, parse_ships
 from battlelog.runner.executors import Limits, make_executor
 from battlelog.runner.executors.base import Executor
-from battlelog.runner.executors.dask_cluster import ALLOWED_FAILURES_ENV, DaskExecutor
+from battlelog.runner.executors.dask_cluster import DaskExecutor
+from battlelog.runner.executors.dask_connect import ALLOWED_FAILURES_ENV
 from battlelog.runner.experiment import Experiment, RunReport, run_experiment
 
 

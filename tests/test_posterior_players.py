@@ -165,9 +165,16 @@ def test_lookahead_plays_greedy_above_its_layout_bound() -> None:
     np.testing.assert_allclose(bounded, greedy, atol=1e-15)
 
 
-@pytest.mark.parametrize("option", [{"width": 0}, {"max_layouts": 1.5}, {"width": True}])
-def test_lookahead_options_are_whole_numbers(option: dict) -> None:
-    with pytest.raises(BattlelogError, match="player lookahead needs a whole number"):
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        ({"width": 0}, "player lookahead needs a whole number"),  # the right type, refused by the player
+        ({"max_layouts": 1.5}, "player lookahead: option max_layouts=1.5 is not a whole number"),  # by the spec
+        ({"width": True}, "player lookahead: option width=true is not a whole number"),
+    ],
+)
+def test_lookahead_options_are_whole_numbers(option: dict[str, object], message: str) -> None:
+    with pytest.raises(BattlelogError, match=message):
         make_player("lookahead", 0, **option)
 
 

@@ -28,7 +28,6 @@ scheduler given by address must have been started with it (the error says how).
 from __future__ import annotations
 
 import itertools
-import logging
 import queue
 import time
 import uuid
@@ -36,10 +35,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
-from battlelog.errors import BattlelogError
 from battlelog.runner.executors import Limits
 from battlelog.runner.executors.base import Executor
-from battlelog.runner.executors.dask_worker import START_TOPIC, battlelog_version, play_on_worker
+from battlelog.runner.executors.dask_connect import connect, local_cluster
+from battlelog.runner.executors.dask_worker import START_TOPIC, play_on_worker
 from battlelog.runner.task import ERROR, MEMORY, TIMEOUT, GameTask, Outcome, TaskResult, one_line
 
 #: The event a nanny logs when it restarts its worker for memory: {"worker": address, "rss": bytes, ...}.
@@ -50,18 +49,8 @@ MEMORY_WORD_WAIT = 1.0
 #: one game and may hold the next; dying for the one it plays, it takes the next with it). Only a cluster
 #: whose workers die before every game reaches this.
 MAX_REQUEUES = 10
-#: The scheduler setting battlelog needs, as an environment variable for ``dask scheduler``.
-ALLOWED_FAILURES_ENV = "DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES=0"
 #: The longest the client blocks without looking at deadlines and the cluster's size.
 _TICK = 1.0
-
-
-def _import_distributed() -> Any:
-    try:
-        import distributed
-    except ImportError:
-        raise BattlelogError("the dask executor needs dask.distributed: pip install 'battlelog[dask]'") from None
-    return distributed
 
 
 @dataclass(frozen=True)
@@ -114,56 +103,13 @@ class DaskExecutor(Executor):
     def start(self, count: int | None = None) -> None:
         if self._client is not None:
             return
-        distributed = _import_distributed()
         if self.scheduler is None:
-            self._client = self._local_cluster(distributed, self.limits.workers if count is None else min(count, self.limits.workers))
+            workers = self.limits.workers if count is None else min(count, self.limits.workers)
+            self._cluster, self._client = local_cluster(workers, self.limits.memory_bytes)
         else:
-            self._client = self._connect(distributed, self.scheduler)
+            self._client = connect(self.scheduler)
         self._client.subscribe_topic(START_TOPIC, lambda event: self._events.put(("start", event[1])))
         self._client.subscribe_topic(MEMORY_TOPIC, lambda event: self._events.put(("memory", event[1])))
-
-    def _local_cluster(self, distributed: Any, workers: int) -> Any:
-        """A cluster of ``workers`` one-thread processes on this machine, each under the memory limit."""
-        import dask
-
-        with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
-            self._cluster = distributed.LocalCluster(
-                n_workers=workers,
-                threads_per_worker=1,
-                processes=True,
-                memory_limit=self.limits.memory_bytes or 0,
-                dashboard_address=":0",  # any free port: two experiments at once must not fight over 8787
-                silence_logs=logging.CRITICAL,
-            )
-        return distributed.Client(self._cluster)
-
-    @staticmethod
-    def _connect(distributed: Any, address: str) -> Any:
-        """A client of the running cluster at ``address``, checked to leave retries to battlelog."""
-        import dask
-
-        try:
-            client = distributed.Client(address, timeout=10)
-        except Exception as exc:  # noqa: BLE001 - any failure to connect is one line for the user
-            raise BattlelogError(f"cannot reach a dask scheduler at {address} ({one_line(exc)})") from None
-        try:
-            allowed = client.run_on_scheduler(dask.config.get, "distributed.scheduler.allowed-failures")
-            if allowed != 0:
-                raise BattlelogError(
-                    f"the dask scheduler at {address} plays a task again when its worker dies (allowed-failures {allowed}); "
-                    f"battlelog decides that itself, so start the scheduler as `{ALLOWED_FAILURES_ENV} dask scheduler`"
-                )
-            mine = battlelog_version()
-            for worker, version in client.run(battlelog_version).items():
-                if version != mine:
-                    raise BattlelogError(f"dask worker {worker} runs battlelog {version}, not {mine}: install the same on every worker")
-        except BattlelogError:
-            client.close()
-            raise
-        except Exception as exc:  # noqa: BLE001 - e.g. a worker without battlelog installed
-            client.close()
-            raise BattlelogError(f"the dask cluster at {address} cannot play battlelog games ({one_line(exc)})") from None
-        return client
 
     def close(self) -> None:
         if self._client is not None:
@@ -332,4 +278,4 @@ class DaskExecutor(Executor):
         return 0.0 if game.started is None else (game.lost_at or now) - game.started
 
 
-__all__ = ["ALLOWED_FAILURES_ENV", "DaskExecutor"]
+__all__ = ["DaskExecutor"]

@@ -18,11 +18,8 @@ reset before each game (:mod:`battlelog.runner.procmem`).
 
 from __future__ import annotations
 
-import ctypes
 import itertools
 import multiprocessing
-import os
-import resource
 import signal
 import time
 from collections import deque
@@ -31,79 +28,18 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-from battlelog.engines.workspace import Workspace
 from battlelog.errors import BattlelogError
 from battlelog.runner.executors import Limits
 from battlelog.runner.executors.base import Executor
-from battlelog.runner.procmem import oom_kills, status_bytes
-from battlelog.runner.task import ERROR, MEMORY, TIMEOUT, GameTask, Outcome, TaskResult, run_task
-
-#: Messages from a worker to the parent.
-_READY, _UNFIT, _DONE = "ready", "unfit", "done"
-
-_PR_SET_PDEATHSIG = 1
-
+from battlelog.runner.executors.local_worker import READY, UNFIT, serve
+from battlelog.runner.procmem import oom_kills
+from battlelog.runner.task import ERROR, MEMORY, TIMEOUT, GameTask, Outcome, TaskResult
 
 #: The longest single wait for a worker message (long time limits must not overflow poll()).
 _MAX_WAIT = 3600.0
 
 #: Marks the end of the task stream.
 _END = object()
-
-
-# ----- the worker process ------------------------------------------------------------------------
-def _die_with_parent() -> None:
-    """Ask Linux to kill this worker when the parent dies, so a killed experiment leaves no orphans.
-
-    Elsewhere a worker still exits, but only when it next reads its closed pipe (after its game).
-    """
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    except (OSError, AttributeError):
-        return
-    parent = multiprocessing.parent_process()
-    if parent is not None and os.getppid() != parent.pid:  # the parent died before prctl
-        os._exit(1)
-
-
-def _limit_memory(limit: int) -> str | None:
-    """Cap the address space at ``limit`` bytes; the reason if this worker cannot live under it."""
-    used = status_bytes("VmSize")
-    if used is not None and used >= limit:
-        return (
-            f"the memory limit of {limit / 2**20:.0f} MB is below the {used / 2**20:.0f} MB of address space "
-            "a worker takes before playing (Python and its libraries)"
-        )
-    _, hard = resource.getrlimit(resource.RLIMIT_AS)
-    soft = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
-    return None
-
-
-def _serve(conn: Connection, memory_limit: int | None) -> None:
-    """A worker's life: set the limits, say it is ready, then play games until told to stop, all in
-    one workspace (engines and their caches kept from game to game, bounded)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    _die_with_parent()
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # an abort under the memory limit must not dump GBs
-    unfit = _limit_memory(memory_limit) if memory_limit is not None else None
-    if unfit is not None:
-        conn.send((_UNFIT, unfit))
-        return
-    conn.send((_READY, os.getpid()))
-    workspace = Workspace()
-    try:
-        while True:
-            try:
-                task = conn.recv()
-            except EOFError:  # the parent is gone
-                return
-            if task is None:
-                return
-            conn.send((_DONE, run_task(task, workspace=workspace)))
-    finally:
-        workspace.close()
 
 
 # ----- the pool (in the parent) ------------------------------------------------------------------
@@ -242,7 +178,7 @@ class WorkerPool:
 
     def _spawn(self) -> _Worker:
         ours, theirs = self._context.Pipe()
-        process = self._context.Process(target=_serve, args=(theirs, self.memory_limit), name="battlelog-worker", daemon=True)
+        process = self._context.Process(target=serve, args=(theirs, self.memory_limit), name="battlelog-worker", daemon=True)
         process.start()
         theirs.close()
         return _Worker(process, ours)
@@ -267,9 +203,9 @@ class WorkerPool:
                 message = None
         if message is not None:
             kind, payload = message
-            if kind == _UNFIT:
+            if kind == UNFIT:
                 raise BattlelogError(payload)
-            if kind == _READY:
+            if kind == READY:
                 worker.ready = True
                 return None, False
             task, worker.task = worker.task, None
