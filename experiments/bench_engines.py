@@ -93,18 +93,18 @@ def games(engine: str, config: GameConfig, count: int, seed: int) -> dict[str, A
 def sweep_only(config: GameConfig) -> dict[str, Any]:
     """The empty board's diagram from the sweep alone (no pysdd), under the engine's state budget."""
     from battlelog.engines.budget import memory_budget
-    from battlelog.engines.frontier import sweep
+    from battlelog.engines.frontier import sweep_diagram
     from battlelog.engines.sdd_engine import BYTES_PER_STATE
     from battlelog.model.ground import Problem, ground
 
     start = time.perf_counter()
-    diagram = sweep(Problem.from_model(ground(GameState.empty(config))), max_states=memory_budget() // BYTES_PER_STATE)
+    diagram = sweep_diagram(Problem.from_model(ground(GameState.empty(config))), max_states=memory_budget() // BYTES_PER_STATE)
     return {"seconds": time.perf_counter() - start, "nodes": diagram.nodes, "states": diagram.states}
 
 
 def measure_bytes(config: GameConfig, shots: int, seed: int) -> dict[str, Any]:
     """Resident bytes per kept sweep state and per SDD node (built and counted), for calibration."""
-    from battlelog.engines.frontier import sweep
+    from battlelog.engines.frontier import sweep_diagram
     from battlelog.engines.sdd_engine import Compiled
     from battlelog.model.ground import Problem, ground
 
@@ -117,7 +117,7 @@ def measure_bytes(config: GameConfig, shots: int, seed: int) -> dict[str, Any]:
         return memory("VmRSS")
 
     base = restart_peak()
-    diagram = sweep(problem)
+    diagram = sweep_diagram(problem)
     sweep_peak = memory("VmHWM") - base
     base = restart_peak()
     Compiled.from_diagram(diagram, problem).tally()

@@ -107,7 +107,7 @@ def large_board(config: GameConfig, shots: int, seed: int) -> dict[str, Any]:
     model.uses()
     return {
         "seconds": time.perf_counter() - start, "sweep_seconds": sweep_seconds,
-        "layouts": model.counted * model.tables.multiplicity, "states": sum(len(level.fwd) for _, level in model.levels()),
+        "layouts": model.paths * model.tables.multiplicity, "states": sum(len(level.fwd) for _, level in model.levels()),
         "widest": max(len(level.fwd) for _, level in model.levels()), "rebuilt": model.rebuilds, "shots": len(state.shots),
     }  # fmt: skip
 

@@ -118,7 +118,7 @@ def test_the_game_follows_the_rules_on_game_0s_board(page: Page) -> None:
     for shot in game.state.shots:
         assert referee.shoot(shot.row, shot.col) == (shot.result, shot.ship)
     assert referee.over and game.score == len(game.state.shots)
-    assert sum(config.ships) <= game.score <= config.cells
+    assert sum(config.ships) <= game.score <= config.cell_count
 
 
 def test_the_experiment_agrees_with_exact_figures(page: Page) -> None:

@@ -47,7 +47,7 @@ def test_pysdd_counts_the_written_model_as_brute_force_does(name: str, tmp_path:
     layouts = all_layouts(game.config)
     models = brute_marginals(game, layouts)[1]
     written = compile_state(game, tmp_path / "m.sdd", tmp_path / "m.vtree", 2**30)
-    assert written.layouts == models
+    assert written.models == models
     manager, root = read_back(tmp_path / "m.sdd", tmp_path / "m.vtree")
     assert manager.global_model_count(root) == models
     # Each variable is one named placement: the models with it true are the layouts with that ship there.

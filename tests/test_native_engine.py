@@ -90,7 +90,7 @@ def late_states() -> tuple[tuple[int, GameState], ...]:
         full = pdf_game(STANDARD, seed)
         for count in range(len(full.shots) - 1, 0, -1):
             state = full.prefix(count)
-            if engine().counts(state).layouts > 2000:
+            if engine().counts(state).models > 2000:
                 break
             out.append((seed, state))
     return tuple(out[::3])
@@ -130,10 +130,10 @@ def test_every_sweep_order_gives_the_same_exact_counts() -> None:
     for symmetry in SYMMETRIES:
         model = layered.sweep(SweepTables(problem, symmetry), 2**30)
         uses = model.uses()
-        assert uses.sum() == model.counted * 3  # every layout places its three ships once
+        assert uses.sum() == model.paths * 3  # every layout places its three ships once
         if reference is None:
-            reference = model.counted
-        assert model.counted == reference
+            reference = model.paths
+        assert model.paths == reference
     assert sweep_order(GameState.empty(STANDARD)) == IDENTITY
     corner = shots(STANDARD, "J10 hit")
     assert sweep_order(corner).cell((9, 9), 10) == (0, 0)  # the sweep starts where the evidence is
@@ -147,7 +147,7 @@ def test_the_interpreted_and_compiled_kernels_agree_bit_for_bit(monkeypatch: pyt
     compiled = layered.sweep(tables, 2**30)
     monkeypatch.setattr(jit, "kernels", lambda states: jit._interpreted)
     interpreted = layered.sweep(tables, 2**30)
-    assert compiled.counted == interpreted.counted > 0
+    assert compiled.paths == interpreted.paths > 0
     for (_, a), (_, b) in zip(compiled.levels(), interpreted.levels(), strict=True):
         for field in ("fwd", "first", "child", "action"):
             np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
@@ -270,7 +270,7 @@ def test_a_model_over_budget_keeps_segment_starts_and_rebuilds_exactly() -> None
     lean = layered.sweep(tables, int(kept.peak * 0.9))
     assert not kept.rebuilds and lean.rebuilds and lean.peak <= kept.peak * 0.9
     assert lean.nbytes < kept.nbytes / 5  # segment starts only
-    assert lean.counted == kept.counted
+    assert lean.paths == kept.paths
     np.testing.assert_array_equal(lean.uses(), kept.uses())
     np.testing.assert_array_equal(lean.draw(300, np.random.default_rng(3)), kept.draw(300, np.random.default_rng(3)))
     assert peak_bytes(EIGHT, keep_levels=False) < kept.peak * 0.6  # what rebuilding saves at the peak
@@ -280,7 +280,7 @@ def test_states_that_do_not_fit_even_rebuilt_are_split_exactly(compiles: list[in
     whole = NativeEngine().counts(EIGHT)
     split = NativeEngine(memory_budget=int(peak_bytes(EIGHT, keep_levels=False) * 0.95)).counts(EIGHT)
     assert max(compiles) == 1  # one split was enough
-    assert split.layouts == whole.layouts
+    assert split.models == whole.models
     np.testing.assert_array_equal(split.cells, whole.cells)
     for a, b in zip(split.placements, whole.placements):
         np.testing.assert_array_equal(a, b)
@@ -304,8 +304,8 @@ def test_a_split_state_gives_exact_counts_and_uniform_samples(forced_split: list
     state = SAMPLED
     layouts = [layout for layout in all_layouts(state.config) if consistent(layout, state)]
     counts = NativeEngine().counts(state)
-    assert forced_split == [1, 1] and counts.layouts == len(layouts)
-    np.testing.assert_allclose(counts.cells / counts.layouts, brute_marginals(state, layouts)[0], rtol=0, atol=1e-12)
+    assert forced_split == [1, 1] and counts.models == len(layouts)
+    np.testing.assert_allclose(counts.cells / counts.models, brute_marginals(state, layouts)[0], rtol=0, atol=1e-12)
     draws = NativeEngine().sample(state, 12_000, np.random.default_rng(8))
     seen = np.array([draws.count(layout) for layout in layouts])
     assert seen.sum() == len(draws)

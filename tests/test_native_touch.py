@@ -178,7 +178,7 @@ def count(size: int, placements: list[tuple[int, int, int, bool]], touch: str) -
     ships = tuple(length for length, *_ in placements)
     domains = tuple((Placement(i, length, r, c, h),) for i, (length, r, c, h) in enumerate(placements))
     model = sweep(SweepTables(Problem(size, ships, domains, frozenset(), touch), IDENTITY), 2**28)
-    return model.counted * model.tables.multiplicity
+    return model.paths * model.tables.multiplicity
 
 
 def test_a_horizontal_ship_goes_on_only_under_an_empty_cell() -> None:
@@ -251,7 +251,7 @@ def test_random_states_match_enumeration_under_every_rule(case: int) -> None:
             continue
         cells, placements = tally(state, layouts)
         counts = NativeEngine().problem_counts(problem, order)
-        assert counts.layouts == len(layouts), touch
+        assert counts.models == len(layouts), touch
         np.testing.assert_array_equal(counts.cells, cells, err_msg=touch)
         for mine, theirs in zip(counts.placements, placements):
             np.testing.assert_array_equal(mine, theirs, err_msg=touch)
@@ -276,7 +276,7 @@ def empty_problem(size: int, ships: tuple[int, ...], touch: str) -> Problem:
 
 def test_the_empty_10x10_board_without_contact_has_3851502784_layouts_and_the_boards_symmetries() -> None:
     counts = NativeEngine().problem_counts(empty_problem(10, (5, 4, 3, 3, 2), "none"))
-    assert counts.layouts == 3_851_502_784  # 1,925,751,392 with the two 3s alike, times 2
+    assert counts.models == 3_851_502_784  # 1,925,751,392 with the two 3s alike, times 2
     marginals = counts.marginals()
     for symmetry in SYMMETRIES:
         np.testing.assert_array_equal(symmetry.board(counts.cells), counts.cells)  # exact integers
@@ -321,10 +321,10 @@ def test_the_caches_tell_the_rules_apart(tmp_path: Path) -> None:
         problem = empty_problem(5, (3, 2, 2), touch)
         fresh = NativeEngine().problem_counts(problem)
         for empty, shot in answers[touch]:
-            assert empty.models == fresh.layouts
+            assert empty.models == fresh.models
             np.testing.assert_array_equal(empty.cells, fresh.marginals().cells)
             hit = dataclasses.replace(problem, required=frozenset({(1, 1)}))
-            assert shot.models == NativeEngine().problem_counts(hit).layouts
+            assert shot.models == NativeEngine().problem_counts(hit).models
     assert len({answers[touch][0][0].models for touch in RULES}) == 3
     store = EmptyBoards(store_dir)
     assert len({store.path(GameConfig(5, (3, 2, 2), Rules(touch=touch))) for touch in RULES}) == 3

@@ -186,14 +186,14 @@ def test_exact_expectations_order_the_baselines_as_their_games_do(config: GameCo
     "config", [GameConfig(3, (2,)), GameConfig(3, (2, 1)), GameConfig(4, (3, 2)), GameConfig(4, (3, 2, 2))], ids=lambda c: c.label()
 )
 def test_random_is_exactly_the_negative_hypergeometric_mean(config: GameConfig) -> None:
-    k, m = config.ship_cells, config.cells
+    k, m = config.ship_cells, config.cell_count
     assert exact("random", config) == Fraction(k * (m + 1), k + 1)
 
 
 @pytest.mark.parametrize("config", [GameConfig(3, (2,)), GameConfig(3, (2, 1))], ids=lambda c: c.label())
 def test_the_answer_splitting_walk_gives_random_the_same_exact_mean(config: GameConfig) -> None:
     # The walk every other player takes, forced on the blind player: both walks are checked.
-    k, m = config.ship_cells, config.cells
+    k, m = config.ship_cells, config.cell_count
     table = LayoutTable.build(config, 10**6)
     assert expected_shots(make_player("random", 0), table, blind=False) == Fraction(k * (m + 1), k + 1)
 

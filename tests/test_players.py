@@ -58,7 +58,7 @@ def test_every_player_finishes_legally_and_is_reproducible_from_its_seed(name: s
             finally:
                 player.close()
         assert games[0].over and games[0] == games[1]
-        assert config.ship_cells <= len(games[0].shots) <= config.cells
+        assert config.ship_cells <= len(games[0].shots) <= config.cell_count
     workspace.close()
 
 
@@ -90,7 +90,7 @@ def test_unknown_players_and_options_are_one_line_errors() -> None:
 # ----- random ------------------------------------------------------------------------------------
 def test_random_scores_follow_the_negative_hypergeometric_law() -> None:
     config = GameConfig(4, (3, 2, 2))
-    k, m = config.ship_cells, config.cells
+    k, m = config.ship_cells, config.cell_count
     scores = _scores("random", config, 2000, seed=4)
     assert mean_ci(scores).contains(k * (m + 1) / (k + 1))
     # P(score = s) = C(s-1, k-1) / C(m, k): the last ship cell is the s-th cell of a random order.

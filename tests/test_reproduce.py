@@ -117,7 +117,7 @@ def test_random_closed_form_matches_the_exact_distribution() -> None:
     from battlelog.report.paper import random_closed_form_sd
 
     for config in (GameConfig(4, (3, 2, 2)), GameConfig(5, (3, 2)), GameConfig(7, (5, 5, 4))):
-        k, m = config.ship_cells, config.cells
+        k, m = config.ship_cells, config.cell_count
         pmf = {x: comb(x - 1, k - 1) / comb(m, k) for x in range(k, m + 1)}
         mean = sum(x * p for x, p in pmf.items())
         sd = sqrt(sum(x * x * p for x, p in pmf.items()) - mean**2)

@@ -17,7 +17,7 @@ import pytest
 
 from battlelog.engines import Marginals, make_engine
 from battlelog.engines.budget import DEFAULT_BUDGET, memory_budget, task_budget
-from battlelog.engines.frontier import DIRECTIONS, sweep
+from battlelog.engines.frontier import DIRECTIONS, sweep_diagram
 from battlelog.engines.pysdd_setup import BYTES_PER_NODE
 from battlelog.engines.sdd_engine import Compiled, SddEngine
 from battlelog.engines.workspace import Workspace
@@ -66,7 +66,7 @@ def test_every_sweep_direction_counts_the_same_layouts(direction: str) -> None:
     for case in random_cases()[::10]:
         expected, models = reference(case.state)
         problem = Problem.from_model(ground(case.state))
-        tally = Compiled.from_diagram(sweep(problem, direction), problem).tally()
+        tally = Compiled.from_diagram(sweep_diagram(problem, direction), problem).tally()
         assert tally.models == models
         np.testing.assert_allclose(tally.board(case.state.size), expected, rtol=0, atol=1e-9)
 
@@ -182,7 +182,7 @@ MID = shots(GameConfig(5, (3, 3, 2)), "C3 miss")
 
 
 def diagram_bytes(state: GameState) -> int:
-    return sweep(Problem.from_model(ground(state))).nodes * BYTES_PER_NODE
+    return sweep_diagram(Problem.from_model(ground(state))).nodes * BYTES_PER_NODE
 
 
 @pytest.mark.parametrize("fraction", [0.6, 0.3])
@@ -234,4 +234,4 @@ def test_the_problog_player_finishes_a_5x5_game() -> None:
     player = make_player("problog", game_seeds(4, 0)[1], engine="sdd")
     result = play_game(config, layout_for(config, 4, 0), player)
     assert result.state.over
-    assert config.ship_cells <= result.score < config.cells
+    assert config.ship_cells <= result.score < config.cell_count

@@ -15,7 +15,7 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from battlelog.engines.frontier import DIRECTIONS, sweep
+from battlelog.engines.frontier import DIRECTIONS, sweep_diagram
 from battlelog.engines.sdd_engine import Compiled, SddEngine, Tally
 from battlelog.engines.workspace import Workspace
 from battlelog.model.ground import Problem, ground_problem
@@ -144,7 +144,7 @@ def test_random_problems_match_enumeration(touch: str) -> None:
 @pytest.mark.parametrize("touch", ["diagonal", "none"])
 def test_every_sweep_direction_counts_the_same_layouts(touch: str, direction: str) -> None:
     for problem in problems(touch, 20, seed=11):
-        tally = Compiled.from_diagram(sweep(problem, direction), problem).tally()
+        tally = Compiled.from_diagram(sweep_diagram(problem, direction), problem).tally()
         assert_same(tally, enumerate_layouts(problem), problem)
 
 
@@ -167,7 +167,7 @@ def test_a_blocked_hit_that_no_ship_covers_is_not_explained() -> None:
     counts = enumerate_layouts(problem)
     assert counts.models == 4
     for direction in DIRECTIONS:
-        assert_same(Compiled.from_diagram(sweep(problem, direction), problem).tally(), counts, problem)
+        assert_same(Compiled.from_diagram(sweep_diagram(problem, direction), problem).tally(), counts, problem)
     # And when nothing can cover the blocked hit at all, nothing counts.
     singles = tuple(ship_placements(3, i, 1) for i in range(2))
     apart = Problem(3, (1, 1), singles, frozenset({(0, 0), (0, 1)}), "diagonal")
@@ -208,7 +208,7 @@ def test_conditioning_the_previous_sdd_under_no_contact_equals_compiling_afresh(
 def test_a_kept_sdd_never_leads_to_another_touch_rule() -> None:
     config = GameConfig(5, (3, 2))
     problem = state_problem(config, [((2, 2), "miss")], "allowed")
-    kept = Compiled.from_diagram(sweep(problem), problem)
+    kept = Compiled.from_diagram(sweep_diagram(problem), problem)
     assert kept.leads_to(problem)
     assert not kept.leads_to(replace(problem, touch="none"))
     engine = SddEngine()

@@ -67,4 +67,4 @@ def test_one_game_is_one_game(tmp_path: Path, capsys: pytest.CaptureFixture) -> 
     argv = ["experiment", "--size", "4", "--ships", "2", "--players", "random", "--games", "1", "--workers", "1", "--out", str(out)]
     assert main(argv) == 0
     printed = capsys.readouterr().out
-    assert "played 1 game (0 failed); 0 recorded before" in printed and f": 1 game recorded in {out / 'games.jsonl'}" in printed
+    assert "played 1 game (0 failed); 0 games recorded before this run" in printed and f": 1 game recorded in {out / 'games.jsonl'}" in printed

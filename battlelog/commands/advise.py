@@ -29,8 +29,8 @@ from battlelog.engines import DEFAULT_ENGINE, engine_class
 from battlelog.engines.workspace import Workspace
 from battlelog.errors import BattlelogError
 from battlelog.rules.state import GameState
-from battlelog.views.advise import HELP, Advisor, Quit
-from battlelog.views.console import ask
+from battlelog.views.advise import HELP, Advisor
+from battlelog.views.console import Quit, ask
 from battlelog.views.display import use_color
 
 

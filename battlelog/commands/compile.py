@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     manager = SddManager.from_vtree(Vtree.from_file(str(vtree_path).encode()))
     models = manager.global_model_count(manager.read_sdd_file(str(sdd_path).encode()))
     print(f"wrote {sdd_path} ({written.nodes:,} SDD nodes over {len(written.variables):,} placement variables), {vtree_path} and {vars_path}")
-    print(f"pysdd reads it back: {models:,} models; the native engine counts {count_noun(written.layouts, 'layout')}")
-    if models != written.layouts:
-        raise BattlelogError(f"pysdd counts {models} models in {sdd_path}, not the {written.layouts} layouts compiled")
+    print(f"pysdd reads it back: {models:,} models; the native engine counts {count_noun(written.models, 'layout')}")
+    if models != written.models:
+        raise BattlelogError(f"pysdd counts {models} models in {sdd_path}, not the {written.models} layouts compiled")
     return 0

@@ -86,6 +86,6 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 130
-    print(f"played {count_noun(report.played, 'game')} ({report.failed} failed); {report.recorded_before} recorded before")
+    print(f"played {count_noun(report.played, 'game')} ({report.failed} failed); {count_noun(report.recorded_before, 'game')} recorded before this run")
     show_summary(out)
     return 0

@@ -26,8 +26,9 @@ from battlelog.rules.geometry import Placement, cell_name
 from battlelog.rules.state import GameState
 from battlelog.runner.loop import GameResult, play_game
 from battlelog.runner.seeds import game_seeds, layout_for
+from battlelog.views.console import Quit
 from battlelog.views.display import BOARD_LEGEND, board_text
-from battlelog.views.human import HumanPlayer, Quit
+from battlelog.views.human import HumanPlayer
 from battlelog.wording import count_noun
 
 
@@ -101,7 +102,7 @@ def _human_game(config: GameConfig, layout: tuple[Placement, ...], seed: int, ri
         yours = _play(config, layout, HumanPlayer(), show=True, referee_view=False).score
     except Quit as stopped:
         print("you stopped; the ships were here (with your shots):")
-        print(board_text(stopped.state, layout))
+        print(board_text(stopped.state or GameState.empty(config), layout))
         return 0
     print(f"{rival.label} now plays the same board ...", flush=True)
     theirs = _play(config, layout, make_player(rival.label, game_seeds(seed, 0)[1]), show=False, referee_view=True).score

@@ -39,7 +39,7 @@ from battlelog.rules.state import GameState
 
 
 def _words(config: GameConfig) -> int:
-    return -(-config.cells // 64)
+    return -(-config.cell_count // 64)
 
 
 def cells_words(cells: Iterable[Cell], config: GameConfig) -> np.ndarray:

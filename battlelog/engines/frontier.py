@@ -107,8 +107,8 @@ class _Board:
         self.ship = np.array([p.ship for p in placements], dtype=np.int64)
         self.mask = np.zeros((m, self.words), dtype=np.uint64)
         for i, p in enumerate(placements):
-            self.mask[i] = self.cells(p.cells)
-        hits = self.cells(problem.required)
+            self.mask[i] = self.mask_of(p.cells)
+        hits = self.mask_of(problem.required)
         # reach[j, s]: the cells that placements j, j+1, ... of ship s cover.
         self.reach = np.zeros((m + 1, ships, self.words), dtype=np.uint64)
         for j in range(m - 1, -1, -1):
@@ -124,7 +124,7 @@ class _Board:
             last[s] = i
         self.need = np.array([sum(1 << s for s in range(ships) if last[s] < j) for j in range(m + 1)], dtype=np.uint64)
 
-    def cells(self, cells: tuple[Cell, ...] | frozenset[Cell]) -> np.ndarray:
+    def mask_of(self, cells: tuple[Cell, ...] | frozenset[Cell]) -> np.ndarray:
         """A set of cells as a row of 64-bit words (bit ``r * size + c``)."""
         return mask_words(cells_mask(cells, self.size), self.words)
 
@@ -143,7 +143,8 @@ class _Board:
     def free_reach(self, used: np.ndarray, j: int) -> np.ndarray:
         """Per state, the cells that placements ``j``, ``j+1``, ... of the ships it has not placed cover."""
         free = (used[:, None] >> self.shifts) & np.uint64(1) == 0
-        return np.bitwise_or.reduce(np.where(free[:, :, None], self.reach[j], np.uint64(0)), axis=1)
+        reach: np.ndarray = np.bitwise_or.reduce(np.where(free[:, :, None], self.reach[j], np.uint64(0)), axis=1)
+        return reach
 
     def settle(self, used: np.ndarray, occupied: np.ndarray, j: int) -> tuple[np.ndarray, np.ndarray]:
         """Which states are alive before placement ``j``, and their occupied cells cut to what matters."""
@@ -185,8 +186,8 @@ class _ApartBoard(_Board):
         super().__init__(problem, placements)
         self.halo = np.zeros_like(self.mask)
         for i, p in enumerate(placements):
-            self.halo[i] = self.cells(halo(p, problem.touch, problem.size))
-        self.hits = self.cells(problem.required)
+            self.halo[i] = self.mask_of(halo(p, problem.touch, problem.size))
+        self.hits = self.mask_of(problem.required)
 
     @property
     def state_words(self) -> int:
@@ -234,7 +235,7 @@ def _unique_states(used: np.ndarray, cells: np.ndarray) -> tuple[np.ndarray, np.
     return u[starts], o[starts], inverse
 
 
-def sweep(problem: Problem, direction: str = "down", max_states: int | None = None) -> Diagram:
+def sweep_diagram(problem: Problem, direction: str = "down", max_states: int | None = None) -> Diagram:
     """The reduced diagram of ``problem`` over its placements in the order of a sweep in ``direction``.
 
     Raises :class:`BudgetExceeded` as soon as the sweep has kept more than ``max_states`` states.
@@ -302,7 +303,7 @@ def seen_from(problem: Problem, direction: str) -> View:
     )
 
 
-def smallest_sweep(problem: Problem, max_states: int | None = None) -> Diagram:
+def smallest_diagram(problem: Problem, max_states: int | None = None) -> Diagram:
     """The smallest of the diagrams swept in the four directions.
 
     Evidence is rarely symmetric, and the diagram of a mid-game state can be half as large swept
@@ -323,7 +324,7 @@ def smallest_sweep(problem: Problem, max_states: int | None = None) -> Diagram:
         if best is not None:
             cap = 2 * best.states if cap is None else min(cap, 2 * best.states)
         try:
-            diagram = sweep(problem, direction, cap)
+            diagram = sweep_diagram(problem, direction, cap)
         except BudgetExceeded as exc:
             first_error = first_error or exc
             continue

@@ -41,7 +41,7 @@ from pysdd.sdd import SddManager, SddNode
 from battlelog.engines import budget
 from battlelog.engines.base import Engine, Marginals
 from battlelog.engines.budget import readable
-from battlelog.engines.frontier import FALSE, TRUE, Diagram, check_fleet_size, smallest_sweep
+from battlelog.engines.frontier import FALSE, TRUE, Diagram, check_fleet_size, smallest_diagram
 from battlelog.engines.pysdd_setup import BYTES_PER_NODE, sdd_manager
 from battlelog.engines.workspace import Workspace
 from battlelog.errors import BudgetExceeded, Inconsistent
@@ -146,7 +146,7 @@ class SddEngine(Engine):
 
     def diagram(self, problem: Problem) -> Diagram:
         """The smallest sweep of ``problem``, or BudgetExceeded when its SDD would not fit the budget."""
-        diagram = smallest_sweep(problem, max_states=self.memory_budget // BYTES_PER_STATE)
+        diagram = smallest_diagram(problem, max_states=self.memory_budget // BYTES_PER_STATE)
         if diagram.nodes * BYTES_PER_NODE > self.memory_budget:
             raise BudgetExceeded(
                 f"the SDD of {problem.label()} would have {diagram.nodes:,} nodes "

@@ -49,7 +49,7 @@ class LayoutTable:
         """
         if not config.rules.is_default:
             raise BattlelogError(f"{config.label()}: the exact solver knows only the standard rules so far")
-        if config.cells > MAX_CELLS:
+        if config.cell_count > MAX_CELLS:
             raise BattlelogError(f"{config.label()}: boards above 8x8 do not fit this enumeration's 64-bit masks")
         placement = np.zeros((1, 0), dtype=np.int32)
         masks = np.zeros((1, 0), dtype=np.uint64)
@@ -80,7 +80,7 @@ class LayoutTable:
     @cached_property
     def owner(self) -> np.ndarray:
         """``owner[l, x]``: the ship covering cell x in layout l, or -1."""
-        n_cells = self.config.cells
+        n_cells = self.config.cell_count
         out = np.full((len(self), n_cells), -1, dtype=np.int8)
         bits = np.uint64(1) << np.arange(n_cells, dtype=np.uint64)
         for ship in range(len(self.config.ships)):
@@ -121,7 +121,7 @@ class LayoutTable:
 def solvable_layouts(config: GameConfig, max_layouts: int = SOLVABLE_LAYOUTS, max_cells: int = SOLVABLE_CELLS) -> LayoutTable:
     """The layouts of an instance small enough to solve exactly; a one-line error, before any search,
     for one that is not (enumerating stops as soon as it passes ``max_layouts``)."""
-    if config.cells > max_cells:
+    if config.cell_count > max_cells:
         raise BattlelogError(
             f"{config.label()} is too large to solve exactly: boards of more than {max_cells} cells are refused "
             "(every shot multiplies the belief states)"

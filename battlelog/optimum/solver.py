@@ -28,7 +28,7 @@ from battlelog.rules.state import GameState
 
 
 @dataclass(frozen=True)
-class Progress:
+class SearchProgress:
     """What the search has done so far, as the progress callback sees it."""
 
     seconds: float
@@ -111,8 +111,8 @@ class Solver:
         self.symmetries = Symmetries.of(config, settings.symmetries)
         self.settings = settings
         counts = [len(config.placements(i)) for i in range(len(config.ships))]
-        self._offsets = np.cumsum([config.cells, *counts[:-1]]).astype(np.int64)
-        self._words = -(-(config.cells + sum(counts)) // 64)
+        self._offsets = np.cumsum([config.cell_count, *counts[:-1]]).astype(np.int64)
+        self._words = -(-(config.cell_count + sum(counts)) // 64)
         #: The largest table the memory allows (a power of two, at least 1,024 slots).
         self.capacity = 1 << max(10, (memory // StateTable.entry_bytes(self._words)).bit_length() - 1)
         self.table = StateTable.empty(min(FIRST_CAPACITY, self.capacity), self._words)
@@ -125,7 +125,7 @@ class Solver:
         self,
         layouts: np.ndarray,
         hits: int,
-        progress: Callable[[Progress], None] | None = None,
+        progress: Callable[[SearchProgress], None] | None = None,
         every: float = 1.0,
         seconds: float | None = None,
     ) -> int:
@@ -174,9 +174,9 @@ class Solver:
             )
         )
 
-    def _progress(self, seconds: float) -> Progress:
+    def _progress(self, seconds: float) -> SearchProgress:
         s = self.stats
-        return Progress(
+        return SearchProgress(
             seconds,
             int(s[search.NODES]),
             int(s[search.STORED]),
@@ -186,7 +186,7 @@ class Solver:
             int(s[search.ROOT_BEST]) or None,
         )
 
-    def optimum(self, progress: Callable[[Progress], None] | None = None, seconds: float | None = None) -> Fraction:
+    def optimum(self, progress: Callable[[SearchProgress], None] | None = None, seconds: float | None = None) -> Fraction:
         """The smallest expected number of shots over all policies, from the empty board."""
         everything = np.arange(len(self.layouts), dtype=np.int32)
         return Fraction(self.total(everything, 0, progress, seconds=seconds), len(self.layouts))

@@ -35,7 +35,8 @@ from battlelog.rules.state import GameState
 
 #: An exact total: an integer until a tie makes it a fraction.
 Total = int | Fraction
-Progress = Callable[[int], None]
+#: Told the number of belief states walked so far.
+WalkProgress = Callable[[int], None]
 
 
 #: Cells of a board beyond which the walk of a player that hunts at random can be long (more than
@@ -52,7 +53,7 @@ LONG_WALK_CELLS = 9
 def long_walk(player: Player, table: LayoutTable) -> bool:
     """Whether ``player``'s exact walk on ``table``'s instance is known to be long (see LONG_WALK_CELLS)."""
     layouts = player.long_walk_layouts
-    return layouts is not None and table.config.cells > LONG_WALK_CELLS and len(table) > layouts
+    return layouts is not None and table.config.cell_count > LONG_WALK_CELLS and len(table) > layouts
 
 
 class NotExact(BattlelogError):
@@ -61,7 +62,7 @@ class NotExact(BattlelogError):
 
 
 def expected_shots(
-    player: Player, table: LayoutTable, progress: Progress | None = None, every: int = 10_000, blind: bool | None = None
+    player: Player, table: LayoutTable, progress: WalkProgress | None = None, every: int = 10_000, blind: bool | None = None
 ) -> Fraction:
     """The exact expected number of shots ``player`` needs on a uniform layout of ``table.config``.
 
@@ -77,7 +78,7 @@ def expected_shots(
 class _Counter:
     """Counts the states walked and reports every ``every``."""
 
-    def __init__(self, progress: Progress | None, every: int) -> None:
+    def __init__(self, progress: WalkProgress | None, every: int) -> None:
         self.progress, self.every, self.states = progress, every, 0
 
     def tick(self) -> None:
@@ -108,7 +109,7 @@ def _game_walk(player: Player, table: LayoutTable, counter: _Counter) -> Total:
         """The cells some of ``layouts`` cover."""
         mask = int(np.bitwise_or.reduce(table.union[layouts]))
         if mask not in possible_cells:
-            possible_cells[mask] = frozenset(divmod(x, size) for x in range(config.cells) if mask >> x & 1)
+            possible_cells[mask] = frozenset(divmod(x, size) for x in range(config.cell_count) if mask >> x & 1)
         return possible_cells[mask]
 
     def total(state: GameState, layouts: np.ndarray) -> Total:
@@ -142,7 +143,7 @@ def _blind_walk(player: Player, table: LayoutTable, counter: _Counter) -> Total:
         if int(table.union[layout]) & ~shot:
             answer, ship = _referee(table, layout, state).shoot(*cell)
             return state.with_shot(cell[0], cell[1], answer, ship), layout
-        unfinished = np.flatnonzero(table.union & np.uint64(~shot & ((1 << config.cells) - 1)))
+        unfinished = np.flatnonzero(table.union & np.uint64(~shot & ((1 << config.cell_count) - 1)))
         if len(unfinished) == 0:
             return None
         layout = int(unfinished[0])
@@ -162,7 +163,7 @@ def _blind_walk(player: Player, table: LayoutTable, counter: _Counter) -> Total:
                 found = witness(after, state, layout, cell)
                 if found is not None:
                     summed += total(*found, after)
-            unfinished = int(np.count_nonzero(table.union & np.uint64(~shot & ((1 << config.cells) - 1))))
+            unfinished = int(np.count_nonzero(table.union & np.uint64(~shot & ((1 << config.cell_count) - 1))))
             memo[shot] = _average(unfinished, summed, len(cells))
             counter.tick()
         return memo[shot]

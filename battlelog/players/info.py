@@ -14,7 +14,8 @@ def answer_entropy(answers: np.ndarray) -> np.ndarray:
     """The entropy in bits of each cell's answer (miss, hit, or sunk ship i), from
     :meth:`Marginals.answers`'s probabilities (N x N x (2 + ships))."""
     logs = np.log2(answers, out=np.zeros_like(answers), where=answers > 0)
-    return np.maximum(-(answers * logs).sum(axis=2), 0.0)
+    entropy: np.ndarray = np.maximum(-(answers * logs).sum(axis=2), 0.0)
+    return entropy
 
 
 class InfoPlayer(PosteriorPlayer):

@@ -56,13 +56,13 @@ def slug(config: GameConfig) -> str:
 
 def random_closed_form(config: GameConfig) -> float:
     """Mean score of the random player: K(M+1)/(K+1), the negative hypergeometric mean."""
-    k, m = config.ship_cells, config.cells
+    k, m = config.ship_cells, config.cell_count
     return k * (m + 1) / (k + 1)
 
 
 def random_closed_form_sd(config: GameConfig) -> float:
     """Standard deviation of the random player's score: sqrt(K(M+1)(M-K) / ((K+1)^2 (K+2)))."""
-    k, m = config.ship_cells, config.cells
+    k, m = config.ship_cells, config.cell_count
     return math.sqrt(k * (m + 1) * (m - k) / ((k + 1) ** 2 * (k + 2)))
 
 

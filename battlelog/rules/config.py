@@ -51,7 +51,7 @@ class GameConfig:
             raise FleetError(f"fleet {fleet_text(self.ships)} cannot be laid out on a {self.size}x{self.size} board{under}")
 
     @property
-    def cells(self) -> int:
+    def cell_count(self) -> int:
         """Number of cells on the board (M in the spec)."""
         return self.size * self.size
 

@@ -20,6 +20,7 @@ from battlelog.rules.answers import SUNK
 from battlelog.rules.config import fleet_text
 from battlelog.rules.geometry import Cell, cell_name, parse_cell
 from battlelog.rules.state import GameState
+from battlelog.views.console import Quit
 from battlelog.views.display import HEAT_LEGEND, heatmap_text, layouts_line, most_likely
 from battlelog.wording import clip, count_noun
 
@@ -76,10 +77,6 @@ def parse_command(line: str, size: int) -> Answer | Command:
         raise BattlelogError(f"only a sunk answer names a ship: {result}, not {result} {match['ship']}")
     cell = parse_cell(match["cell"], size) if match["cell"] else None
     return Answer(cell, result, None if match["ship"] is None else int(match["ship"]))
-
-
-class Quit(Exception):
-    """The session ends (``quit``)."""
 
 
 @dataclass

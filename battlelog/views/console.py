@@ -7,6 +7,19 @@ read as they come, with no prompt, so that a session can be scripted and tested.
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from battlelog.rules.state import GameState
+
+
+class Quit(Exception):
+    """The person ended the session (``quit``, or the end of the input); ``state`` is where their game
+    stood when it was a game they were playing (``play --human``), so that it can still be shown."""
+
+    def __init__(self, state: GameState | None = None) -> None:
+        super().__init__("quit")
+        self.state = state
 
 
 def ask(prompt: str) -> str | None:

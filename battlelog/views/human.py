@@ -6,15 +6,7 @@ from battlelog.errors import ShotError
 from battlelog.players.base import Player
 from battlelog.rules.geometry import Cell, cell_name, parse_cell
 from battlelog.rules.state import GameState
-from battlelog.views.console import ask
-
-
-class Quit(Exception):
-    """The user ended the game (``quit`` or the end of the input) before it was over, in ``state``."""
-
-    def __init__(self, state: GameState) -> None:
-        super().__init__("the player quit")
-        self.state = state
+from battlelog.views.console import Quit, ask
 
 
 class HumanPlayer(Player):

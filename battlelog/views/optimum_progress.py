@@ -10,17 +10,17 @@ from typing import TYPE_CHECKING
 from battlelog.rules.config import GameConfig
 
 if TYPE_CHECKING:
-    from battlelog.optimum.solver import Progress
+    from battlelog.optimum.solver import SearchProgress
 
 #: Seconds between progress lines.
 EVERY = 10.0
 
 
-def search_progress(config: GameConfig) -> Callable[[Progress], None]:
+def search_progress(config: GameConfig) -> Callable[[SearchProgress], None]:
     """A callback of the solver's search printing one line every EVERY seconds."""
     last = [0.0]
 
-    def report(progress: Progress) -> None:
+    def report(progress: SearchProgress) -> None:
         if progress.seconds - last[0] < EVERY:
             return
         last[0] = progress.seconds

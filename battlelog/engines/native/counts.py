@@ -23,9 +23,9 @@ EXACT_FLOAT = 2**53
 
 @dataclass(frozen=True)
 class Counts:
-    """Layouts (ships told apart) of a problem: in all, per cell covered, per ship and placement."""
+    """Layouts (ships told apart) of a problem: how many (``models``, as Marginals says), and per cell covered, per ship and placement."""
 
-    layouts: int
+    models: int
     cells: np.ndarray  # int64 (N, N): layouts in which a ship covers the cell
     placements: tuple[np.ndarray, ...]  # per ship, int64 over its canonical placements: layouts with it there
 
@@ -34,7 +34,7 @@ class Counts:
         """Read a layered model's counts back onto the original board, per ship name."""
         tables = model.tables
         uses = model.uses()  # counted layouts per (kind, orientation, swept start)
-        if model.counted * tables.multiplicity >= 2**62:  # named counts may not fit 64 bits: use Python's integers
+        if model.paths * tables.multiplicity >= 2**62:  # named counts may not fit 64 bits: use Python's integers
             uses = uses.astype(object)
         n = tables.size
         cells = np.zeros(n * n, dtype=uses.dtype)
@@ -52,7 +52,7 @@ class Counts:
             # A kind of c ships: each names one of them, so ship `ship` lies there in 1/c of them.
             per_ship = uses[k, orientations, starts] * (tables.multiplicity // len(tables.kinds[k].ships))
             placements.append(per_ship)
-        return cls(model.counted * tables.multiplicity, (cells * tables.multiplicity).reshape(n, n), tuple(placements))
+        return cls(model.paths * tables.multiplicity, (cells * tables.multiplicity).reshape(n, n), tuple(placements))
 
     @classmethod
     def none(cls, problem: Problem) -> Counts:
@@ -63,7 +63,7 @@ class Counts:
     def __add__(self, other: Counts) -> Counts:
         """Counts of two problems that share no layout (the two cases of a split)."""
         return Counts(
-            self.layouts + other.layouts,
+            self.models + other.models,
             self.cells + other.cells,
             tuple(a + b for a, b in zip(self.placements, other.placements)),
         )
@@ -71,7 +71,7 @@ class Counts:
     def marginals(self) -> Marginals:
         """Each count divided by the number of layouts, correctly rounded."""
         return Marginals(
-            _ratio(self.cells, self.layouts), self.layouts, tuple(_ratio(p, self.layouts) for p in self.placements)
+            _ratio(self.cells, self.models), self.models, tuple(_ratio(p, self.models) for p in self.placements)
         )
 
 

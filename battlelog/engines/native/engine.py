@@ -154,14 +154,14 @@ def _counts(models: list[LayeredModel]) -> Counts:
     counts = Counts.none(models[0].tables.problem)
     for model in models:
         counts = counts + Counts.of(model)
-    if counts.layouts == 0:
+    if counts.models == 0:
         raise Inconsistent("no layout of the fleet fits all the answers")
     return counts
 
 
 def _sample(models: list[LayeredModel], count: int, rng: np.random.Generator) -> list[tuple[Placement, ...]]:
     """``count`` layouts drawn uniformly from a problem's layered models, each case in proportion to its layouts."""
-    weights = np.array([m.counted * m.tables.multiplicity for m in models], dtype=float)
+    weights = np.array([m.paths * m.tables.multiplicity for m in models], dtype=float)
     if weights.sum() == 0:
         raise Inconsistent("no layout of the fleet fits all the answers")
     per_case = rng.multinomial(count, weights / weights.sum()) if len(models) > 1 else np.array([count])

@@ -33,11 +33,11 @@ from battlelog.rules.state import GameState
 
 @dataclass(frozen=True)
 class CompiledSdd:
-    """What was written: the variables (variable i + 1 is ``variables[i]``), the SDD's size, its layouts."""
+    """What was written: the variables (variable i + 1 is ``variables[i]``), the SDD's size, its layouts (``models``)."""
 
     variables: tuple[Placement, ...]
     nodes: int
-    layouts: int
+    models: int
 
 
 def placement_variables(tables: SweepTables) -> tuple[list[Placement], dict[tuple[int, int, int], int]]:
@@ -45,7 +45,7 @@ def placement_variables(tables: SweepTables) -> tuple[list[Placement], dict[tupl
     n = tables.size
     variables: list[Placement] = []
     index: dict[tuple[int, int, int], int] = {}
-    for j in range(tables.cells):
+    for j in range(tables.cell_count):
         for k, kind in enumerate(tables.kinds):
             for orientation in (0, 1):
                 if tables.starts[k, orientation, j]:
@@ -60,7 +60,7 @@ def compile_state(state: GameState, sdd_path: Path, vtree_path: Path, budget: in
     problem = ground_problem(state)
     tables = SweepTables(problem, sweep_order(state), merge_kinds=False)
     layered = sweep(tables, budget)
-    if layered.counted == 0:
+    if layered.paths == 0:
         raise Inconsistent("no layout of the fleet fits all the answers")
     states = sum(len(level.fwd) for _, level in layered.levels())
     transitions = sum(len(level.child) for _, level in layered.levels())
@@ -74,7 +74,7 @@ def compile_state(state: GameState, sdd_path: Path, vtree_path: Path, budget: in
     root = _materialise(layered, index, manager)
     manager.save(str(sdd_path).encode(), root)
     manager.vtree().save(str(vtree_path).encode())
-    return CompiledSdd(tuple(variables), root.size(), layered.counted)
+    return CompiledSdd(tuple(variables), root.size(), layered.paths)
 
 
 def _materialise(layered: LayeredModel, index: dict[tuple[int, int, int], int], manager: Any) -> Any:

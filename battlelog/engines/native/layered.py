@@ -41,7 +41,7 @@ COUNT_LIMIT = float(2**62)
 #: Working bytes per possible transition while a level is expanded (key, action, child index).
 _WORK_BYTES = 8 + 1 + 4
 
-Progress = Callable[[float], None]
+SweepProgress = Callable[[float], None]
 
 
 @dataclass(frozen=True)
@@ -78,11 +78,11 @@ class Segment:
 class LayeredModel:
     """The forward sweep of a problem: its segments, and the number of (counted) layouts."""
 
-    def __init__(self, tables: SweepTables, segments: list[Segment], counted: int, peak: int, budget: int) -> None:
+    def __init__(self, tables: SweepTables, segments: list[Segment], paths: int, peak: int, budget: int) -> None:
         self.tables = tables
         self.segments = segments
         #: Layouts with interchangeable ships not told apart (multiply by ``tables.multiplicity`` for all).
-        self.counted = counted
+        self.paths = paths
         #: The most memory the sweep needed at once (the graph so far and one level's working arrays).
         self.peak = peak
         self.budget = budget
@@ -102,11 +102,11 @@ class LayeredModel:
             for offset, level in enumerate(self._levels_of(segment)):
                 yield segment.start + offset, level
 
-    def uses(self, progress: Progress | None = None) -> np.ndarray:
+    def uses(self, progress: SweepProgress | None = None) -> np.ndarray:
         """``out[k, o, j]``: counted layouts in which a ship of kind k starts at swept cell j in orientation o."""
         tables = self.tables
-        out = np.zeros((tables.cells, 2 * len(tables.kinds)), dtype=np.int64)
-        bwd = np.ones(1, dtype=np.int64) if self.counted else np.zeros(1, dtype=np.int64)
+        out = np.zeros((tables.cell_count, 2 * len(tables.kinds)), dtype=np.int64)
+        bwd = np.ones(1, dtype=np.int64) if self.paths else np.zeros(1, dtype=np.int64)
         with jit.quiet():
             for done, segment in enumerate(reversed(self.segments)):
                 levels = self._levels_of(segment)
@@ -115,7 +115,7 @@ class LayeredModel:
                     bwd = jit.kernels(len(level.fwd)).collect(bwd, level.fwd, level.first, level.child, level.action, out[j])
                 if progress is not None and self.rebuilds:
                     progress((done + 1) / len(self.segments))
-        uses: np.ndarray = out.T.reshape(len(tables.kinds), 2, tables.cells)
+        uses: np.ndarray = out.T.reshape(len(tables.kinds), 2, tables.cell_count)
         return uses
 
     def draw(self, count: int, rng: np.random.Generator) -> np.ndarray:
@@ -124,11 +124,11 @@ class LayeredModel:
         At every state a walker takes each transition with probability proportional to the ways to
         finish the board through it, drawn with exact integer arithmetic.
         """
-        if self.counted == 0:
+        if self.paths == 0:
             raise BattlelogError("there is no layout to draw from")
         ends = self._backward_at_segment_ends()
         at = np.zeros(count, dtype=np.int64)
-        out = np.zeros((count, self.tables.cells), dtype=np.int8)
+        out = np.zeros((count, self.tables.cell_count), dtype=np.int8)
         with jit.quiet():
             for segment, end in zip(self.segments, ends):
                 levels = self._levels_of(segment)
@@ -176,7 +176,7 @@ def _backward_through(levels: list[Level], end: np.ndarray, kinds: int) -> list[
     return out
 
 
-def sweep(tables: SweepTables, budget: int, progress: Progress | None = None, keep_levels: bool = True) -> LayeredModel:
+def sweep(tables: SweepTables, budget: int, progress: SweepProgress | None = None, keep_levels: bool = True) -> LayeredModel:
     """Build the layered model of ``tables``'s problem within ``budget`` bytes, or raise BudgetExceeded.
 
     Each level's size is known before its arrays are allocated: the transitions out of ``n`` states
@@ -187,15 +187,15 @@ def sweep(tables: SweepTables, budget: int, progress: Progress | None = None, ke
     pass, so from then on each level is checked as if the earlier levels of its segment were held
     (as they will be while it is rebuilt); a level that does not fit even so raises BudgetExceeded.
     """
-    length = math.isqrt(tables.cells - 1) + 1
+    length = math.isqrt(tables.cell_count - 1) + 1
     keys = np.array([tables.root], dtype=np.uint64)
     fwd = np.ones(1, dtype=np.int64)
     segments: list[Segment] = []
     held = peak = in_segment = 0
     with jit.quiet():
-        for j in range(tables.cells):
+        for j in range(tables.cell_count):
             if j % length == 0:
-                segments.append(Segment(j, min(j + length, tables.cells), keys, fwd, [] if keep_levels else None))
+                segments.append(Segment(j, min(j + length, tables.cell_count), keys, fwd, [] if keep_levels else None))
                 held += keys.nbytes + fwd.nbytes
                 in_segment = 0
             try:
@@ -218,7 +218,7 @@ def sweep(tables: SweepTables, budget: int, progress: Progress | None = None, ke
                 in_segment += level.nbytes
             keys, fwd = next_keys, next_fwd
             if progress is not None:
-                progress((j + 1) / tables.cells)
+                progress((j + 1) / tables.cell_count)
     if len(keys) > 1 or (len(keys) == 1 and keys[0] != 0):
         raise AssertionError("the sweep ended in a state with ships left to place")  # settled[] forbids it
     if not keep_levels:  # reading rebuilds one segment at a time while every segment start is held
@@ -267,6 +267,6 @@ def _check(tables: SweepTables, budget: int | None, needed: int, cell: int, stat
     if (budget is not None and needed > budget) or states * (1 + 2 * len(tables.kinds)) >= 2**31:
         raise BudgetExceeded(
             f"the compiled model of {tables.problem.label()} needs more than {readable(needed)} "
-            f"by cell {cell + 1} of {tables.cells} ({states:,} states)"
+            f"by cell {cell + 1} of {tables.cell_count} ({states:,} states)"
         )
     return needed

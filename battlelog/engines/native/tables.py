@@ -114,7 +114,7 @@ class SweepTables:
         self.symmetry = symmetry
         self.size = n = problem.size
         self.kinds = kinds_of(problem, merge_kinds)
-        self.cells = n * n
+        self.cell_count = n * n
         #: Bits of one ext / hrem field, and of each kind's count of ships still to place.
         self.field_bits, count_bits = key_fields(max(kind.length for kind in self.kinds), [len(kind.ships) for kind in self.kinds])
         self.key_bits = check_key_bits(problem.label(), n, self.field_bits, count_bits, problem.touch)
@@ -128,17 +128,17 @@ class SweepTables:
 
         image = symmetry.index_map(n)  # original row-major index -> swept index
         #: starts[k, o, j]: kind k may start a placement of orientation o at swept cell j.
-        self.starts = np.zeros((len(self.kinds), 2, self.cells), dtype=np.bool_)
+        self.starts = np.zeros((len(self.kinds), 2, self.cell_count), dtype=np.bool_)
         for k, kind in enumerate(self.kinds):
             for row, col, horizontal in kind.placements:
                 start, orientation = self._swept(Placement(kind.ships[0], kind.length, row, col, horizontal), image)
                 self.starts[k, orientation, start] = True
         #: required[j]: swept cell j is a hit, so some ship must cover it.
-        self.required = np.zeros(self.cells, dtype=np.bool_)
+        self.required = np.zeros(self.cell_count, dtype=np.bool_)
         for r, c in problem.required:
             self.required[image[r * n + c]] = True
         #: settled[j]: the count fields that must be zero before cell j (kinds with no start at j or later).
-        self.settled = np.zeros(self.cells + 1, dtype=np.uint64)
+        self.settled = np.zeros(self.cell_count + 1, dtype=np.uint64)
         for k in range(len(self.kinds)):
             starts = np.flatnonzero(self.starts[k].any(axis=0))
             last = int(starts[-1]) if len(starts) else -1
@@ -167,9 +167,9 @@ class SweepTables:
         n, length = self.size, int(self.lengths[kind])
         step = 1 if orientation == HORIZONTAL else n
         original = self.symmetry.inverse.index_map(n)
-        swept = np.arange(self.cells)[None, :] + step * np.arange(length)[:, None]
-        fits = (swept[-1] < self.cells) & ((swept[-1] // n == swept[0] // n) if orientation == HORIZONTAL else True)
-        return np.where(fits[None, :], original[np.minimum(swept, self.cells - 1)], -1)
+        swept = np.arange(self.cell_count)[None, :] + step * np.arange(length)[:, None]
+        fits = (swept[-1] < self.cell_count) & ((swept[-1] // n == swept[0] // n) if orientation == HORIZONTAL else True)
+        return np.where(fits[None, :], original[np.minimum(swept, self.cell_count - 1)], -1)
 
     def placement_index(self, ship: int) -> tuple[np.ndarray, np.ndarray]:
         """For each of ``ship``'s canonical placements (config order): its (orientation, swept start),
