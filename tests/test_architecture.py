@@ -31,6 +31,7 @@ LAYERS = (
 #: Modules allowed past MAX_LINES because they are one algorithm each (a reason per entry).
 LONG_MODULES: dict[str, str] = {
     "battlelog.optimum.search": "the compiled branch-and-bound over belief states: one numba algorithm and its table",
+    "battlelog.engines.frontier": "the frontier sweep that builds the sdd engine's diagram: one algorithm, its tables under each touch rule",
 }
 MAX_LINES = 300
 

@@ -272,7 +272,7 @@ def test_the_optimal_player_is_one_row_the_optimum_and_takes_no_walk(capsys: pyt
 
     assert main(["optimal", "--size", "3", "--ships", "2", "--players", "optimal,mc[samples=3]"]) == 0
     out = capsys.readouterr().out.splitlines()
-    rows = [line.split()[0] for line in out[out.index(next(line for line in out if line.startswith("player"))) + 1 :]]
+    rows = [line.split()[0] for line in out[out.index(next(line for line in out if line.startswith("player"))) + 1 :] if line.strip()]
     assert rows == ["optimal", "mc[samples=3]"]
 
 
