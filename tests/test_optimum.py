@@ -272,7 +272,8 @@ def test_the_optimal_player_is_one_row_the_optimum_and_takes_no_walk(capsys: pyt
 
     assert main(["optimal", "--size", "3", "--ships", "2", "--players", "optimal,mc[samples=3]"]) == 0
     out = capsys.readouterr().out.splitlines()
-    rows = [line.split()[0] for line in out[out.index(next(line for line in out if line.startswith("player"))) + 1 :] if line.strip()]
+    header = next(k for k, line in enumerate(out) if line.split()[:1] == ["player"])  # not "players' exact walks"
+    rows = [line.split()[0] for line in out[header + 1 :]]
     assert rows == ["optimal", "mc[samples=3]"]
 
 
