@@ -1,4 +1,8 @@
-"""The hunt-target player: random shots until a hit, then the hit's neighbours, first in first out."""
+"""The hunt-target player: random shots until a hit, then the hit's neighbours, first in first out.
+
+Under a touch rule it skips the cells the rule makes certainly empty
+(:func:`battlelog.players.knowledge.ruled_out`): they leave the target list, and it does not hunt on them.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from collections.abc import Hashable
 import numpy as np
 
 from battlelog.players.base import ScoringPlayer, idle_cells, masked
+from battlelog.players.knowledge import ruled_out
 from battlelog.rules.geometry import Cell
 from battlelog.rules.state import GameState
 
@@ -17,7 +22,7 @@ def target_list(state: GameState) -> list[Cell]:
     After every hit (sinks count as hits), its N, S, E, W neighbours that were not shot by then and
     not already listed join the back of the list; cells shot since are dropped. Rebuilding it from the
     state gives exactly the list a stateful player would keep, and keeps the player a pure function
-    of what it sees.
+    of what it sees. Cells the touch rule rules out (:func:`ruled_out`) are dropped too.
     """
     n = state.size
     queue: list[Cell] = []
@@ -32,31 +37,46 @@ def target_list(state: GameState) -> list[Cell]:
             if 0 <= cell[0] < n and 0 <= cell[1] < n and cell not in shot_so_far and cell not in listed:
                 queue.append(cell)
                 listed.add(cell)
-    return [cell for cell in queue if cell not in state.shot_cells]
+    empty = ruled_out(state)
+    return [cell for cell in queue if cell not in state.shot_cells and cell not in empty]
 
 
-def target_key(state: GameState, possible: frozenset[Cell]) -> tuple[tuple[Cell, ...], frozenset[Cell]]:
-    """The target list and the shot cells that are not idle: what the target list's future depends on."""
+def open_cells(state: GameState) -> list[Cell]:
+    """The unshot cells the touch rule does not rule out (all unshot cells under ``allowed``), row-major;
+    all unshot cells should none be left."""
+    empty = ruled_out(state)
+    return [cell for cell in state.unshot if cell not in empty] or list(state.unshot)
+
+
+def target_key(state: GameState, possible: frozenset[Cell]) -> Hashable:
+    """The target list and the shot cells that are not idle: what the target list's future depends on
+    (under rules other than the standard ones, the ordered shots: always right)."""
+    if not state.config.rules.is_default:
+        return state.shots, frozenset()
     return tuple(target_list(state)), state.shot_cells - idle_cells(state, possible)
 
 
 class HuntTargetPlayer(ScoringPlayer):
-    """Hunts at random; after a hit, shoots the target list (N, S, E, W neighbours) until it is empty."""
+    """Hunts at random; after a hit, shoots the target list (N, S, E, W neighbours) until it is empty.
+    Cells the touch rule rules out are never shot (while any other is left)."""
 
     name = "hunt-target"
     long_walk_layouts = 0  # 43 s on 4x4 with one ship of 2 (24 layouts)
 
     def scores(self, state: GameState) -> np.ndarray:
-        """1 for the head of the target list (0 elsewhere); every unshot cell alike while hunting."""
+        """1 for the head of the target list (0 elsewhere); every open unshot cell alike (0) while
+        hunting; -1 for the cells the touch rule rules out."""
         values = np.zeros((state.size, state.size))
+        for cell in ruled_out(state):
+            values[cell] = -1.0
         targets = target_list(state)
         if targets:
             values[targets[0]] = 1.0
         return masked(values, state)
 
     def candidates(self, state: GameState) -> list[Cell]:
-        """The head of the target list, or while hunting every unshot cell (what ``scores`` ranks first)."""
-        return target_list(state)[:1] or list(state.unshot)
+        """The head of the target list, or while hunting every open unshot cell (what ``scores`` ranks first)."""
+        return target_list(state)[:1] or open_cells(state)
 
     def decision_key(self, state: GameState, possible: frozenset[Cell]) -> Hashable:
         """The target list and the shot cells, idle ones only counted: a cell joins the list only if

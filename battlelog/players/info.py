@@ -11,8 +11,9 @@ from battlelog.rules.state import GameState
 
 
 def answer_entropy(answers: np.ndarray) -> np.ndarray:
-    """The entropy in bits of each cell's answer (miss, hit, or sunk ship i), from
-    :meth:`Marginals.answers`'s probabilities (N x N x (2 + ships))."""
+    """The entropy in bits of each cell's answer, from :meth:`Marginals.answers`'s probabilities
+    (N x N x answers): the answers the sink rule gives, miss, hit and "sunk ship i" under ``named``
+    (2 + ships), miss, hit and "sunk" under ``unnamed`` (3), miss and hit under ``silent`` (2)."""
     logs = np.log2(answers, out=np.zeros_like(answers), where=answers > 0)
     entropy: np.ndarray = np.maximum(-(answers * logs).sum(axis=2), 0.0)
     return entropy

@@ -17,8 +17,9 @@ from battlelog.rules.variants import NAMED
 class LookaheadPlayer(PosteriorPlayer):
     """Shoots the cell that maximises the exact expected hits of the next two shots, the second one
     greedy: ``P(hit at c) + sum over answers a of P(a at c) * max_j P(hit at j | a)``, where a runs
-    over miss, hit and "sunk ship i" and a sink that ends the game counts as a second hit (no miss
-    is left to make). The score is the number of shots, which is the ship cells plus the misses, so
+    over the answers the sink rule gives (:meth:`Marginals.answers`: miss, hit and "sunk ship i"
+    under ``named``, "sunk" under ``unnamed``, only miss and hit under ``silent``) and a shot that
+    ends the game counts as a second hit (no miss is left to make). The score is the number of shots, which is the ship cells plus the misses, so
     this is greedy with a one-shot horizon pushed to two.
 
     Only the ``width`` most probable cells are looked past (each costs one posterior per possible

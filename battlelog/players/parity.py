@@ -7,21 +7,27 @@ from collections.abc import Hashable
 import numpy as np
 
 from battlelog.players.base import ScoringPlayer, idle_cells, masked
-from battlelog.players.hunt_target import target_key, target_list
+from battlelog.players.hunt_target import open_cells, target_key, target_list
+from battlelog.players.knowledge import afloat_lengths, ruled_out
 from battlelog.rules.geometry import Cell
 from battlelog.rules.state import GameState
 
 
 def hunting_cells(state: GameState) -> list[Cell]:
-    """The unshot cells (r, c) with (r + c) mod d == 0, d the length of the shortest ship afloat:
-    every placement of every ship afloat covers one of them. All unshot cells once none is left."""
-    d = min(state.ships[ship] for ship in state.afloat)
-    lattice = [cell for cell in state.unshot if (cell[0] + cell[1]) % d == 0]
-    return lattice or list(state.unshot)
+    """The open unshot cells (r, c) with (r + c) mod d == 0, d the length of the shortest ship not
+    certainly sunk (:func:`battlelog.players.knowledge.afloat_lengths`: under ``named`` the ships
+    afloat, under ``unnamed`` all but the sinks of certain length, under ``silent`` every ship):
+    every placement of every ship afloat covers one of them. Open: not ruled out by the touch rule
+    (:func:`battlelog.players.knowledge.ruled_out`). All open unshot cells once none is left."""
+    d = min(afloat_lengths(state))
+    empty = ruled_out(state)
+    lattice = [cell for cell in state.unshot if (cell[0] + cell[1]) % d == 0 and cell not in empty]
+    return lattice or open_cells(state)
 
 
 class ParityPlayer(ScoringPlayer):
-    """Targets like hunt-target (the FIFO list of hits' neighbours); hunts at random on the lattice."""
+    """Targets like hunt-target (the FIFO list of hits' neighbours); hunts at random on the lattice.
+    Like hunt-target, it never shoots a cell the touch rule rules out while any other is left."""
 
     name = "parity"
     long_walk_layouts = 1000  # its lattice narrows the draws: 15 s on 4x4 3,2 (264 layouts), 84 s on 3,2,2 (3200)

@@ -3,60 +3,90 @@
 from __future__ import annotations
 
 from collections.abc import Hashable
+from functools import lru_cache
 
 import numpy as np
 
 from battlelog.players.base import ScoringPlayer, masked
+from battlelog.players.knowledge import afloat_lengths, sunk_cells
 from battlelog.rules.geometry import Cell, placement_matrix, ship_placements
 from battlelog.rules.state import GameState
+from battlelog.rules.variants import ALLOWED, Rules
 
 #: How much more a placement counts for each unresolved hit it passes through (target mode).
 TARGET_WEIGHT = 100.0
 
 
 def resolved_cells(state: GameState) -> set[Cell]:
-    """Hit cells that certainly belong to a sunk ship.
+    """Hit cells that certainly belong to a sunk ship (:func:`battlelog.players.knowledge.sunk_cells`).
 
-    A ship sunk at shot t on cell x lies inside H_t through x; the cells common to every such
-    placement are surely its own. Hits that no sunk ship surely explains stay unresolved and keep
-    drawing the player's fire: that is how the algorithm copes (badly) with adjacent ships.
+    Hits that no sunk ship surely explains stay unresolved and keep drawing the player's fire: that
+    is how the algorithm copes (badly) with adjacent ships.
     """
-    out: set[Cell] = set()
-    for ship, t, cell in state.sinks:
-        inside = state.hits_after(t)
-        common: set[Cell] | None = None
-        for p in ship_placements(state.size, ship, state.ships[ship]):
-            if cell in p.cells and inside.issuperset(p.cells):
-                common = set(p.cells) if common is None else common & set(p.cells)
-        out |= common or set()
+    return sunk_cells(state)
+
+
+@lru_cache(maxsize=64)
+def halo_matrix(size: int, length: int, touch: str) -> np.ndarray:
+    """One 0/1 row per canonical placement (``placement_matrix`` order): the cells next to it that
+    no other ship may cover under ``touch`` (``Rules.keep_out`` without the placement's own cells);
+    all zero under ``allowed``."""
+    rules = Rules(touch=touch)
+    placements = ship_placements(size, 0, length)
+    out = np.zeros((len(placements), size * size), dtype=np.int64)
+    for i, p in enumerate(placements):
+        for r, c in rules.keep_out(p, size) - set(p.cells):
+            out[i, r * size + c] = 1
+    out.setflags(write=False)
     return out
 
 
 def density(state: GameState) -> np.ndarray:
     """The score of every cell (N x N): weighted counts of placements of the ships still afloat.
 
-    A placement counts if it avoids misses and resolved (sunk) cells; it counts TARGET_WEIGHT**k if
-    it passes through k unresolved hits. Ships are counted independently, ignoring overlaps.
+    A placement counts if it avoids misses and resolved (sunk) cells, and, under a touch rule, if no
+    hit it does not cover lies next to it as the rule forbids (that hit belongs to another ship); it
+    counts TARGET_WEIGHT**k if it passes through k unresolved hits. Ships are counted independently,
+    ignoring overlaps. Which ships are afloat: see :func:`battlelog.players.knowledge.afloat_lengths`.
     """
     n = state.size
     resolved = resolved_cells(state)
     blocked = np.zeros(n * n, dtype=np.int64)
     open_hits = np.zeros(n * n, dtype=np.int64)
+    hits = np.zeros(n * n, dtype=np.int64)
     for r, c in state.misses | resolved:
         blocked[r * n + c] = 1
     for r, c in state.hits - resolved:
         open_hits[r * n + c] = 1
+    for r, c in state.hits:
+        hits[r * n + c] = 1
+    touch = state.config.rules.touch
     scores = np.zeros(n * n)
-    for ship in state.afloat:
-        masks = placement_matrix(n, state.ships[ship])
+    for length in afloat_lengths(state):
+        masks = placement_matrix(n, length)
         ok = masks @ blocked == 0
+        if touch != ALLOWED:
+            ok &= halo_matrix(n, length, touch) @ hits == 0
         weights = np.where(ok, TARGET_WEIGHT ** (masks @ open_hits), 0.0)
         scores += weights @ masks
     return scores.reshape(n, n)
 
 
 class PdfPlayer(ScoringPlayer):
-    """Shoots the unshot cell with the highest placement density; ties broken at random."""
+    """Shoots the unshot cell with the highest placement density; ties broken at random.
+
+    It honours the rules, as far as it knows them from the shots:
+
+    - touch: a placement of a ship afloat counts only if it neither covers nor touches (as the rule
+      forbids) a cell known to hold another ship: a miss or a sunk ship's cell may not be covered,
+      and no hit it does not cover may lie next to it (side neighbours under ``diagonal``, all eight
+      under ``none``; a hit outside a placement is another ship's cell);
+    - sinks: under ``named`` the ships afloat are those not announced sunk; under ``unnamed`` a
+      ship is counted afloat unless a sink is certainly of its length (only one length of the fleet
+      fits inside the hits of its time through its cell), and the cells common to every placement
+      that sink may have are resolved; under ``silent`` every ship is counted afloat and no hit is
+      ever resolved (a conservative choice: see :mod:`battlelog.players.knowledge`).
+    """
 
     name = "pdf"
 
@@ -65,8 +95,11 @@ class PdfPlayer(ScoringPlayer):
 
     def decision_key(self, state: GameState, possible: frozenset[Cell]) -> Hashable:
         """Misses, hits and the cells resolved by sinks so far: a later sink resolves cells from the
-        hits of its own time, whatever the order of the shots before."""
+        hits of its own time, whatever the order of the shots before. Under rules other than the
+        standard ones, the ordered shots (always right)."""
+        if not state.config.rules.is_default:
+            return state.shots
         return state.misses, state.hits, frozenset(resolved_cells(state))
 
 
-__all__ = ["TARGET_WEIGHT", "PdfPlayer", "density", "resolved_cells"]
+__all__ = ["TARGET_WEIGHT", "PdfPlayer", "density", "halo_matrix", "resolved_cells"]

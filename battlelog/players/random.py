@@ -12,7 +12,11 @@ from battlelog.rules.state import GameState
 
 
 class RandomPlayer(ScoringPlayer):
-    """Ignores all information; its mean score is K(M+1)/(K+1) for K ship cells among M cells."""
+    """Ignores all information; its mean score is K(M+1)/(K+1) for K ship cells among M cells.
+
+    It is the baseline, so it ignores the rules too: under every touch and sink rule it draws
+    uniformly among all unshot cells, even those the touch rule makes certainly empty.
+    """
 
     name = "random"
     blind = True
