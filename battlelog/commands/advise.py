@@ -14,6 +14,7 @@ input, so a session can also be scripted: `battlelog advise --state game.json < 
 
 examples:
   battlelog advise --size 10 --ships 5,4,3,3,2
+  battlelog advise --size 10 --ships 5,4,3,3,2 --touch none --sinks unnamed   # answer a plain "sunk"
   battlelog advise --state advise-2025-01-31-2015.json      # continue a saved game
 """
 
@@ -24,7 +25,7 @@ import sys
 import time
 from pathlib import Path
 
-from battlelog.commands.boards import add_board_arguments, add_engine_argument, config_from, output_path
+from battlelog.commands.boards import add_board_arguments, add_engine_argument, check_rules, config_from, output_path
 from battlelog.engines import DEFAULT_ENGINE, engine_class
 from battlelog.engines.workspace import Workspace
 from battlelog.errors import BattlelogError
@@ -56,6 +57,7 @@ def session_state(args: argparse.Namespace) -> tuple[GameState, Path]:
         state = GameState.load(args.state)
         if board and state.config != config_from(args):
             raise BattlelogError(f"{args.state} holds a game on {state.config.label()}, not on {config_from(args).label()}")
+        check_rules(state, args, args.state)
         return state, Path(args.state)
     if args.size is None or args.ships is None:
         missing = f"{args.state} does not exist: " if args.state is not None else ""

@@ -14,21 +14,53 @@ from battlelog.engines import DEFAULT_ENGINE, ENGINES
 from battlelog.errors import BattlelogError
 from battlelog.rules.config import GameConfig, parse_ships
 from battlelog.rules.state import GameState
+from battlelog.rules.variants import ALLOWED, NAMED, SINK_RULES, TOUCH_RULES, Rules
 
 
 def add_board_arguments(parser: argparse.ArgumentParser, required: bool = True) -> None:
-    """``--size`` and ``--ships``."""
+    """``--size`` and ``--ships``, and the rules: ``--touch`` and ``--sinks``."""
     parser.add_argument("--size", type=int, required=required, help="board size N (an N x N board)")
     parser.add_argument("--ships", required=required, help="fleet as comma-separated ship lengths, e.g. 5,4,3,3,2")
+    add_rules_arguments(parser)
+
+
+def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--touch`` and ``--sinks`` (default None: not given, so the standard rules or a state file's).
+
+    The names are checked by :class:`Rules` rather than by argparse, so an unknown one is a one-line error."""
+    parser.add_argument(
+        "--touch",
+        metavar="{" + ",".join(TOUCH_RULES) + "}",
+        help=f"how ships may touch: {ALLOWED} (default), diagonal (only at a corner) or none (no contact at all)",
+    )
+    parser.add_argument(
+        "--sinks",
+        metavar="{" + ",".join(SINK_RULES) + "}",
+        help=f"how sinks are announced: {NAMED} (default: sunk ship i), unnamed (sunk, not which) or silent (only hit)",
+    )
+
+
+def rules_from(args: argparse.Namespace) -> Rules:
+    """The rules named by ``--touch`` and ``--sinks`` (the standard ones where not given)."""
+    return Rules(args.touch or ALLOWED, args.sinks or NAMED)
 
 
 def config_from(args: argparse.Namespace) -> GameConfig:
-    """The GameConfig named by ``--size`` and ``--ships`` (validated: a fleet must fit)."""
-    return GameConfig(args.size, parse_ships(args.ships))
+    """The GameConfig named by ``--size``, ``--ships``, ``--touch`` and ``--sinks`` (validated: a fleet must fit)."""
+    return GameConfig(args.size, parse_ships(args.ships), rules_from(args))
+
+
+def check_rules(state: GameState, args: argparse.Namespace, source: str) -> None:
+    """A game from ``source`` under the rules ``--touch``/``--sinks`` name where given: other rules are a one-line error."""
+    rules_from(args)  # an unknown rule name is refused as such, whatever the file says
+    rules = state.config.rules
+    for option, given, held in (("--touch", args.touch, rules.touch), ("--sinks", args.sinks, rules.sinks)):
+        if given is not None and given != held:
+            raise BattlelogError(f"{source} holds a game with {option[2:]} {held}, not {option} {given}")
 
 
 def add_state_arguments(parser: argparse.ArgumentParser) -> None:
-    """A game-state file, or ``--size``/``--ships`` for the empty board."""
+    """A game-state file, or ``--size``/``--ships`` for the empty board; ``--touch``/``--sinks`` with either."""
     parser.add_argument("state", nargs="?", help="game-state JSON file (format: docs/formats.md)")
     add_board_arguments(parser, required=False)
 
@@ -39,7 +71,9 @@ def state_from(args: argparse.Namespace) -> GameState:
     if args.state is not None and board:
         raise BattlelogError("give either a game-state file or --size and --ships, not both")
     if args.state is not None:
-        return GameState.load(args.state)
+        state = GameState.load(args.state)
+        check_rules(state, args, args.state)
+        return state
     if args.size is None or args.ships is None:
         raise BattlelogError("give a game-state file, or both --size and --ships for the empty board")
     return GameState.empty(config_from(args))

@@ -13,11 +13,14 @@ Players are registered names or, for your own players, module:Class (a Player su
 from the workers, e.g. through PYTHONPATH), each with options if you like: mc[samples=200] or
 lookahead[width=3,engine=sdd]. Each player with its options is a configuration of its own, recorded
 and summarised as its own row (problog[engine=native] is problog: defaults are left out of the name).
---engine is the engine of every player that takes one and does not name its own.
+--engine is the engine of every player that takes one and does not name its own. --touch and --sinks
+set the rules (recorded in OUT/experiment.json; a resumed run must give the same ones).
 
 example:
   battlelog experiment --size 5 --ships 3,3,2 --players random,hunt-target,pdf --games 1000 --seed 7 --out results/
   battlelog experiment --size 5 --ships 3,3,2 --players 'pdf,mc[samples=200],mc[samples=2000]' --games 200
+  battlelog experiment --size 6 --ships 3,2,2 --touch none --sinks unnamed --players random,problog --games 100 \\
+      --out results/no-contact
   battlelog experiment --size 5 --ships 3,3,2 --players problog --engine problog --games 100 --seed 7 \\
       --out results/ --time-limit 120
   battlelog experiment --size 7 --ships 5,5,4 --players pdf,problog --games 10000 --out results/7x7 \\

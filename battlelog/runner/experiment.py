@@ -25,7 +25,7 @@ from battlelog.players.spec import player_spec, spec_name
 from battlelog.rules.config import GameConfig
 from battlelog.runner.executors.base import Executor
 from battlelog.runner.journal import Journal, open_journal
-from battlelog.runner.records import game_record, read_manifest
+from battlelog.runner.records import game_record, manifest_config, manifest_of, read_manifest
 from battlelog.runner.seeds import layout_for
 from battlelog.runner.task import OK, GameTask
 
@@ -72,7 +72,7 @@ class Experiment:
 
     def manifest(self) -> dict[str, Any]:
         """What experiment.json stores: everything that decides the boards."""
-        return {"size": self.config.size, "ships": list(self.config.ships), "seed": self.seed}
+        return manifest_of(self.config, self.seed)
 
 
 @dataclass(frozen=True)
@@ -158,7 +158,7 @@ def retry_failed(out: Path, executor: Executor, progress: bool = True) -> RunRep
     no game is lost or recorded twice, and an interrupted retry can simply be run again.
     """
     manifest = read_manifest(out)
-    config = GameConfig(manifest["size"], tuple(manifest["ships"]))
+    config = manifest_config(manifest)
     with open_journal(out, manifest) as journal:
         failed = [r for r in journal.records if r["status"] != OK]
         for player, options in {r["player"]: r.get("options", {}) for r in failed}.items():

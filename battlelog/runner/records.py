@@ -1,7 +1,8 @@
 """The record of an experiment, read: file names, the manifest, one JSON line per game, and its schema.
 
 An output directory holds:
-  experiment.json   board size, fleet and seed: what decides game i's board (a rerun must match it)
+  experiment.json   board size, fleet and seed, and the rules when they are not the standard ones:
+                    what decides game i's board (a rerun must match it)
   games.jsonl       one JSON line per game, failed ones included (written by :mod:`battlelog.runner.journal`)
 
 A finished experiment may be archived with its journal gzipped (games.jsonl.gz, as the results in
@@ -18,12 +19,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from battlelog.errors import BattlelogError, FileFormatError
-from battlelog.jsonfile import parse_json, read_json
+from battlelog.errors import BattlelogError, FileFormatError, RulesError
+from battlelog.jsonfile import check_keys, parse_json, read_json
 from battlelog.rules.answers import HIT, SUNK
 from battlelog.rules.config import GameConfig, format_ships
 from battlelog.rules.geometry import Placement
+from battlelog.rules.variants import Rules
 from battlelog.runner.task import OK, STATUSES, Outcome
+from battlelog.wording import clip
 
 MANIFEST, GAMES, ARCHIVE = "experiment.json", "games.jsonl", "games.jsonl.gz"
 
@@ -31,11 +34,37 @@ MANIFEST, GAMES, ARCHIVE = "experiment.json", "games.jsonl", "games.jsonl.gz"
 Key = tuple[str, int]
 
 
+#: The keys of experiment.json, in the order written; ``rules`` only when they are not the standard ones.
+MANIFEST_KEYS = ("size", "ships", "seed", "rules")
+
+
+def manifest_of(config: GameConfig, seed: int) -> dict[str, Any]:
+    """experiment.json of an experiment on ``config`` with root ``seed``: the standard rules are left out,
+    so the manifests of standard games are what they always were."""
+    manifest: dict[str, Any] = {"size": config.size, "ships": list(config.ships), "seed": seed}
+    if not config.rules.is_default:
+        manifest["rules"] = config.rules.to_json()
+    return manifest
+
+
+def manifest_config(manifest: Mapping[str, Any]) -> GameConfig:
+    """The board, fleet and rules a manifest (read by :func:`read_manifest`) names."""
+    rules = Rules.from_json(manifest["rules"]) if "rules" in manifest else Rules()
+    return GameConfig(manifest["size"], tuple(manifest["ships"]), rules)
+
+
 def describe_experiment(manifest: Mapping[str, Any]) -> str:
-    """``5x5 3,3,2 with seed 7``: what a manifest (or a game record) says the boards are."""
+    """``5x5 3,3,2 with seed 7`` (``5x5 3,3,2 (no contact) with seed 7`` under other rules): what a
+    manifest (or a game record) says the boards are."""
     ships = manifest["ships"]
     fleet = format_ships(ships) if isinstance(ships, list) else repr(ships)
-    return f"{manifest['size']}x{manifest['size']} {fleet} with seed {manifest['seed']}"
+    rules = ""
+    if "rules" in manifest:
+        try:
+            rules = f" ({Rules.from_json(manifest['rules']).text() or 'standard rules'})"
+        except RulesError:
+            rules = f" (rules {manifest['rules']!r})"
+    return f"{manifest['size']}x{manifest['size']} {fleet}{rules} with seed {manifest['seed']}"
 
 
 def read_manifest(out: Path) -> dict[str, Any]:
@@ -56,8 +85,18 @@ def read_manifest(out: Path) -> dict[str, Any]:
     )
     if not ok:
         raise FileFormatError(f"{path}: expected an object with a whole-number size and seed and a list of ships")
-    GameConfig(manifest["size"], tuple(manifest["ships"]))  # a fleet that cannot exist is an error here too
-    return {"size": manifest["size"], "ships": manifest["ships"], "seed": manifest["seed"]}
+    check_keys(manifest, MANIFEST_KEYS, str(path))
+    try:
+        rules = Rules.from_json(manifest["rules"]) if "rules" in manifest else Rules()
+    except RulesError as exc:
+        raise FileFormatError(f"{path}: {exc}") from None
+    if "rules" in manifest and (rules.is_default or manifest["rules"] != rules.to_json()):
+        raise FileFormatError(
+            f"{path}: rules must name both touch and sinks, and only rules other than the standard ones, "
+            f"got {clip(repr(manifest['rules']))}"
+        )
+    config = GameConfig(manifest["size"], tuple(manifest["ships"]), rules)  # a fleet that cannot exist is an error here too
+    return manifest_of(config, manifest["seed"])
 
 
 def check_record(record: Any, where: str, manifest: Mapping[str, Any]) -> None:
@@ -69,7 +108,7 @@ def check_record(record: Any, where: str, manifest: Mapping[str, Any]) -> None:
             raise FileFormatError(f"{where}: missing key {key!r}")
     if not isinstance(record["player"], str) or not isinstance(record["game"], int) or record["status"] not in STATUSES:
         raise FileFormatError(f"{where}: needs a player name, a whole-number game and a status in {', '.join(STATUSES)}")
-    if {k: record[k] for k in ("size", "ships", "seed")} != dict(manifest):
+    if {k: record[k] for k in MANIFEST_KEYS if k in record} != dict(manifest):
         raise FileFormatError(f"{where}: a game of {describe_experiment(record)}, not of this experiment's {describe_experiment(manifest)}")
     check_game_values(record, where)
 
@@ -179,11 +218,13 @@ def game_record(outcome: Outcome, replaces: Mapping[str, Any] | None = None) -> 
     """
     task, result = outcome.task, outcome.result
     value = result.value or {}
+    rules = {} if task.config.rules.is_default else {"rules": task.config.rules.to_json()}
     return {
         "player": task.player,
         "options": task.options,
         "size": task.config.size,
         "ships": list(task.config.ships),
+        **rules,
         "seed": task.seed,
         "game": task.game,
         "status": result.status,

@@ -6,11 +6,19 @@ boards (paired comparisons), and a game can be replayed alone from its record.
 
 from __future__ import annotations
 
+from functools import cache
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement
 from battlelog.rules.layouts import sample_layout
+from battlelog.rules.state import GameState
+from battlelog.rules.variants import ALLOWED
+
+if TYPE_CHECKING:
+    from battlelog.engines.native.engine import NativeEngine
 
 
 def game_seeds(seed: int, game: int) -> tuple[np.random.SeedSequence, np.random.SeedSequence]:
@@ -26,5 +34,22 @@ def game_seeds(seed: int, game: int) -> tuple[np.random.SeedSequence, np.random.
 
 
 def layout_for(config: GameConfig, seed: int, game: int) -> tuple[Placement, ...]:
-    """The hidden layout of game ``game`` under root ``seed``: uniform over all valid layouts."""
-    return sample_layout(config, np.random.default_rng(game_seeds(seed, game)[0]))
+    """The hidden layout of game ``game`` under root ``seed``: uniform over all layouts legal under the rules.
+
+    Ships that may touch: whole-layout rejection sampling (the boards every experiment has always had).
+    Under ``diagonal`` and ``none`` so few whole layouts are legal that rejection would take too long, so
+    the layout is drawn exactly from the counted model: the native engine's sampler on the empty board.
+    """
+    rng = np.random.default_rng(game_seeds(seed, game)[0])
+    if config.rules.touch == ALLOWED:
+        return sample_layout(config, rng)
+    return _sampler().sample(GameState.empty(config), 1, rng)[0]
+
+
+@cache
+def _sampler() -> NativeEngine:
+    """One native engine per process (imported only when needed): it keeps the last empty board's model,
+    so the boards of one experiment compile it once."""
+    from battlelog.engines.native.engine import NativeEngine
+
+    return NativeEngine()

@@ -20,13 +20,15 @@ from battlelog.rules.answers import SUNK
 from battlelog.rules.config import fleet_text
 from battlelog.rules.geometry import Cell, cell_name, parse_cell
 from battlelog.rules.state import GameState
+from battlelog.rules.variants import NAMED, SILENT, UNNAMED
 from battlelog.views.console import Quit
 from battlelog.views.display import HEAT_LEGEND, heatmap_text, layouts_line, most_likely
 from battlelog.wording import clip, count_noun
 
 HELP = """\
 commands:
-  miss | hit | sunk N     the answer to the suggested shot (N: the index of the ship it sank)
+  miss | hit | sunk N     the answer to the suggested shot (N: the index of the ship it sank;
+                          plain sunk when sinks are unnamed; no sunk when they are silent)
   C7 miss | C7 hit | C7 sunk N   you shot another cell: C7, and its answer
   undo                    take back the last shot
   save FILE               write a copy of the game to FILE
@@ -111,8 +113,11 @@ class Advisor:
         if state.over:
             lines.append(f"every ship is sunk after {count_noun(len(state.shots), 'shot')} (undo to take back the last answer, or quit)")
             return "\n".join(lines)
-        afloat = ", ".join(f"{ship} (length {state.ships[ship]})" for ship in state.afloat)
-        lines.append(f"ships afloat: {afloat}")
+        sinks = state.config.rules.sinks
+        if sinks == NAMED:
+            lines.append(f"ships afloat: {', '.join(f'{ship} (length {state.ships[ship]})' for ship in state.afloat)}")
+        elif sinks == UNNAMED:
+            lines.append(f"ships sunk: {state.sunk_count} of {len(state.ships)}")
         best = most_likely(state, marginals.cells)
         ties = f"; as likely: {', '.join(map(cell_name, best[1:6]))}{' ...' if len(best) > 6 else ''}" if len(best) > 1 else ""
         lines.append(f"suggested shot: {cell_name(best[0])} ({100 * marginals.cells[best[0]]:.1f}% chance of a hit{ties})")
@@ -135,7 +140,12 @@ class Advisor:
             raise StateError("every ship is already sunk: undo first to change an answer")
         cell = self.suggestion if answer.cell is None else answer.cell
         assert cell is not None
-        ship, note = self._sunk_ship(cell) if answer.result == SUNK and answer.ship is None else (answer.ship, "")
+        sinks = self.state.config.rules.sinks
+        if answer.result == SUNK and sinks == SILENT:
+            raise StateError("sinks are silent in this game: a ship's last cell is answered hit, never sunk")
+        if answer.result == SUNK and sinks == UNNAMED and answer.ship is not None:
+            raise StateError(f"sinks are unnamed in this game: answer sunk, not sunk {answer.ship}")
+        ship, note = self._sunk_ship(cell) if answer.result == SUNK and sinks == NAMED and answer.ship is None else (answer.ship, "")
         state = self.state.with_shot(*cell, answer.result, ship)
         said = f"{cell_name(cell)} {answer.result}" + (f" {ship}" if ship is not None else "") + note
         try:

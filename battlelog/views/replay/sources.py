@@ -85,7 +85,7 @@ def game_from_record(record: dict[str, Any], source: str, where: str | None = No
         if key not in record:
             raise FileFormatError(f"{source}: a game record needs {key!r}")
     try:
-        state = GameState.from_json({k: record[k] for k in ("size", "ships", "shots")}, source)
+        state = GameState.from_json({k: record[k] for k in ("size", "ships", "rules", "shots") if k in record}, source)
     except StateError as exc:
         raise StateError(f"{source}: {exc}") from None
     if record.get("status", "ok") != "ok":
@@ -116,6 +116,8 @@ def _layout(raw: Any, config: GameConfig, source: str) -> tuple[Placement, ...]:
         layout.append(placement)
     if layouts_overlap(layout):
         raise FileFormatError(f"{source}: the recorded layout has two ships on one cell")
+    if not config.rules.legal(layout, config.size):
+        raise FileFormatError(f"{source}: the recorded layout has two ships in contact, which {config.rules.text()} forbids")
     return tuple(layout)
 
 
