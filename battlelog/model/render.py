@@ -8,17 +8,21 @@ Two choices in the templates decide how fast ProbLog's stock pipeline runs on th
 cells of each placement are listed as ``covers`` facts (ProbLog grounds them faster than arithmetic
 rules that compute them), and "no overlap" is evidence on one ``clash`` atom per cell rather than
 on a single ``overlap`` atom, so that ProbLog conjoins many small constraints instead of negating
-one large disjunction: by far the larger gain, more than tenfold on 5x5 boards.
+one large disjunction: by far the larger gain, more than tenfold on 5x5 boards. The touch rules
+follow the same style: one ``contact`` atom per pair of neighbouring cells.
+
+Every rule variant (docs/rules.md) is written in the templates, which choose their clauses by the
+rules' names in the context.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from battlelog.errors import BattlelogError
 from battlelog.rules.config import format_ships
 from battlelog.rules.geometry import cell_name
 from battlelog.rules.state import GameState
+from battlelog.rules.variants import NAMED
 from battlelog.templating import environment
 
 #: The template that renders a whole program; it includes the others.
@@ -28,12 +32,13 @@ PROGRAM_TEMPLATE = "battleship.pl.j2"
 def program_context(state: GameState) -> dict[str, Any]:
     """The plain data the templates render: numbers, names and lists, no ProbLog syntax.
 
-    The templates know only the standard rules so far: any other rules are refused in one line."""
+    ``rules`` holds the names of the touch and sink rules, by which the templates choose what to
+    write; ``afloat`` (the ships not announced sunk) is known, and listed, only when sinks are named."""
     config = state.config
-    if not config.rules.is_default:
-        raise BattlelogError(f"the ProbLog program knows only the standard rules so far, not {config.rules.text()}")
+    rules = config.rules
     return {
         "size": config.size,
+        "rules": {"touch": rules.touch, "sinks": rules.sinks},
         "fleet": format_ships(config.ships),
         "ships": [
             {
@@ -62,7 +67,7 @@ def program_context(state: GameState) -> dict[str, Any]:
             }
             for t, shot in enumerate(state.shots)
         ],
-        "afloat": list(state.afloat),
+        "afloat": list(state.afloat) if rules.sinks == NAMED else [],
         "unshot": [{"row": r, "col": c, "name": cell_name((r, c))} for r, c in state.unshot],
     }
 
