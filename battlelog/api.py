@@ -20,7 +20,6 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from importlib import import_module
 from pathlib import Path
 from typing import Any
 
@@ -102,13 +101,6 @@ class Results:
              "ci_high": c.difference.interval.high, "p": c.difference.p_value, "significant": c.difference.significant}
             for c in all_comparisons(self.records)
         ]  # fmt: skip
-
-    def to_pandas(self) -> Any:
-        """The records as a pandas DataFrame, games.csv's columns (needs pandas, which battlelog does not install)."""
-        from battlelog.report.summary import GAME_COLUMNS
-
-        pandas = import_module("pandas")  # optional: battlelog does not depend on it
-        return pandas.DataFrame([[r.get(c) for c in GAME_COLUMNS] for r in self.records], columns=list(GAME_COLUMNS))
 
     def _repr_markdown_(self) -> str:
         """What a notebook shows: summary.md's tables."""

@@ -156,9 +156,3 @@ def test_the_optima_are_the_tabled_fractions(page: Page) -> None:
     assert printed[1] == "4x4 3: optimal 45/8 problog 23/4"  # docs/optimum.md: 5.6250 and 5.7500
     assert printed[2] == f"3x3 2: random {Fraction(2 * 10, 3)}"  # K(M+1)/(K+1), K=2, M=9
     assert printed[3].startswith("10x10 5,4,3,3,2 is too large to solve exactly")
-
-
-def test_results_to_pandas(page: Page) -> None:
-    pytest.importorskip("pandas")
-    frame = page[0]["results"].to_pandas()
-    assert len(frame) == 300 and frame.groupby("player")["score"].mean()["problog"] == pytest.approx(page[0]["scores"].mean())
