@@ -1,4 +1,5 @@
-"""Interrupting the command line in a subprocess, as a user would: shared by the local and the cluster tests."""
+"""Running the command line as a user would: in-process with its one-line errors, and interrupted in a
+subprocess (shared by the local and the cluster tests)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,19 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
+from battlelog.cli import main
 from battlelog.runner.records import GAMES, load_results
+
+
+def one_line_error(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
+    """Run the command line in-process and check it fails with exactly one line naming ``message``."""
+    status = main(argv)
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert err.endswith("\n") and err.count("\n") == 1, err
+    assert err.startswith("battlelog: error: ") and message in err, err
 
 
 def journal_lines(path: Path) -> int:

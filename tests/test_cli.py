@@ -16,14 +16,7 @@ from battlelog.cli import COMMANDS, DOCS, main
 from battlelog.report.summary import SUMMARY_CSV, SUMMARY_MD
 from battlelog.runner.records import GAMES, MANIFEST
 
-
-def one_line_error(capsys: pytest.CaptureFixture, argv: list[str], message: str) -> None:
-    """Run the command line in-process and check it fails with exactly one line naming ``message``."""
-    status = main(argv)
-    err = capsys.readouterr().err
-    assert status == 2, err
-    assert err.endswith("\n") and err.count("\n") == 1, err
-    assert err.startswith("battlelog: error: ") and message in err, err
+from runs import one_line_error
 
 
 def experiment(out: Path, *extra: str) -> list[str]:

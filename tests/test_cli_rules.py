@@ -22,17 +22,11 @@ from battlelog.runner.records import GAMES, MANIFEST, check_record, read_manifes
 from battlelog.runner.seeds import game_seeds, layout_for
 
 import oracle
+from runs import one_line_error
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def one_line_error(capsys: pytest.CaptureFixture, argv: list[str], message: str) -> None:
-    """The command fails with exactly one line on stderr naming ``message``."""
-    status = main(argv)
-    err = capsys.readouterr().err
-    assert status == 2, err
-    assert err.endswith("\n") and err.count("\n") == 1, err
-    assert err.startswith("battlelog: error: ") and message in err, err
 
 
 # ----- boards drawn under the rules ----------------------------------------------------------------
