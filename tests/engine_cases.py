@@ -16,9 +16,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 import numpy as np
+import pytest
 
+from battlelog.engines.base import Engine, Marginals
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement, cell_name
 from battlelog.rules.state import GameState, Shot
@@ -188,3 +191,23 @@ __all__ = [
     "reference_placements",
     "shots",
 ]
+
+
+def move_asked_of(engine_class: type[Engine], monkeypatch: pytest.MonkeyPatch, **options: Any) -> tuple[GameState, list[GameState]]:
+    """A problog player built with ``options`` chooses one move on a 4x4 state: that state, and the
+    states ``engine_class`` was asked for meanwhile (the move was its work when they are the state)."""
+    from battlelog.players import make_player
+
+    asked: list[GameState] = []
+    answer = engine_class.marginals
+
+    def spy(self: Engine, state: GameState) -> Marginals:
+        asked.append(state)
+        return answer(self, state)
+
+    monkeypatch.setattr(engine_class, "marginals", spy)
+    state = shots(GameConfig(4, (3, 2)), "B2 miss")
+    player = make_player("problog", 0, **options)
+    player.new_game(state.config)
+    assert player.choose(state) in state.unshot
+    return state, asked

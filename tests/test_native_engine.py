@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from battlelog.engines import Marginals, make_engine, progress
+from battlelog.engines import make_engine, progress
 from battlelog.engines import workspace as workspace_module
 from battlelog.engines.native import cache, jit, layered
 from battlelog.engines.native.engine import NativeEngine, sweep_order
@@ -30,7 +30,7 @@ from battlelog.runner.loop import play_game
 from battlelog.runner.seeds import game_seeds, layout_for
 
 from brute import all_layouts, brute_marginals, consistent, consistent_layouts
-from engine_cases import shots
+from engine_cases import move_asked_of, shots
 
 STANDARD = GameConfig(10, (5, 4, 3, 3, 2))
 
@@ -51,18 +51,7 @@ def pdf_game(config: GameConfig, seed: int) -> GameState:
 
 
 def test_the_problog_player_uses_this_engine_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
-    asked: list[GameState] = []
-    answer = NativeEngine.marginals
-
-    def spy(self: NativeEngine, state: GameState) -> Marginals:
-        asked.append(state)
-        return answer(self, state)
-
-    monkeypatch.setattr(NativeEngine, "marginals", spy)
-    state = shots(GameConfig(4, (3, 2)), "B2 miss")
-    player = make_player("problog", 0)  # no engine named
-    player.new_game(state.config)
-    assert player.choose(state) in state.unshot
+    state, asked = move_asked_of(NativeEngine, monkeypatch)  # no engine named
     assert asked == [state]  # the move was computed by this engine
 
 

@@ -69,11 +69,11 @@ def test_a_player_closes_only_the_workspace_it_made() -> None:
     player.use(given)
     play_game(config, layout_for(config, 1, 0), player)
     player.close()
-    assert (config, "allowed") in given.sdd_empty_boards  # the owner's, untouched by the player's close
+    assert config in given.sdd_empty_boards  # the owner's, untouched by the player's close
     alone = make_player("problog", 0, engine="sdd")
     play_game(config, layout_for(config, 1, 0), alone)
     own = alone.workspace
-    assert own is not given and (config, "allowed") in own.sdd_empty_boards
+    assert own is not given and config in own.sdd_empty_boards
     alone.close()
     assert not own.sdd_empty_boards
     given.close()

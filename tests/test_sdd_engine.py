@@ -15,7 +15,7 @@ from functools import cache
 import numpy as np
 import pytest
 
-from battlelog.engines import Marginals, make_engine
+from battlelog.engines import make_engine
 from battlelog.engines.budget import DEFAULT_BUDGET, memory_budget, task_budget
 from battlelog.engines.frontier import DIRECTIONS, sweep_diagram
 from battlelog.engines.pysdd_setup import BYTES_PER_NODE
@@ -30,25 +30,14 @@ from battlelog.runner.loop import play_game
 from battlelog.runner.seeds import game_seeds, layout_for
 
 from brute import all_layouts, brute_marginals, random_states
-from engine_cases import random_cases, reference, shots
+from engine_cases import move_asked_of, random_cases, reference, shots
 
 ENGINE = SddEngine()
 
 
 def test_registry_builds_this_engine_and_the_player_can_use_it(monkeypatch: pytest.MonkeyPatch) -> None:
     assert isinstance(make_engine("sdd"), SddEngine)
-    asked: list[GameState] = []
-    answer = SddEngine.marginals
-
-    def spy(self: SddEngine, state: GameState) -> Marginals:
-        asked.append(state)
-        return answer(self, state)
-
-    monkeypatch.setattr(SddEngine, "marginals", spy)
-    state = shots(GameConfig(4, (3, 2)), "B2 miss")
-    player = make_player("problog", 0, engine="sdd")
-    player.new_game(state.config)
-    assert player.choose(state) in state.unshot
+    state, asked = move_asked_of(SddEngine, monkeypatch, engine="sdd")
     assert asked == [state]  # the move was computed by this engine
 
 
@@ -88,7 +77,7 @@ def test_empty_board_matches_enumeration_and_is_reused(config: GameConfig, layou
     workspace = Workspace()
     first = SddEngine(workspace=workspace).marginals(state)
     np.testing.assert_allclose(first.cells, expected, rtol=0, atol=1e-9)
-    assert first.models == models and (config, "allowed") in workspace.sdd_empty_boards
+    assert first.models == models and config in workspace.sdd_empty_boards
     again = SddEngine(workspace=workspace).marginals(state)  # the workspace's empty-board answer
     np.testing.assert_array_equal(again.cells, first.cells)
     again.cells[0, 0] = -1.0  # callers get their own copy

@@ -22,6 +22,7 @@ from battlelog.model.ground import Problem, ground_problem
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Cell, Placement, ship_placements
 from battlelog.rules.state import GameState, Shot
+from battlelog.rules.variants import Rules
 
 RULES = ("allowed", "diagonal", "none")
 
@@ -217,22 +218,16 @@ def test_a_kept_sdd_never_leads_to_another_touch_rule() -> None:
     assert engine.tally(apart).models == enumerate_layouts(apart).models  # compiled afresh, not conditioned
 
 
-def test_the_empty_board_cache_keeps_the_rules_apart(monkeypatch: pytest.MonkeyPatch) -> None:
-    import battlelog.engines.sdd_engine as sdd
-
-    config = GameConfig(4, (2, 2))
+def test_the_empty_board_cache_keeps_the_rules_apart() -> None:
+    config, apart_config = GameConfig(4, (2, 2)), GameConfig(4, (2, 2), Rules(touch="none"))
     workspace = Workspace()
-    state = GameState.empty(config)
-    standard = SddEngine(workspace=workspace).marginals(state)
-    rule = {"touch": "none"}
-    grounded = sdd.ground_problem
-    monkeypatch.setattr(sdd, "ground_problem", lambda s: replace(grounded(s), touch=rule["touch"]))
-    apart = SddEngine(workspace=workspace).marginals(state)
+    standard = SddEngine(workspace=workspace).marginals(GameState.empty(config))
+    apart = SddEngine(workspace=workspace).marginals(GameState.empty(apart_config))
     domains = tuple(ship_placements(4, i, 2) for i in range(2))
     assert standard.models == enumerate_layouts(Problem(4, (2, 2), domains, frozenset())).models
     assert apart.models == enumerate_layouts(Problem(4, (2, 2), domains, frozenset(), "none")).models
     assert apart.models < standard.models
-    assert set(workspace.sdd_empty_boards) == {(config, "allowed"), (config, "none")}
+    assert set(workspace.sdd_empty_boards) == {config, apart_config}
 
 
 def test_an_unknown_touch_rule_makes_no_problem() -> None:

@@ -112,20 +112,17 @@ class SddEngine(Engine):
 
     def marginals(self, state: GameState) -> Marginals:
         """Occupancy marginals of ``state`` and its number of layouts (exact below 2**53)."""
-        problem = ground_problem(state)
-        # The empty board of a configuration under each touch rule: rules must not share an answer.
-        key = (state.config, problem.touch)
-        empty_boards = self.workspace.sdd_empty_boards
-        if not state.shots and key in empty_boards:
-            cached = empty_boards[key]
+        empty_boards = self.workspace.sdd_empty_boards  # keyed by the configuration, rules included
+        if not state.shots and state.config in empty_boards:
+            cached = empty_boards[state.config]
             return Marginals(cached.cells.copy(), cached.models, cached.placements)
-        tally = self.tally(problem)
+        tally = self.tally(ground_problem(state))
         if tally.models == 0:
             self._kept = None  # a contradiction is no base for the next move
             raise Inconsistent("no layout of the fleet fits all the answers")
         result = Marginals(tally.board(state.size), round(tally.models), tally.placements(state.config))
         if not state.shots:
-            empty_boards[key] = Marginals(result.cells.copy(), result.models, result.placements)
+            empty_boards[state.config] = Marginals(result.cells.copy(), result.models, result.placements)
         return result
 
     def tally(self, problem: Problem) -> Tally:

@@ -39,7 +39,7 @@ class Workspace:
         self.empty_boards = EmptyBoards(cache_dir)
         #: The sdd engine's empty boards, the same in every game of a configuration, by (configuration,
         #: touch rule).
-        self.sdd_empty_boards: dict[tuple[GameConfig, str], Marginals] = {}
+        self.sdd_empty_boards: dict[GameConfig, Marginals] = {}
         self._engines: dict[str, Engine] = {}
         self._remembered: dict[Hashable, object] = {}
 
