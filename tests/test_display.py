@@ -44,3 +44,19 @@ def test_the_suggested_cells_are_the_exact_players_candidates_under_its_tie_rule
     monkeypatch.setattr("battlelog.players.base.TIE_TOLERANCE", 0.3)
     assert most_likely(state, exact) == player.candidates(state) == sorted(state.unshot)
     player.close()
+
+
+@pytest.mark.parametrize("sinks", ["named", "unnamed", "silent"])
+def test_the_referees_board_shows_a_sunk_ship_under_every_sink_rule(sinks: str) -> None:
+    from battlelog.rules.geometry import Placement
+    from battlelog.rules.referee import Referee
+    from battlelog.rules.variants import Rules
+
+    config = GameConfig(4, (2, 1), Rules(sinks=sinks))
+    layout = (Placement(0, 2, 0, 0, True), Placement(1, 1, 3, 3, True))
+    referee, state = Referee(config, layout), GameState.empty(config)
+    for cell in ((0, 0), (0, 1), (2, 2)):
+        state = state.with_shot(*cell, *referee.shoot(*cell))
+    rows = board_text(state, layout).splitlines()[1:]
+    assert rows[0].split()[1:] == ["#", "#", ".", "."]  # ship 0 is all hit: sunk, whatever was announced
+    assert rows[2].split()[1:] == [".", ".", "o", "."] and rows[3].split()[1:] == [".", ".", ".", "s"]

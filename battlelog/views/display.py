@@ -56,7 +56,7 @@ def board_text(state: GameState, layout: tuple[Placement, ...] | None = None) ->
     for shot in state.shots:
         grid[shot.row][shot.col] = "o" if shot.result == MISS else "X"
     if layout is not None:
-        sunk = {ship for ship, _, _ in state.sinks}
+        sunk = {p.ship for p in layout if state.hits.issuperset(p.cells)}  # under every sink rule, named or not
         for p in layout:
             if p.ship in sunk:
                 for r, c in p.cells:
