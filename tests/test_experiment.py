@@ -16,7 +16,7 @@ from scipy import stats as scipy_stats
 from battlelog.errors import BattlelogError
 from battlelog.players import make_player
 from battlelog.report.markdown import p_value
-from battlelog.report.stats import mean_ci, paired_difference, summarize_scores
+from battlelog.report.stats import independent_difference, mean_ci, paired_difference, summarize_scores
 from battlelog.report.summary import SUMMARY_CSV, SUMMARY_MD, paired_scores, summarize_records, summary_table, write_summary
 from battlelog.rules.config import GameConfig
 from battlelog.rules.state import GameState
@@ -96,6 +96,23 @@ def test_paired_difference_is_the_paired_t_test() -> None:
     assert not paired_difference([1, 2], [1, 2]).significant
     with pytest.raises(ValueError):
         paired_difference([1, 2], [1])
+
+
+def test_independent_difference_is_welchs_test() -> None:
+    a, b = [10, 12, 9, 14, 11, 13, 10], [12, 15, 9, 17, 12]
+    d = independent_difference(a, b)
+    reference = scipy_stats.ttest_ind(a, b, equal_var=False)
+    assert d.mean == pytest.approx(sum(a) / 7 - sum(b) / 5, rel=1e-12)
+    assert d.p_value == pytest.approx(reference.pvalue, rel=1e-9)
+    # Welch: s_a^2 = 20.857/6, s_b^2 = 38.8/4; dof from the Welch-Satterthwaite formula.
+    va, vb = (sum((x - sum(a) / 7) ** 2 for x in a) / 6) / 7, (sum((x - sum(b) / 5) ** 2 for x in b) / 4) / 5
+    dof = (va + vb) ** 2 / (va**2 / 6 + vb**2 / 4)
+    half = scipy_stats.t.ppf(0.975, dof) * math.sqrt(va + vb)
+    assert d.interval.low == pytest.approx(d.mean - half, rel=1e-12) and d.interval.n == 5
+    assert not d.significant and reference.pvalue > 0.05
+    assert independent_difference([3, 3, 3], [1, 1]).p_value == 0.0  # no spread: the difference is certain
+    with pytest.raises(ValueError):
+        independent_difference([1, 2], [1])
 
 
 # ----- running games ---------------------------------------------------------------------------

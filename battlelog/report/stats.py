@@ -134,11 +134,34 @@ def paired_difference(a: Sequence[float], b: Sequence[float], confidence: float 
     return PairedDifference(interval, p_value)
 
 
+def independent_difference(a: Sequence[float], b: Sequence[float], confidence: float = CONFIDENCE) -> PairedDifference:
+    """How much the mean of ``a`` exceeds the mean of ``b`` when their games are not paired (different
+    boards, e.g. two touch rules draw different layouts): Welch's interval and two-sided p-value.
+
+    Returned as a :class:`PairedDifference` (its interval's ``n`` is the smaller sample) so that tables
+    print both kinds alike; the docs say which kind each table holds.
+    """
+    first, second = _as_array(a), _as_array(b)
+    if len(first) < 2 or len(second) < 2:
+        raise ValueError("an unpaired difference needs at least two scores on each side")
+    mean = float(first.mean() - second.mean())
+    va, vb = float(first.var(ddof=1)) / len(first), float(second.var(ddof=1)) / len(second)
+    n = min(len(first), len(second))
+    if va + vb == 0.0:
+        return PairedDifference(Interval(mean, mean, mean, n, confidence), 1.0 if mean == 0.0 else 0.0)
+    sem = math.sqrt(va + vb)
+    dof = (va + vb) ** 2 / (va**2 / (len(first) - 1) + vb**2 / (len(second) - 1))
+    half = float(scipy_stats.t.ppf(0.5 + confidence / 2, dof)) * sem
+    p_value = float(2 * scipy_stats.t.sf(abs(mean) / sem, dof))
+    return PairedDifference(Interval(mean, mean - half, mean + half, n, confidence), p_value)
+
+
 __all__ = [
     "CONFIDENCE",
     "Interval",
     "PairedDifference",
     "ScoreSummary",
+    "independent_difference",
     "mean_ci",
     "paired_difference",
     "summarize_scores",
