@@ -73,9 +73,9 @@ class Tally:
             for ship in range(len(config.ships))
         )
 
-    def board(self, rows: int, cols: int) -> np.ndarray:
+    def board(self, rows: int, cols: int | None = None) -> np.ndarray:
         """Occupancy marginals: each placement's share of the layouts, added over the cells it covers."""
-        cells = np.zeros((rows, cols))
+        cells = np.zeros((rows, rows if cols is None else cols))
         for p, count in self.uses.items():
             for cell in p.cells:
                 cells[cell] += count

@@ -134,6 +134,13 @@ class Problem:
         state = model.state
         return cls(state.rows, state.ships, model.domains, frozenset(model.hit_cells), state.config.rules.touch, state.cols)
 
+    @property
+    def size(self) -> int:
+        """The side of a square board; a rectangular one has none (use ``rows`` and ``cols``)."""
+        if self.rows != self.cols:
+            raise ValueError(f"the {self.rows}x{self.cols} board is not square")
+        return self.rows
+
     def split(self, cell: Cell) -> tuple[Problem, Problem]:
         """The layouts that leave ``cell`` empty, and those that cover it."""
         empty = tuple(tuple(p for p in domain if cell not in p.cells) for domain in self.domains)

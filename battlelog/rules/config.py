@@ -3,7 +3,7 @@ be laid out under the rules never reaches a game; and fleets as people write the
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -108,7 +108,7 @@ class GameConfig:
         return name if self.rules.is_default else f"{name} ({self.rules.text()})"
 
 
-def board_from_json(data: dict[str, Any], source: str) -> tuple[int, int]:
+def board_from_json(data: Mapping[str, Any], source: str) -> tuple[int, int]:
     """``(rows, cols)`` from a JSON object holding either ``size`` or both ``rows`` and ``cols``;
     anything else (both forms, one of rows/cols alone, not whole numbers) is a one-line FileFormatError."""
     has = [key for key in ("size", "rows", "cols") if key in data]

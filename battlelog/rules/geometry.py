@@ -102,9 +102,10 @@ def cell_name(cell: Cell) -> str:
     return f"{string.ascii_uppercase[cell[0]]}{cell[1] + 1}"
 
 
-def parse_cell(text: str, rows: int, cols: int) -> Cell:
-    """A cell named as people name it (``C7``, ``c7``, ``C 7``) on a ``rows`` x ``cols`` board; anything
-    else is a ShotError."""
+def parse_cell(text: str, rows: int, cols: int | None = None) -> Cell:
+    """A cell named as people name it (``C7``, ``c7``, ``C 7``) on a ``rows`` x ``cols`` board (square
+    when ``cols`` is omitted); anything else is a ShotError."""
+    cols = rows if cols is None else cols
     match = re.fullmatch(r"\s*([A-Za-z])\s*(\d{1,2})\s*", text)
     letters = string.ascii_uppercase[:rows]
     if match is None or match[1].upper() not in letters or not 1 <= int(match[2]) <= cols:

@@ -162,7 +162,7 @@ class GameState:
     def from_json(cls, data: Any, source: str = "game state") -> GameState:
         """Read the spec's game-state format; anything malformed is a one-line FileFormatError."""
         if not isinstance(data, dict):
-            raise FileFormatError(f"{source}: expected a JSON object with size (or rows and cols), ships and shots")
+            raise FileFormatError(f"{source}: expected a JSON object with size, ships and shots")
         check_keys(data, STATE_KEYS, source)
         for key in ("size", "ships"):
             if key not in data and (key != "size" or not {"rows", "cols"} & data.keys()):
