@@ -190,8 +190,9 @@ def test_script_of_a_rectangle_names_its_rows_and_columns(capsys: pytest.Capture
 def test_play_on_a_rectangle(capsys: pytest.CaptureFixture) -> None:
     assert main(["play", "--rows", "3", "--cols", "6", "--ships", "3,2", "--player", "pdf", "--seed", "1"]) == 0
     out = capsys.readouterr().out
-    board = out.split("\n\n")[-2].splitlines()  # the last board shown: a header and rows A..C of six cells
-    assert board[0].split() == ["1", "2", "3", "4", "5", "6"]
+    lines = out.splitlines()
+    start = max(i for i, line in enumerate(lines) if line.split() == ["1", "2", "3", "4", "5", "6"])
+    board = lines[start : start + 4]  # the last board shown: a header and rows A..C of six cells
     assert [line.split()[0] for line in board[1:]] == ["A", "B", "C"] and all(len(line.split()) == 7 for line in board[1:])
     assert "pdf sank 3x6 3,2 in" in out
 
