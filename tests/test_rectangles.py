@@ -8,6 +8,8 @@ Expected values come from the spec (docs/formats.md, docs/rules.md) and from the
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -237,3 +239,16 @@ def test_replay_of_a_rectangle(capsys: pytest.CaptureFixture, wide: Path, tmp_pa
     assert "pdf on 3x5 3,2 (game 0" in capsys.readouterr().out
     page = next((tmp_path / "replay").glob("*.html")).read_text()
     assert '"rows": 3' in page and '"cols": 5' in page and '"size"' not in page
+
+
+def test_advise_scripted_on_a_rectangle(tmp_path: Path) -> None:
+    """Answers typed on a 3x4 board: A5 is off it (refused), the game is saved as rows and cols, and
+    after A1 hit, A2 sunk 0 the 2 lies on A1-A2 and the 1 on one of the 10 other cells."""
+    lines = "A1 hit\nA5 miss\nA2 sunk 0\nquit\n"
+    argv = [sys.executable, "-m", "battlelog.cli", "advise", "--rows", "3", "--cols", "4", "--ships", "2,1", "--state", "game.json", "--no-color"]
+    done = subprocess.run(argv, input=lines, capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "refused: 'A5' is not a cell of the 3x4 board (rows A..C, columns 1..4" in done.stdout
+    assert "\n10 layouts fit your answers\n" in done.stdout
+    saved = json.loads((tmp_path / "game.json").read_text())
+    assert (saved["rows"], saved["cols"]) == (3, 4) and "size" not in saved and len(saved["shots"]) == 2
