@@ -2,12 +2,13 @@
 
 Each function is a thin call into the real packages, so it gives what the command line gives:
 
-- :func:`marginals`: a game state in, its exact posterior out (``cells``, an N x N numpy array);
+- :func:`marginals`: a game state in, its exact posterior out (``cells``, an R x C numpy array);
 - :func:`play`: one game, on the board an experiment with that seed plays as its game 0;
 - :func:`experiment` / :func:`results`: play (or read) an experiment, its records as a :class:`Results` table;
 - :func:`optimum` / :func:`expected_shots`: exact expectations of small instances, as fractions.
 
-A fleet is written as on the command line (``"3,2"``) or as a list of lengths. States are
+A board is ``N`` (N x N) or ``(rows, cols)``; a fleet is written as on the command line (``"3,2"``)
+or as a list of lengths. States are
 :class:`battlelog.GameState` objects (``GameState.empty(config)``, ``state.with_shot(row, col, answer)``),
 dicts in the game-state JSON format, or paths to such files. Bad input raises a
 :class:`battlelog.BattlelogError` with the one-line message the command would print. Examples that run:
@@ -36,16 +37,19 @@ from battlelog.runner.seeds import game_seeds, layout_for
 
 #: A fleet: ``"5,4,3,3,2"`` or a sequence of ship lengths.
 Fleet = str | Sequence[int]
+#: A board: ``N`` for N x N, or ``(rows, cols)`` for a rectangle such as ``(12, 10)``.
+Board = int | tuple[int, int]
 #: A game state, a dict in the game-state JSON format, or the path of a game-state file.
 StateLike = GameState | dict[str, Any] | str | os.PathLike[str]
 
 
-def _config(size: int, ships: Fleet) -> GameConfig:
-    return GameConfig(size, parse_ships(ships) if isinstance(ships, str) else tuple(ships))
+def _config(size: Board, ships: Fleet) -> GameConfig:
+    rows, cols = size if isinstance(size, tuple) else (size, size)
+    return GameConfig(rows, parse_ships(ships) if isinstance(ships, str) else tuple(ships), cols=cols)
 
 
 def marginals(state: StateLike, engine: str = DEFAULT_ENGINE) -> Marginals:
-    """The exact posterior of ``state``: ``cells[r, c]`` (numpy, N x N) the probability that a ship covers
+    """The exact posterior of ``state``: ``cells[r, c]`` (numpy, R x C) the probability that a ship covers
     (r, c), ``models`` the number of consistent layouts, ``placements[i][k]`` the probability of ship i at
     ``config.placements(i)[k]`` (None where the engine gives none). A state no layout fits raises the
     :class:`battlelog.errors.StateError` naming the first shot at fault."""
@@ -58,7 +62,7 @@ def marginals(state: StateLike, engine: str = DEFAULT_ENGINE) -> Marginals:
         solver.close()
 
 
-def play(size: int, ships: Fleet, player: str = "problog", seed: int = 0, **options: Any) -> GameResult:
+def play(size: Board, ships: Fleet, player: str = "problog", seed: int = 0, **options: Any) -> GameResult:
     """One game of ``player`` (with its options, e.g. ``engine="sdd"``) on the board and with the player's
     draws of game 0 of an experiment with ``seed``: ``.score``, ``.state`` (every shot), ``.move_seconds``."""
     config = _config(size, ships)
@@ -116,7 +120,7 @@ def results(out: str | os.PathLike[str]) -> Results:
 
 
 def experiment(
-    size: int,
+    size: Board,
     ships: Fleet,
     players: str | Sequence[str],
     games: int,
@@ -137,7 +141,7 @@ def experiment(
     return results(out)
 
 
-def optimum(size: int, ships: Fleet, seconds: float | None = None) -> Fraction:
+def optimum(size: Board, ships: Fleet, seconds: float | None = None) -> Fraction:
     """The smallest expected number of shots over all policies (``battlelog optimal``); instances too big to
     solve are refused in one line, and a search longer than ``seconds`` stops with an error."""
     from battlelog.optimum.solver import Solver
@@ -145,7 +149,7 @@ def optimum(size: int, ships: Fleet, seconds: float | None = None) -> Fraction:
     return Solver(_config(size, ships)).optimum(seconds=seconds)
 
 
-def expected_shots(size: int, ships: Fleet, player: str, **options: Any) -> Fraction:
+def expected_shots(size: Board, ships: Fleet, player: str, **options: Any) -> Fraction:
     """The exact expected score of a deterministic ``player`` (ties averaged): ``battlelog optimal --players``."""
     from battlelog.optimum.layouts import solvable_layouts
     from battlelog.players.evaluate import expected_shots as walk
@@ -158,4 +162,4 @@ def expected_shots(size: int, ships: Fleet, player: str, **options: Any) -> Frac
         shooter.close()
 
 
-__all__ = ["Fleet", "Results", "StateLike", "expected_shots", "experiment", "marginals", "optimum", "play", "results"]
+__all__ = ["Board", "Fleet", "Results", "StateLike", "expected_shots", "experiment", "marginals", "optimum", "play", "results"]

@@ -188,18 +188,19 @@ def run_child(task: dict[str, Any], limit: float, script: str = __file__, env: d
 
 
 def parse_configs(text: str) -> list[GameConfig]:
-    """``4:3,2,2,5:3,2`` -> configurations (a size is the number before a colon)."""
-    out, size, ships = [], None, []
+    """``4:3,2,2,5:3,2,12x10:5,4`` -> configurations (a size N, or rows x columns, before a colon)."""
+    out, board, ships = [], None, []
     for token in text.split(","):
         if ":" in token:
-            if size is not None:
-                out.append(GameConfig(size, tuple(ships)))
+            if board is not None:
+                out.append(GameConfig(board[0], tuple(ships), cols=board[1]))
             head, tail = token.split(":")
-            size, ships = int(head), [int(tail)]
+            rows, _, cols = head.partition("x")
+            board, ships = (int(rows), int(cols or rows)), [int(tail)]
         else:
             ships.append(int(token))
-    if size is not None:
-        out.append(GameConfig(size, tuple(ships)))
+    if board is not None:
+        out.append(GameConfig(board[0], tuple(ships), cols=board[1]))
     return out
 
 

@@ -11,6 +11,7 @@ board nothing remembers); the mean is over the games after it, as an experiment'
 usage:
   python experiments/bench_rules.py                 # about five minutes on 2 cores
   python experiments/bench_rules.py --games 3 --configs 10:5,4,3,3,2 --touch none
+  python experiments/bench_rules.py --configs 12x10:5,4,3,3,2,8x12:5,4,3,3,2   # rectangles (rows x columns)
 Prints a Markdown table to stdout; issue 17's targets are in its last column.
 """
 
@@ -29,11 +30,11 @@ from battlelog.rules.state import GameState
 from battlelog.rules.variants import Rules
 
 SCRIPT = __file__
-CONFIGS = "10:5,4,3,3,2,10:4,3,3,2,2,2,1,1,1,1,12:5,4,3,3,2"
-#: Issue 17's targets: (size, fleet, touch) -> (empty board s, whole game s, peak bytes).
+CONFIGS = "10:5,4,3,3,2,10:4,3,3,2,2,2,1,1,1,1,12:5,4,3,3,2,12x10:5,4,3,3,2,8x12:5,4,3,3,2"
+#: Issue 17's targets: (rows, cols, fleet, touch) -> (empty board s, whole game s, peak bytes).
 TARGETS = {
-    (10, (5, 4, 3, 3, 2), "none"): (2.0, 5.0, 1e9),
-    (10, (4, 3, 3, 2, 2, 2, 1, 1, 1, 1), "none"): (10.0, 60.0, None),
+    (10, 10, (5, 4, 3, 3, 2), "none"): (2.0, 5.0, 1e9),
+    (10, 10, (4, 3, 3, 2, 2, 2, 1, 1, 1, 1), "none"): (10.0, 60.0, None),
 }
 
 
@@ -44,7 +45,7 @@ def child(task: dict[str, Any]) -> dict[str, Any]:
     from battlelog.runner.loop import play_game
     from battlelog.runner.seeds import game_seeds, layout_for
 
-    config = GameConfig(task["size"], tuple(task["ships"]), Rules(touch=task["touch"]))
+    config = GameConfig(task["rows"], tuple(task["ships"]), Rules(touch=task["touch"]), cols=task["cols"])
     workspace = Workspace()
     if task["task"] == "empty":
         start = time.perf_counter()
@@ -64,7 +65,7 @@ def child(task: dict[str, Any]) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--configs", default=CONFIGS, help=f"boards as SIZE:SHIPS,... (default {CONFIGS})")
+    parser.add_argument("--configs", default=CONFIGS, help=f"boards as SIZE:SHIPS or ROWSxCOLS:SHIPS,... (default {CONFIGS})")
     parser.add_argument("--touch", default="allowed,diagonal,none", help="touch rules to measure (comma-separated)")
     parser.add_argument("--games", type=int, default=3, help="greedy games per row after the first, one after another in one process")
     parser.add_argument("--seed", type=int, default=0)
@@ -73,10 +74,10 @@ def main() -> None:
     rows = []
     for config in parse_configs(args.configs):
         for touch in args.touch.split(","):
-            base = {"size": config.size, "ships": list(config.ships), "touch": touch}
+            base = {"rows": config.rows, "cols": config.cols, "ships": list(config.ships), "touch": touch}
             empty = run_child({**base, "task": "empty"}, args.limit, SCRIPT)
             games = run_child({**base, "task": "games", "games": args.games, "seed": args.seed}, args.limit * args.games, SCRIPT)
-            target = TARGETS.get((config.size, config.ships, touch))
+            target = TARGETS.get((config.rows, config.cols, config.ships, touch))
             rows.append([
                 config.label(), touch,
                 f"{empty['models']:,}" if "models" in empty else empty["status"],

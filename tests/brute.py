@@ -20,7 +20,7 @@ from battlelog.runner.loop import play_game
 
 def all_layouts(config: GameConfig) -> list[tuple[Placement, ...]]:
     """Every valid layout (one placement per ship, no two ships sharing a cell)."""
-    options = [ship_placements(config.size, i, length) for i, length in enumerate(config.ships)]
+    options = [ship_placements(config.rows, config.cols, i, length) for i, length in enumerate(config.ships)]
     out = []
     for combo in product(*options):
         cells = [c for p in combo for c in p.cells]
@@ -67,7 +67,7 @@ def consistent_layouts(state: GameState) -> list[tuple[Placement, ...]]:
     options = []
     for ship, length in enumerate(config.ships):
         candidates = []
-        for p in ship_placements(config.size, ship, length):
+        for p in ship_placements(config.rows, config.cols, ship, length):
             cells = set(p.cells)
             if cells & misses:
                 continue
@@ -105,8 +105,7 @@ def consistent_layouts(state: GameState) -> list[tuple[Placement, ...]]:
 
 def brute_marginals(state: GameState, layouts: list | None = None) -> tuple[np.ndarray, int]:
     """Occupancy marginals and the number of consistent layouts (raises if there are none)."""
-    n = state.size
-    counts = np.zeros((n, n))
+    counts = np.zeros((state.rows, state.cols))
     models = 0
     for layout in layouts if layouts is not None else all_layouts(state.config):
         if consistent(layout, state):
@@ -138,8 +137,8 @@ def brute_placements(state: GameState, layouts: list) -> tuple[np.ndarray, ...]:
 def brute_answers(state: GameState, layouts: list) -> np.ndarray:
     """``out[r, c, a]``: the share of consistent layouts in which a shot at (r, c) gets answer ``a``
     (0 miss, 1 hit, 2 + i sunk ship i), found by asking a referee of each layout."""
-    n, ships = state.size, len(state.ships)
-    out = np.zeros((n, n, 2 + ships))
+    ships = len(state.ships)
+    out = np.zeros((state.rows, state.cols, 2 + ships))
     models = 0
     for layout in layouts:
         if not consistent(layout, state):
@@ -190,12 +189,11 @@ class _HuntyRandom(_ScriptedRandom):
 
     def choose(self, state: GameState):
         if state.hits and self.rng.random() < 0.5:
-            n = state.size
             near = [
                 (r + dr, c + dc)
                 for r, c in sorted(state.hits)
                 for dr, dc in ((0, 1), (1, 0), (0, -1), (-1, 0))
-                if 0 <= r + dr < n and 0 <= c + dc < n and (r + dr, c + dc) not in state.shot_cells
+                if 0 <= r + dr < state.rows and 0 <= c + dc < state.cols and (r + dr, c + dc) not in state.shot_cells
             ]
             if near:
                 return near[int(self.rng.integers(len(near)))]

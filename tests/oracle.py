@@ -1,4 +1,4 @@
-"""An independent brute-force oracle for every rule variant on square boards, written from the spec.
+"""An independent brute-force oracle for every rule variant on square and rectangular boards, written from the spec.
 
 It shares nothing with battlelog's model stage, nor with its geometry: placements, contact and
 answers are defined here again, literally.
@@ -29,11 +29,13 @@ Answer = tuple[str, "int | None"]
 Spot = tuple[int, int, int, bool]
 
 
-def spots(size: int, length: int) -> list[Spot]:
-    """Every way one ship of ``length`` lies on the board, named by its top-left cell."""
-    out = [(length, r, c, True) for r in range(size) for c in range(size - length + 1)]
+def spots(size: int, length: int, cols: int | None = None) -> list[Spot]:
+    """Every way one ship of ``length`` lies on a board of ``size`` rows and ``cols`` columns (square
+    when ``cols`` is omitted), named by its top-left cell."""
+    width = size if cols is None else cols
+    out = [(length, r, c, True) for r in range(size) for c in range(width - length + 1)]
     if length > 1:
-        out += [(length, r, c, False) for r in range(size - length + 1) for c in range(size)]
+        out += [(length, r, c, False) for r in range(size - length + 1) for c in range(width)]
     return out
 
 
@@ -58,36 +60,39 @@ def clash(a: Spot, b: Spot, touch: str) -> bool:
 
 @dataclass(frozen=True)
 class Layouts:
-    """All layouts of a fleet on a square board under a touch rule."""
+    """All layouts of a fleet on a board of ``size`` rows and ``cols`` columns under a touch rule."""
 
-    size: int
+    size: int  # rows
     ships: tuple[int, ...]
     touch: str
     spots: tuple[tuple[Spot, ...], ...]  # spots[k][i]: ship i's placement in layout k
-    owner: np.ndarray  # owner[k, r * size + c]: the ship covering the cell in layout k, or -1
+    owner: np.ndarray  # owner[k, r * cols + c]: the ship covering the cell in layout k, or -1
+    cols: int
 
     def __len__(self) -> int:
         return len(self.spots)
 
 
 @cache
-def layouts(size: int, ships: tuple[int, ...], touch: str = "allowed") -> Layouts:
-    """Every layout, by extending ship by ship and dropping a partial layout as soon as two ships clash."""
+def layouts(size: int, ships: tuple[int, ...], touch: str = "allowed", cols: int | None = None) -> Layouts:
+    """Every layout on ``size`` rows of ``cols`` columns (square when omitted), by extending ship by
+    ship and dropping a partial layout as soon as two ships clash."""
+    width = size if cols is None else cols
     partial: list[tuple[Spot, ...]] = [()]
     for length in ships:
-        partial = [done + (s,) for done in partial for s in spots(size, length) if not any(clash(s, o, touch) for o in done)]
-    owner = np.full((len(partial), size * size), -1, dtype=np.int64)
+        partial = [done + (s,) for done in partial for s in spots(size, length, width) if not any(clash(s, o, touch) for o in done)]
+    owner = np.full((len(partial), size * width), -1, dtype=np.int64)
     for k, layout in enumerate(partial):
         for i, spot in enumerate(layout):
             for r, c in cells_of(spot):
-                owner[k, r * size + c] = i
-    return Layouts(size, ships, touch, tuple(partial), owner)
+                owner[k, r * width + c] = i
+    return Layouts(size, ships, touch, tuple(partial), owner, width)
 
 
 def transcripts(table: Layouts, cells: list[tuple[int, int]], sinks: str) -> list[np.ndarray]:
     """For each shot in order, the code of the answer every layout gives: -2 miss, -1 hit, ship i for
     "sunk ship i" (named) or 0 for "sunk" (unnamed); silent games answer every hit -1."""
-    n = table.size
+    n = table.cols
     left = np.tile(np.array(table.ships, dtype=np.int64), (len(table), 1))  # unhit cells per ship
     rows = np.arange(len(table))
     out = []
@@ -124,9 +129,9 @@ def posterior(table: Layouts, shots: list[tuple[tuple[int, int], Answer]], sinks
 
 
 def cell_marginals(table: Layouts, chosen: np.ndarray) -> np.ndarray:
-    """The share of the chosen layouts that cover each cell (size x size)."""
+    """The share of the chosen layouts that cover each cell (rows x cols)."""
     covered = (table.owner[chosen] >= 0).mean(axis=0)
-    return covered.reshape(table.size, table.size)
+    return covered.reshape(table.size, table.cols)
 
 
 def placement_marginals(table: Layouts, chosen: np.ndarray) -> list[dict[Spot, float]]:

@@ -46,13 +46,13 @@ def test_parse_ships() -> None:
 
 
 def test_canonical_placements() -> None:
-    placements = ship_placements(4, 1, 3)
+    placements = ship_placements(4, 4, 1, 3)
     assert len(placements) == 2 * 4 * 2  # 2 starting columns x 4 rows, then the same vertically
     assert len(set(placements)) == len(placements)
     assert all(p.ship == 1 and len(p.cells) == 3 and all(0 <= r < 4 and 0 <= c < 4 for r, c in p.cells) for p in placements)
     assert Placement(0, 3, 1, 0, True).cells == ((1, 0), (1, 1), (1, 2))  # leftmost cell is canonical
     assert Placement(0, 3, 1, 0, False).cells == ((1, 0), (2, 0), (3, 0))  # topmost cell is canonical
-    assert len(ship_placements(4, 0, 1)) == 16  # a ship of length 1: one placement per cell, not two
+    assert len(ship_placements(4, 4, 0, 1)) == 16  # a ship of length 1: one placement per cell, not two
 
 
 def test_cell_names_follow_the_physical_game() -> None:
@@ -61,7 +61,7 @@ def test_cell_names_follow_the_physical_game() -> None:
 
 def _can_be_laid_out(size: int, ships: tuple[int, ...]) -> bool:
     """Independent existence check: place ship after ship anywhere it fits (not cell by cell)."""
-    options = [[frozenset(p.cells) for p in ship_placements(size, i, n)] for i, n in enumerate(ships)]
+    options = [[frozenset(p.cells) for p in ship_placements(size, size, i, n)] for i, n in enumerate(ships)]
 
     def place(i: int, used: frozenset) -> bool:
         return i == len(options) or any(place(i + 1, used | cells) for cells in options[i] if not used & cells)

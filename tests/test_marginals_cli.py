@@ -39,7 +39,7 @@ def fails_in_one_line(capsys: pytest.CaptureFixture, argv: list[str], message: s
 
 def test_json_is_the_specs_marginals_format(capsys: pytest.CaptureFixture) -> None:
     data = json.loads(succeeds(capsys, ["marginals", str(MID_GAME), "--engine", "problog", "--json"]))
-    assert set(data) == {"size", "models", "cells"}
+    assert set(data) == {"size", "rows", "cols", "models", "cells"}  # size only on a square board
     assert data["size"] == 5 and data["models"] is None
     np.testing.assert_allclose(data["cells"], reference(GameState.load(MID_GAME))[0], rtol=0, atol=1e-9)
 

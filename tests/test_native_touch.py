@@ -71,7 +71,7 @@ def layouts_of(state: GameState, touch: str) -> list[tuple[Placement, ...]]:
     with brute.consistent, which reads the spec's evidence literally.
     """
     n, ships = state.size, state.ships
-    options = [[p for p in ship_placements(n, i, length) if not set(p.cells) & state.misses] for i, length in enumerate(ships)]
+    options = [[p for p in ship_placements(n, n, i, length) if not set(p.cells) & state.misses] for i, length in enumerate(ships)]
     found: list[tuple[Placement, ...]] = []
 
     def extend(chosen: tuple[Placement, ...]) -> None:
@@ -91,7 +91,7 @@ def tally(state: GameState, layouts: list[tuple[Placement, ...]]) -> tuple[np.nd
     """Per cell, the layouts covering it; per ship and canonical placement, the layouts using it."""
     n = state.size
     cells = np.zeros((n, n), dtype=np.int64)
-    index = [{p: j for j, p in enumerate(ship_placements(n, i, length))} for i, length in enumerate(state.ships)]
+    index = [{p: j for j, p in enumerate(ship_placements(n, n, i, length))} for i, length in enumerate(state.ships)]
     placements = [np.zeros(len(ix), dtype=np.int64) for ix in index]
     for layout in layouts:
         for p in layout:
@@ -271,7 +271,7 @@ def test_the_random_states_cover_what_they_should() -> None:
 
 # ----- the standard fleet without contact ---------------------------------------------------------------
 def empty_problem(size: int, ships: tuple[int, ...], touch: str) -> Problem:
-    return Problem(size, ships, tuple(ship_placements(size, i, length) for i, length in enumerate(ships)), frozenset(), touch)
+    return Problem(size, ships, tuple(ship_placements(size, size, i, length) for i, length in enumerate(ships)), frozenset(), touch)
 
 
 def test_the_empty_10x10_board_without_contact_has_3851502784_layouts_and_the_boards_symmetries() -> None:

@@ -86,7 +86,7 @@ def random_problem(rng: np.random.Generator, touch: str) -> Problem:
     for _ in range(3):  # a fleet the rule leaves no room for, twice, is kept: its problems count 0
         size = int(rng.integers(3, 7))
         ships = tuple(int(rng.integers(1, min(4, size) + 1)) for _ in range(int(rng.integers(2, 4 if size > 4 else 5))))
-        domains = [ship_placements(size, i, length) for i, length in enumerate(ships)]
+        domains = [ship_placements(size, size, i, length) for i, length in enumerate(ships)]
         for _ in range(2000):
             candidate = tuple(domain[int(rng.integers(len(domain)))] for domain in domains)
             if legal(candidate, touch):
@@ -153,7 +153,7 @@ def test_the_rules_change_the_count() -> None:
     # Two single cells on a 2x2 board: 12 ordered layouts, 4 with the ships on a diagonal, none apart.
     counts = {}
     for touch in RULES:
-        domains = tuple(ship_placements(2, i, 1) for i in range(2))
+        domains = tuple(ship_placements(2, 2, i, 1) for i in range(2))
         counts[touch] = SddEngine().count(Problem(2, (1, 1), domains, frozenset(), touch)).models
     assert counts == {"allowed": 12, "diagonal": 4, "none": 0}
 
@@ -163,14 +163,14 @@ def test_a_blocked_hit_that_no_ship_covers_is_not_explained() -> None:
     # single cell at A1 to explain the hit at A2 that its side blocks, layouts with the other ship
     # anywhere would count. The only layouts: the 2-ship on A1-A2 and the 1-ship on one of the four
     # cells that touch neither side of it (B3, C1, C2, C3).
-    domains = tuple(ship_placements(3, i, length) for i, length in enumerate((2, 1)))
+    domains = tuple(ship_placements(3, 3, i, length) for i, length in enumerate((2, 1)))
     problem = Problem(3, (2, 1), domains, frozenset({(0, 0), (0, 1)}), "diagonal")
     counts = enumerate_layouts(problem)
     assert counts.models == 4
     for direction in DIRECTIONS:
         assert_same(Compiled.from_diagram(sweep_diagram(problem, direction), problem).tally(), counts, problem)
     # And when nothing can cover the blocked hit at all, nothing counts.
-    singles = tuple(ship_placements(3, i, 1) for i in range(2))
+    singles = tuple(ship_placements(3, 3, i, 1) for i in range(2))
     apart = Problem(3, (1, 1), singles, frozenset({(0, 0), (0, 1)}), "diagonal")
     assert SddEngine().count(apart).models == 0
 
@@ -223,7 +223,7 @@ def test_the_empty_board_cache_keeps_the_rules_apart() -> None:
     workspace = Workspace()
     standard = SddEngine(workspace=workspace).marginals(GameState.empty(config))
     apart = SddEngine(workspace=workspace).marginals(GameState.empty(apart_config))
-    domains = tuple(ship_placements(4, i, 2) for i in range(2))
+    domains = tuple(ship_placements(4, 4, i, 2) for i in range(2))
     assert standard.models == enumerate_layouts(Problem(4, (2, 2), domains, frozenset())).models
     assert apart.models == enumerate_layouts(Problem(4, (2, 2), domains, frozenset(), "none")).models
     assert apart.models < standard.models
@@ -231,6 +231,6 @@ def test_the_empty_board_cache_keeps_the_rules_apart() -> None:
 
 
 def test_an_unknown_touch_rule_makes_no_problem() -> None:
-    domains = tuple(ship_placements(3, i, 1) for i in range(2))
+    domains = tuple(ship_placements(3, 3, i, 1) for i in range(2))
     with pytest.raises(ValueError, match="unknown touch rule 'sides'"):
         Problem(3, (1, 1), domains, frozenset(), "sides")

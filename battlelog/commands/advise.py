@@ -25,7 +25,7 @@ import sys
 import time
 from pathlib import Path
 
-from battlelog.commands.boards import add_board_arguments, add_engine_argument, check_rules, config_from, output_path
+from battlelog.commands.boards import add_board_arguments, add_engine_argument, board_from, check_rules, config_from, output_path
 from battlelog.engines import DEFAULT_ENGINE, engine_class
 from battlelog.engines.workspace import Workspace
 from battlelog.errors import BattlelogError
@@ -48,9 +48,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def session_state(args: argparse.Namespace) -> tuple[GameState, Path]:
     """The game to advise on and its file: the --state file's game, or a new one on --size/--ships."""
-    if (args.size is None) != (args.ships is None):
+    board = board_from(args) is not None
+    if board != (args.ships is not None):
         raise BattlelogError("give both --size and --ships, or neither to continue the game in --state FILE")
-    board = args.size is not None
     if args.state is not None:
         output_path(args.state, "--state")
     if args.state is not None and Path(args.state).exists():
@@ -59,7 +59,7 @@ def session_state(args: argparse.Namespace) -> tuple[GameState, Path]:
             raise BattlelogError(f"{args.state} holds a game on {state.config.label()}, not on {config_from(args).label()}")
         check_rules(state, args, args.state)
         return state, Path(args.state)
-    if args.size is None or args.ships is None:
+    if not board:
         missing = f"{args.state} does not exist: " if args.state is not None else ""
         raise BattlelogError(f"{missing}give --size and --ships for a new game, or --state FILE to continue one")
     path = Path(args.state or time.strftime("advise-%Y-%m-%d-%H%M%S.json"))

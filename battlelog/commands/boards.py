@@ -18,8 +18,12 @@ from battlelog.rules.variants import ALLOWED, NAMED, SINK_RULES, TOUCH_RULES, Ru
 
 
 def add_board_arguments(parser: argparse.ArgumentParser, required: bool = True) -> None:
-    """``--size`` and ``--ships``, and the rules: ``--touch`` and ``--sinks``."""
-    parser.add_argument("--size", type=int, required=required, help="board size N (an N x N board)")
+    """``--size`` (or ``--rows`` and ``--cols``) and ``--ships``, and the rules: ``--touch`` and ``--sinks``.
+
+    The board is checked by :func:`board_from` rather than by argparse, so that giving it wrongly is one line."""
+    parser.add_argument("--size", type=int, help="board size N (an N x N board); or --rows and --cols")
+    parser.add_argument("--rows", type=int, help="rows R of an R x C board, lettered A.. (with --cols, instead of --size)")
+    parser.add_argument("--cols", type=int, help="columns C of an R x C board (with --rows, instead of --size)")
     parser.add_argument("--ships", required=required, help="fleet as comma-separated ship lengths, e.g. 5,4,3,3,2")
     add_rules_arguments(parser)
 
@@ -45,9 +49,27 @@ def rules_from(args: argparse.Namespace) -> Rules:
     return Rules(args.touch or ALLOWED, args.sinks or NAMED)
 
 
+def board_from(args: argparse.Namespace) -> tuple[int, int] | None:
+    """``(rows, cols)`` named by ``--size N`` or by ``--rows R --cols C``, None when neither is given;
+    giving both forms, or only one of --rows and --cols, is a one-line error."""
+    size, rows, cols = args.size, args.rows, args.cols
+    if size is not None and (rows is not None or cols is not None):
+        raise BattlelogError("give --size N for a square board or --rows R --cols C, not both")
+    if (rows is None) != (cols is None):
+        given, missing = ("--rows", "--cols") if cols is None else ("--cols", "--rows")
+        raise BattlelogError(f"{given} needs {missing} too (or give --size N for a square board)")
+    if size is not None:
+        return size, size
+    return None if rows is None else (rows, cols)
+
+
 def config_from(args: argparse.Namespace) -> GameConfig:
-    """The GameConfig named by ``--size``, ``--ships``, ``--touch`` and ``--sinks`` (validated: a fleet must fit)."""
-    return GameConfig(args.size, parse_ships(args.ships), rules_from(args))
+    """The GameConfig named by ``--size`` (or ``--rows``/``--cols``), ``--ships``, ``--touch`` and ``--sinks``
+    (validated: a fleet must fit)."""
+    board = board_from(args)
+    if board is None:
+        raise BattlelogError("give the board: --size N, or --rows R and --cols C")
+    return GameConfig(board[0], parse_ships(args.ships), rules_from(args), cols=board[1])
 
 
 def check_rules(state: GameState, args: argparse.Namespace, source: str) -> None:
@@ -60,22 +82,23 @@ def check_rules(state: GameState, args: argparse.Namespace, source: str) -> None
 
 
 def add_state_arguments(parser: argparse.ArgumentParser) -> None:
-    """A game-state file, or ``--size``/``--ships`` for the empty board; ``--touch``/``--sinks`` with either."""
+    """A game-state file, or ``--size`` (or ``--rows``/``--cols``) and ``--ships`` for the empty board;
+    ``--touch``/``--sinks`` with either."""
     parser.add_argument("state", nargs="?", help="game-state JSON file (format: docs/formats.md)")
     add_board_arguments(parser, required=False)
 
 
 def state_from(args: argparse.Namespace) -> GameState:
     """The state named on the command line: exactly one of a file or --size with --ships."""
-    board = args.size is not None or args.ships is not None
+    board = board_from(args) is not None or args.ships is not None
     if args.state is not None and board:
         raise BattlelogError("give either a game-state file or --size and --ships, not both")
     if args.state is not None:
         state = GameState.load(args.state)
         check_rules(state, args, args.state)
         return state
-    if args.size is None or args.ships is None:
-        raise BattlelogError("give a game-state file, or both --size and --ships for the empty board")
+    if board_from(args) is None or args.ships is None:
+        raise BattlelogError("give a game-state file, or both --size and --ships for the empty board (--rows and --cols instead of --size for a rectangle)")
     return GameState.empty(config_from(args))
 
 

@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         workspace.close()
     walked = any(spec.label != "optimal" for spec in specs)
     figures = {
-        "size": config.size,
+        **config.board_json(),
         "ships": list(config.ships),
         "layouts": len(solver.layouts),
         "optimal": float(optimum),

@@ -41,8 +41,8 @@ class Marginals:
         """
         if self.placements is None:
             raise BattlelogError("this engine gives no placement marginals, so no answer probabilities")
-        n, ships, sinks = state.size, len(state.ships), state.config.rules.sinks
-        out = np.zeros((n, n, SUNK_CODE + {NAMED: ships, UNNAMED: 1, SILENT: 0}[sinks]))
+        ships, sinks = len(state.ships), state.config.rules.sinks
+        out = np.zeros((state.rows, state.cols, SUNK_CODE + {NAMED: ships, UNNAMED: 1, SILENT: 0}[sinks]))
         hits = state.hits
         for ship in range(ships) if sinks != SILENT else ():
             code = SUNK_CODE + (ship if sinks == NAMED else 0)
@@ -59,9 +59,12 @@ class Marginals:
         return np.clip(out, 0.0, 1.0)
 
     def to_json(self) -> dict[str, Any]:
-        """The spec's marginals format."""
+        """The spec's marginals format: ``rows`` and ``cols``, and ``size`` too when the board is square."""
+        rows, cols = (int(n) for n in self.cells.shape)
         return {
-            "size": int(self.cells.shape[0]),
+            **({"size": rows} if rows == cols else {}),
+            "rows": rows,
+            "cols": cols,
             "models": None if self.models is None else int(self.models),
             "cells": [[float(v) for v in row] for row in self.cells],
         }

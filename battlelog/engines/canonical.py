@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from battlelog.rules.geometry import Cell
 from battlelog.rules.state import GameState
-from battlelog.rules.symmetry import IDENTITY, SYMMETRIES, Symmetry
+from battlelog.rules.symmetry import IDENTITY, Symmetry, symmetries_of
 
 PosteriorKey = tuple[object, ...]
 
@@ -21,8 +21,8 @@ def posterior_key(state: GameState, symmetry: Symmetry = IDENTITY) -> PosteriorK
     and the hits up to that shot (the order of the other shots does not matter), as row-major cell
     indices. Equal keys mean equal posteriors.
     """
-    n = state.size
-    image = symmetry.index_map(n)
+    rows, n = state.rows, state.cols
+    image = symmetry.index_map(rows, n)
 
     def cells(of: frozenset[Cell]) -> tuple[int, ...]:
         return tuple(sorted(int(image[r * n + c]) for r, c in of))
@@ -33,12 +33,13 @@ def posterior_key(state: GameState, symmetry: Symmetry = IDENTITY) -> PosteriorK
         ship = -1 if shot.ship is None else shot.ship
         sinks.append((ship, int(image[shot.row * n + shot.col]), cells(state.hits_after(t))))
     rules = state.config.rules
-    return (n, state.ships, rules.touch, rules.sinks, cells(state.misses), cells(state.hits), tuple(sorted(sinks)))
+    return ((rows, n) if rows != n else n, state.ships, rules.touch, rules.sinks, cells(state.misses), cells(state.hits), tuple(sorted(sinks)))
 
 
 def canonical_form(state: GameState) -> tuple[PosteriorKey, Symmetry]:
-    """The least posterior key among the state's eight images, and a symmetry that maps the state to it."""
-    return min(((posterior_key(state, s), s) for s in SYMMETRIES), key=lambda pair: pair[0])
+    """The least posterior key among the state's images under the board's symmetries (eight on a
+    square, four on a rectangle), and a symmetry that maps the state to it."""
+    return min(((posterior_key(state, s), s) for s in symmetries_of(state.rows, state.cols)), key=lambda pair: pair[0])
 
 
 __all__ = ["PosteriorKey", "canonical_form", "posterior_key"]

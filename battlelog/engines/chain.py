@@ -20,7 +20,7 @@ draw from its conditionals; the third proposes symmetrically and accepts exactly
 layouts), and the third alone can reach any consistent layout from any other, so the chain is
 irreducible and aperiodic: the average over its sweeps converges to the exact posterior. Samples are
 correlated, so n samples are worth fewer than n independent ones; how many fewer depends on the
-state. Cells are bits in ceil(N*N / 64) 64-bit words, so any board size works.
+state. Cells are bits in ceil(N*N / 64) 64-bit words, so any board works.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def _words(config: GameConfig) -> int:
 
 def cells_words(cells: Iterable[Cell], config: GameConfig) -> np.ndarray:
     """The cells as a bit mask over ``_words(config)`` 64-bit words."""
-    return mask_words(cells_mask(cells, config.size), _words(config))
+    return mask_words(cells_mask(cells, config.cols), _words(config))
 
 
 class LayoutChain:
@@ -72,8 +72,8 @@ class LayoutChain:
             raise Inconsistent("no layout of the fleet fits all the answers")
         draws = rng.random((burn_in + samples, 2 * ships + 3))
         counts = _run(self.masks, self.starts, self.hits, start, draws, burn_in)
-        n = self.state.size
-        return (counts[: n * n] / samples).reshape(n, n)
+        rows, cols = self.state.rows, self.state.cols
+        return (counts[: rows * cols] / samples).reshape(rows, cols)
 
 
 @njit(cache=True)

@@ -47,7 +47,8 @@ COMPARE_ABOVE = 20_000
 
 #: The four directions a row-by-row sweep can cross the board in, as the symmetries that map a cell
 #: to the cell it takes in a plain top-to-bottom, left-to-right sweep of the mapped board. They are
-#: symmetries of the square board, and every touch rule is invariant under them (a transpose or a flip
+#: symmetries of the square board (on a rectangle the transposed sweeps cross its image, a transposed
+#: rectangle: a sweep only orders the placements, so any order counts right), and every touch rule is invariant under them (a transpose or a flip
 #: maps side neighbours to side neighbours and diagonal neighbours to diagonal neighbours), so every
 #: direction counts the same layouts under every rule.
 DIRECTIONS: dict[str, Symmetry] = {
@@ -58,14 +59,14 @@ DIRECTIONS: dict[str, Symmetry] = {
 }
 
 
-def sweep_key(direction: str, size: int) -> Callable[[Placement], tuple[Cell, int, bool]]:
+def sweep_key(direction: str, rows: int, cols: int) -> Callable[[Placement], tuple[Cell, int, bool]]:
     """Order placements by their first cell in the sweep's direction, then by ship.
 
     A placement is decided when the sweep reaches its first cell, so the frontier only spans the
     rows (in the sweep's direction) that one ship can reach beyond the current cell.
     """
     move = DIRECTIONS[direction]
-    return lambda p: (min(move.cell(cell, size) for cell in p.cells), p.ship, p.horizontal)
+    return lambda p: (min(move.cell(cell, rows, cols) for cell in p.cells), p.ship, p.horizontal)
 
 
 @dataclass(frozen=True)
@@ -100,9 +101,9 @@ class _Board:
     def __init__(self, problem: Problem, placements: list[Placement]) -> None:
         ships = len(problem.ships)
         check_fleet_size(ships)
-        self.size = problem.size
+        self.cols = problem.cols
         self.shifts = np.arange(ships, dtype=np.uint64)
-        self.words = -(-problem.size**2 // _WORD)
+        self.words = -(-(problem.rows * problem.cols) // _WORD)
         m = len(placements)
         self.ship = np.array([p.ship for p in placements], dtype=np.int64)
         self.mask = np.zeros((m, self.words), dtype=np.uint64)
@@ -125,8 +126,8 @@ class _Board:
         self.need = np.array([sum(1 << s for s in range(ships) if last[s] < j) for j in range(m + 1)], dtype=np.uint64)
 
     def mask_of(self, cells: tuple[Cell, ...] | frozenset[Cell]) -> np.ndarray:
-        """A set of cells as a row of 64-bit words (bit ``r * size + c``)."""
-        return mask_words(cells_mask(cells, self.size), self.words)
+        """A set of cells as a row of 64-bit words (bit ``r * cols + c``)."""
+        return mask_words(cells_mask(cells, self.cols), self.words)
 
     @property
     def state_words(self) -> int:
@@ -163,14 +164,14 @@ CONTACT: dict[str, tuple[tuple[int, int], ...]] = {
 }
 
 
-def halo(placement: Placement, touch: str, size: int) -> frozenset[Cell]:
+def halo(placement: Placement, touch: str, rows: int, cols: int) -> frozenset[Cell]:
     """The cells that no other ship may cover once ``placement`` is chosen, besides its own."""
     own = set(placement.cells)
     return frozenset(
         (r + dr, c + dc)
         for r, c in placement.cells
         for dr, dc in CONTACT[touch]
-        if 0 <= r + dr < size and 0 <= c + dc < size and (r + dr, c + dc) not in own
+        if 0 <= r + dr < rows and 0 <= c + dc < cols and (r + dr, c + dc) not in own
     )
 
 
@@ -186,7 +187,7 @@ class _ApartBoard(_Board):
         super().__init__(problem, placements)
         self.halo = np.zeros_like(self.mask)
         for i, p in enumerate(placements):
-            self.halo[i] = self.mask_of(halo(p, problem.touch, problem.size))
+            self.halo[i] = self.mask_of(halo(p, problem.touch, problem.rows, problem.cols))
         self.hits = self.mask_of(problem.required)
 
     @property
@@ -240,7 +241,7 @@ def sweep_diagram(problem: Problem, direction: str = "down", max_states: int | N
 
     Raises :class:`BudgetExceeded` as soon as the sweep has kept more than ``max_states`` states.
     """
-    placements = sorted((p for domain in problem.domains for p in domain), key=sweep_key(direction, problem.size))
+    placements = sorted((p for domain in problem.domains for p in domain), key=sweep_key(direction, problem.rows, problem.cols))
     board = _board(problem, placements)
     used = np.zeros(1, dtype=np.uint64)
     alive, cells = board.settle(used, np.zeros((1, board.state_words), dtype=np.uint64), 0)
@@ -295,7 +296,7 @@ def seen_from(problem: Problem, direction: str) -> View:
     move = DIRECTIONS[direction]
 
     def cells(of: Iterable[Cell]) -> frozenset[Cell]:
-        return frozenset(move.cell(cell, problem.size) for cell in of)
+        return frozenset(move.cell(cell, problem.rows, problem.cols) for cell in of)
 
     return (
         tuple(frozenset(cells(p.cells) for p in domain) for domain in problem.domains),

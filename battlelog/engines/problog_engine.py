@@ -57,11 +57,11 @@ def evaluate_program(program: str) -> dict[Term, float]:
 
 
 def board_from_queries(state: GameState, results: Mapping[Term, float]) -> np.ndarray:
-    """The N x N board: the answers to ``occupied(R, C)`` for unshot cells, 1 for hits, 0 for misses."""
+    """The R x C board: the answers to ``occupied(R, C)`` for unshot cells, 1 for hits, 0 for misses."""
     answered = {(int(term.args[0]), int(term.args[1])): float(p) for term, p in results.items()}
     if answered.keys() != set(state.unshot):
         raise RuntimeError("ProbLog's answers do not match the cells the program queried")
-    cells = np.zeros((state.size, state.size))
+    cells = np.zeros((state.rows, state.cols))
     for cell in state.hits:
         cells[cell] = 1.0
     for cell, probability in answered.items():

@@ -73,9 +73,9 @@ class Tally:
             for ship in range(len(config.ships))
         )
 
-    def board(self, size: int) -> np.ndarray:
+    def board(self, rows: int, cols: int | None = None) -> np.ndarray:
         """Occupancy marginals: each placement's share of the layouts, added over the cells it covers."""
-        cells = np.zeros((size, size))
+        cells = np.zeros((rows, rows if cols is None else cols))
         for p, count in self.uses.items():
             for cell in p.cells:
                 cells[cell] += count
@@ -120,7 +120,7 @@ class SddEngine(Engine):
         if tally.models == 0:
             self._kept = None  # a contradiction is no base for the next move
             raise Inconsistent("no layout of the fleet fits all the answers")
-        result = Marginals(tally.board(state.size), round(tally.models), tally.placements(state.config))
+        result = Marginals(tally.board(state.rows, state.cols), round(tally.models), tally.placements(state.config))
         if not state.shots:
             empty_boards[state.config] = Marginals(result.cells.copy(), result.models, result.placements)
         return result
@@ -199,7 +199,7 @@ class Compiled:
         under any touch rule as long as the kept SDD was built under the same one."""
         mine = self.problem
         return (
-            (mine.size, mine.ships, mine.touch) == (problem.size, problem.ships, problem.touch)
+            (mine.rows, mine.cols, mine.ships, mine.touch) == (problem.rows, problem.cols, problem.ships, problem.touch)
             and mine.required <= problem.required
             and all(p in self.allowed for domain in problem.domains for p in domain)
         )

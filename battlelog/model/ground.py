@@ -114,21 +114,32 @@ class Problem:
     smaller ones that share no layout and together have all of this one's layouts.
     """
 
-    size: int
+    rows: int
     ships: tuple[int, ...]
     domains: tuple[tuple[Placement, ...], ...]
     required: frozenset[Cell]
     #: The touch rule (``battlelog.rules.variants``): ``allowed``, ``diagonal`` or ``none``.
     touch: str = ALLOWED
+    #: The board's width (``rows`` when omitted: a square board).
+    cols: int = 0
 
     def __post_init__(self) -> None:
+        if self.cols == 0:
+            object.__setattr__(self, "cols", self.rows)
         if self.touch not in TOUCH_RULES:
             raise ValueError(f"unknown touch rule {self.touch!r}; expected one of {', '.join(TOUCH_RULES)}")
 
     @classmethod
     def from_model(cls, model: GroundModel) -> Problem:
         state = model.state
-        return cls(state.size, state.ships, model.domains, frozenset(model.hit_cells), state.config.rules.touch)
+        return cls(state.rows, state.ships, model.domains, frozenset(model.hit_cells), state.config.rules.touch, state.cols)
+
+    @property
+    def size(self) -> int:
+        """The side of a square board; a rectangular one has none (use ``rows`` and ``cols``)."""
+        if self.rows != self.cols:
+            raise ValueError(f"the {self.rows}x{self.cols} board is not square")
+        return self.rows
 
     def split(self, cell: Cell) -> tuple[Problem, Problem]:
         """The layouts that leave ``cell`` empty, and those that cover it."""
@@ -142,13 +153,13 @@ class Problem:
 
     def split_cell(self) -> Cell | None:
         """The open cell nearest the board's centre (where a raster sweep's frontier is widest), if any."""
-        middle = (self.size - 1) / 2
+        middle_row, middle_col = (self.rows - 1) / 2, (self.cols - 1) / 2
         cells = self.open_cells()
-        return min(cells, key=lambda c: ((c[0] - middle) ** 2 + (c[1] - middle) ** 2, c)) if cells else None
+        return min(cells, key=lambda c: ((c[0] - middle_row) ** 2 + (c[1] - middle_col) ** 2, c)) if cells else None
 
     def label(self) -> str:
         rule = "" if self.touch == "allowed" else f" (touch {self.touch})"
-        return f"{self.size}x{self.size} {fleet_text(self.ships)}{rule}"
+        return f"{self.rows}x{self.cols} {fleet_text(self.ships)}{rule}"
 
 
 def ground_problem(state: GameState) -> Problem:

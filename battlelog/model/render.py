@@ -37,7 +37,8 @@ def program_context(state: GameState) -> dict[str, Any]:
     config = state.config
     rules = config.rules
     return {
-        "size": config.size,
+        "rows": config.rows,
+        "cols": config.cols,
         "rules": {"touch": rules.touch, "sinks": rules.sinks},
         "fleet": format_ships(config.ships),
         "ships": [

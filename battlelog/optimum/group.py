@@ -15,7 +15,7 @@ import numpy as np
 
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Cell
-from battlelog.rules.symmetry import SYMMETRIES
+from battlelog.rules.symmetry import SYMMETRIES, symmetries_of
 
 
 def relabellings(ships: tuple[int, ...]) -> list[tuple[int, ...]]:
@@ -48,13 +48,13 @@ class Symmetries:
     def of(cls, config: GameConfig, use: bool = True) -> Symmetries:
         """The symmetry tables of ``config``; with ``use=False`` only the identity (to measure what the
         symmetries buy)."""
-        n, fleet = config.size, config.ships
-        square = SYMMETRIES if use else SYMMETRIES[:1]
+        fleet = config.ships
+        square = symmetries_of(config.rows, config.cols) if use else SYMMETRIES[:1]
         labels = relabellings(fleet) if use else [tuple(range(len(fleet)))]
         most = max(len(config.placements(i)) for i in range(len(fleet)))
         cells, inverse, ships, placements = [], [], [], []
         for symmetry in square:
-            cell_map = symmetry.index_map(n)
+            cell_map = symmetry.index_map(config.rows, config.cols)
             moved = []
             for i in range(len(fleet)):
                 row = list(symmetry.placement_order(config, i))
@@ -74,10 +74,10 @@ class Symmetries:
     def __len__(self) -> int:
         return int(self.cells.shape[0])
 
-    def cell(self, g: int, cell: Cell, size: int) -> Cell:
-        """The image of ``cell`` under element ``g``."""
-        return divmod(int(self.cells[g, cell[0] * size + cell[1]]), size)
+    def cell(self, g: int, cell: Cell, cols: int) -> Cell:
+        """The image of ``cell`` under element ``g`` (on a board ``cols`` wide)."""
+        return divmod(int(self.cells[g, cell[0] * cols + cell[1]]), cols)
 
-    def preimage(self, g: int, index: int, size: int) -> Cell:
-        """The cell that element ``g`` maps to cell number ``index``."""
-        return divmod(int(self.inverse_cells[g, index]), size)
+    def preimage(self, g: int, index: int, cols: int) -> Cell:
+        """The cell that element ``g`` maps to cell number ``index`` (on a board ``cols`` wide)."""
+        return divmod(int(self.inverse_cells[g, index]), cols)

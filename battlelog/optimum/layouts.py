@@ -28,7 +28,7 @@ SOLVABLE_CELLS = 36
 
 def placement_masks(config: GameConfig, ship: int) -> np.ndarray:
     """The mask of each canonical placement of ``ship``, in ``config.placements(ship)`` order."""
-    return np.array([cells_mask(p.cells, config.size) for p in config.placements(ship)], dtype=np.uint64)
+    return np.array([cells_mask(p.cells, config.cols) for p in config.placements(ship)], dtype=np.uint64)
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,7 @@ class LayoutTable:
 
     def consistent(self, state: GameState) -> np.ndarray:
         """Indices of the layouts that satisfy every piece of the spec's evidence in ``state``."""
-        size = state.size
+        size = state.cols
         union = self.union
         ok = (union & np.uint64(cells_mask(state.misses, size))) == 0
         hits = np.uint64(cells_mask(state.hits, size))
@@ -106,7 +106,7 @@ class LayoutTable:
     def answers(self, layouts: np.ndarray, hits: int, cell: Cell) -> np.ndarray:
         """The answer code (``battlelog.rules.answers``) each of ``layouts`` gives to a shot at ``cell`` when
         ``hits`` (a mask) are hit."""
-        size = self.config.size
+        size = self.config.cols
         x = cell[0] * size + cell[1]
         owner = self.owner[layouts, x].astype(np.int64)
         out = np.where(owner < 0, MISS_CODE, HIT_CODE)

@@ -199,10 +199,10 @@ class Solver:
         layouts = self.layouts.consistent(state)
         if len(layouts) == 0:
             raise BattlelogError("contradictory state: no layout fits the answers")
-        hits = cells_mask(state.hits, state.size)
+        hits = cells_mask(state.hits, state.cols)
         if len(layouts) == 1:  # the layout is known: shoot its first unhit cell
             rest = int(self.layouts.union[layouts[0]]) & ~hits
-            return divmod((rest & -rest).bit_length() - 1, state.size)
+            return divmod((rest & -rest).bit_length() - 1, state.cols)
         self.total(layouts, hits)
         t = self.layouts
         key, g, _ = search.canonical_key(
@@ -212,4 +212,4 @@ class Solver:
         slot = search.find_slot(self.table.keys, self.table.flags, key)
         if slot < 0 or self.table.flags[slot] != search.EXACT:  # evicted by the search just run: cannot happen
             raise BattlelogError("the solved policy lost this state; give the solver more memory")
-        return self.symmetries.preimage(g, int(self.table.actions[slot]), state.size)
+        return self.symmetries.preimage(g, int(self.table.actions[slot]), state.cols)

@@ -145,17 +145,17 @@ def idle_cells(state: GameState, possible: frozenset[Cell]) -> frozenset[Cell]:
     A random draw among unshot cells treats them all alike, so for players that only draw them or
     list neighbours of hits, which idle cells are shot does not matter, only how many are left.
     """
-    return _idle_cells(state.size, possible, state.hits)
+    return _idle_cells(state.rows, state.cols, possible, state.hits)
 
 
 @lru_cache(maxsize=1 << 16)
-def _idle_cells(size: int, possible: frozenset[Cell], hits: frozenset[Cell]) -> frozenset[Cell]:
+def _idle_cells(rows: int, cols: int, possible: frozenset[Cell], hits: frozenset[Cell]) -> frozenset[Cell]:
     """idle_cells, cached: exact evaluation asks for the same few sets again and again."""
     open_cells = possible - hits
     return frozenset(
         (r, c)
-        for r in range(size)
-        for c in range(size)
+        for r in range(rows)
+        for c in range(cols)
         if (r, c) not in possible
         and not any(cell in open_cells for cell in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)))
     )

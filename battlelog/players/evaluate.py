@@ -101,7 +101,7 @@ def _average(count: int, summed: Total, ways: int) -> Total:
 def _game_walk(player: Player, table: LayoutTable, counter: _Counter) -> Total:
     """T of the empty board, splitting the layouts by their answers."""
     config = table.config
-    size = config.size
+    size = config.cols
     memo: dict[tuple[bytes, Hashable], Total] = {}
     possible_cells: dict[int, frozenset[Cell]] = {}
 
@@ -159,7 +159,7 @@ def _blind_walk(player: Player, table: LayoutTable, counter: _Counter) -> Total:
             cells = _candidates(player, state)
             summed: Total = 0
             for cell in cells:
-                after = shot | 1 << cell_index(cell, config.size)
+                after = shot | 1 << cell_index(cell, config.cols)
                 found = witness(after, state, layout, cell)
                 if found is not None:
                     summed += total(*found, after)

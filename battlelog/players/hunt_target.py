@@ -24,7 +24,7 @@ def target_list(state: GameState) -> list[Cell]:
     state gives exactly the list a stateful player would keep, and keeps the player a pure function
     of what it sees. Cells the touch rule rules out (:func:`ruled_out`) are dropped too.
     """
-    n = state.size
+    rows, cols = state.rows, state.cols
     queue: list[Cell] = []
     listed: set[Cell] = set()
     shot_so_far: set[Cell] = set()
@@ -34,7 +34,7 @@ def target_list(state: GameState) -> list[Cell]:
             continue
         r, c = shot.cell
         for cell in ((r - 1, c), (r + 1, c), (r, c + 1), (r, c - 1)):
-            if 0 <= cell[0] < n and 0 <= cell[1] < n and cell not in shot_so_far and cell not in listed:
+            if 0 <= cell[0] < rows and 0 <= cell[1] < cols and cell not in shot_so_far and cell not in listed:
                 queue.append(cell)
                 listed.add(cell)
     empty = ruled_out(state)
@@ -66,7 +66,7 @@ class HuntTargetPlayer(ScoringPlayer):
     def scores(self, state: GameState) -> np.ndarray:
         """1 for the head of the target list (0 elsewhere); every open unshot cell alike (0) while
         hunting; -1 for the cells the touch rule rules out."""
-        values = np.zeros((state.size, state.size))
+        values = np.zeros((state.rows, state.cols))
         for cell in ruled_out(state):
             values[cell] = -1.0
         targets = target_list(state)

@@ -32,7 +32,7 @@ def _sink_options(state: GameState, t: int) -> dict[int, list[frozenset[Cell]]]:
     for length in sorted(lengths):
         fits = [
             frozenset(p.cells)
-            for p in ship_placements(state.size, 0, length)
+            for p in ship_placements(state.rows, state.cols, 0, length)
             if shot.cell in p.cells and inside.issuperset(p.cells)
         ]
         if fits:
@@ -94,17 +94,17 @@ def ruled_out(state: GameState) -> frozenset[Cell]:
     touch = state.config.rules.touch
     if touch == ALLOWED:
         return frozenset()
-    return _ruled_out(state.size, touch, state.hits, frozenset(sunk_cells(state)), state.shot_cells)
+    return _ruled_out(state.rows, state.cols, touch, state.hits, frozenset(sunk_cells(state)), state.shot_cells)
 
 
 @lru_cache(maxsize=1 << 12)
-def _ruled_out(size: int, touch: str, hits: frozenset[Cell], sunk: frozenset[Cell], shot: frozenset[Cell]) -> frozenset[Cell]:
+def _ruled_out(rows: int, cols: int, touch: str, hits: frozenset[Cell], sunk: frozenset[Cell], shot: frozenset[Cell]) -> frozenset[Cell]:
     out: set[Cell] = set()
 
     def add(cell: Cell, steps: tuple[tuple[int, int], ...]) -> None:
         for dr, dc in steps:
             r, c = cell[0] + dr, cell[1] + dc
-            if 0 <= r < size and 0 <= c < size and (r, c) not in shot:
+            if 0 <= r < rows and 0 <= c < cols and (r, c) not in shot:
                 out.add((r, c))
 
     for cell in hits if touch == NONE else ():

@@ -34,7 +34,7 @@ class ParityPlayer(ScoringPlayer):
 
     def scores(self, state: GameState) -> np.ndarray:
         """1 for the head of the target list, or while hunting for every lattice cell; 0 elsewhere."""
-        values = np.zeros((state.size, state.size))
+        values = np.zeros((state.rows, state.cols))
         targets = target_list(state)
         for cell in targets[:1] or hunting_cells(state):
             values[cell] = 1.0

@@ -27,33 +27,33 @@ def resolved_cells(state: GameState) -> set[Cell]:
 
 
 @lru_cache(maxsize=64)
-def halo_matrix(size: int, length: int, touch: str) -> np.ndarray:
+def halo_matrix(rows: int, cols: int, length: int, touch: str) -> np.ndarray:
     """One 0/1 row per canonical placement (``placement_matrix`` order): the cells next to it that
     no other ship may cover under ``touch`` (``Rules.keep_out`` without the placement's own cells);
     all zero under ``allowed``."""
     rules = Rules(touch=touch)
-    placements = ship_placements(size, 0, length)
-    out = np.zeros((len(placements), size * size), dtype=np.int64)
+    placements = ship_placements(rows, cols, 0, length)
+    out = np.zeros((len(placements), rows * cols), dtype=np.int64)
     for i, p in enumerate(placements):
-        for r, c in rules.keep_out(p, size) - set(p.cells):
-            out[i, r * size + c] = 1
+        for r, c in rules.keep_out(p, rows, cols) - set(p.cells):
+            out[i, r * cols + c] = 1
     out.setflags(write=False)
     return out
 
 
 def density(state: GameState) -> np.ndarray:
-    """The score of every cell (N x N): weighted counts of placements of the ships still afloat.
+    """The score of every cell (R x C): weighted counts of placements of the ships still afloat.
 
     A placement counts if it avoids misses and resolved (sunk) cells, and, under a touch rule, if no
     hit it does not cover lies next to it as the rule forbids (that hit belongs to another ship); it
     counts TARGET_WEIGHT**k if it passes through k unresolved hits. Ships are counted independently,
     ignoring overlaps. Which ships are afloat: see :func:`battlelog.players.knowledge.afloat_lengths`.
     """
-    n = state.size
+    rows, n = state.rows, state.cols
     resolved = resolved_cells(state)
-    blocked = np.zeros(n * n, dtype=np.int64)
-    open_hits = np.zeros(n * n, dtype=np.int64)
-    hits = np.zeros(n * n, dtype=np.int64)
+    blocked = np.zeros(rows * n, dtype=np.int64)
+    open_hits = np.zeros(rows * n, dtype=np.int64)
+    hits = np.zeros(rows * n, dtype=np.int64)
     for r, c in state.misses | resolved:
         blocked[r * n + c] = 1
     for r, c in state.hits - resolved:
@@ -61,15 +61,15 @@ def density(state: GameState) -> np.ndarray:
     for r, c in state.hits:
         hits[r * n + c] = 1
     touch = state.config.rules.touch
-    scores = np.zeros(n * n)
+    scores = np.zeros(rows * n)
     for length in afloat_lengths(state):
-        masks = placement_matrix(n, length)
+        masks = placement_matrix(rows, n, length)
         ok = masks @ blocked == 0
         if touch != ALLOWED:
-            ok &= halo_matrix(n, length, touch) @ hits == 0
+            ok &= halo_matrix(rows, n, length, touch) @ hits == 0
         weights = np.where(ok, TARGET_WEIGHT ** (masks @ open_hits), 0.0)
         scores += weights @ masks
-    return scores.reshape(n, n)
+    return scores.reshape(rows, n)
 
 
 class PdfPlayer(ScoringPlayer):

@@ -23,7 +23,7 @@ class RandomPlayer(ScoringPlayer):
 
     def scores(self, state: GameState) -> np.ndarray:
         """Every unshot cell alike."""
-        return masked(np.zeros((state.size, state.size)), state)
+        return masked(np.zeros((state.rows, state.cols)), state)
 
     def choose(self, state: GameState) -> Cell:
         return pick_random(state.unshot, self.rng)

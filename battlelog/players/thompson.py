@@ -46,7 +46,7 @@ class ThompsonPlayer(Player):
         """The exact occupancy marginal of the unshot cells a freshly drawn layout covers, 0 elsewhere
         (each call draws again, as each move does)."""
         (layout,) = self._engine.sample(state, 1, self.rng)
-        covered = np.zeros((state.size, state.size), dtype=bool)
+        covered = np.zeros((state.rows, state.cols), dtype=bool)
         for placement in layout:
             for cell in placement.cells:
                 covered[cell] = True

@@ -51,7 +51,7 @@ def paper_table() -> list[PaperRow]:
 
 def slug(config: GameConfig) -> str:
     """A directory name for a configuration: ``5x5_3-3-2``."""
-    return f"{config.size}x{config.size}_{'-'.join(map(str, config.ships))}"
+    return f"{config.shape}_{'-'.join(map(str, config.ships))}"
 
 
 def random_closed_form(config: GameConfig) -> float:

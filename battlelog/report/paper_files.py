@@ -18,7 +18,7 @@ from battlelog.rules.config import GameConfig, format_ships
 
 
 def _board(config: GameConfig) -> list[str]:
-    return [f"{config.size}x{config.size}", format_ships(config.ships)]
+    return [config.shape, format_ships(config.ships)]
 
 
 def results_markdown(result: Reproduction) -> str:

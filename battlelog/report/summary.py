@@ -19,7 +19,7 @@ from battlelog.players import PLAYERS
 from battlelog.players.spec import spec_name
 from battlelog.report.markdown import interval, markdown_table, milliseconds, number, p_value, signed
 from battlelog.report.stats import PairedDifference, ScoreSummary, paired_difference, summarize_scores
-from battlelog.runner.records import describe_experiment
+from battlelog.runner.records import describe_experiment, manifest_config
 from battlelog.runner.task import OK, STATUSES
 
 SUMMARY_CSV, SUMMARY_MD, GAMES_CSV, PLOTS = "summary.csv", "summary.md", "games.csv", "plots"
@@ -211,7 +211,7 @@ def write_score_plot(path: Path, manifest: Mapping[str, Any], records: list[dict
     from battlelog.report.plots import plot_distributions
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    plot_distributions(scores_by_player(records), describe_experiment(manifest), path, manifest["size"] ** 2)
+    plot_distributions(scores_by_player(records), describe_experiment(manifest), path, manifest_config(manifest).cell_count)
     return path
 
 

@@ -3,12 +3,13 @@ be laid out under the rules never reaches a game; and fleets as people write the
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from battlelog.errors import FleetError
+from battlelog.errors import FileFormatError, FleetError
 from battlelog.rules.geometry import Cell, Placement, ship_placements
 from battlelog.rules.variants import ALLOWED, STANDARD_RULES, Rules
 from battlelog.wording import ECHO_LIMIT, clip, count_noun
@@ -16,44 +17,74 @@ from battlelog.wording import ECHO_LIMIT, clip, count_noun
 
 @dataclass(frozen=True)
 class GameConfig:
-    """A board size, an ordered fleet of ship lengths and the rules: the fixed part of every game.
+    """A board of ``rows`` x ``cols`` cells, an ordered fleet of ship lengths and the rules: the fixed
+    part of every game.
 
-    Constructing one validates it, so a fleet that cannot be laid out under the rules never reaches a
-    game. Two configurations are equal only when their rules are too.
+    ``GameConfig(10, ships)`` is the square 10x10 board (``cols`` defaults to ``rows``);
+    ``GameConfig(12, ships, cols=10)`` has 12 rows (lettered A..L) of 10 columns. ``size`` names the
+    side of a square board only. Constructing one validates it, so a fleet that cannot be laid out
+    under the rules never reaches a game. Two configurations are equal only when their rules are too.
     """
 
-    size: int
+    rows: int
     ships: tuple[int, ...]
     rules: Rules = STANDARD_RULES
+    cols: int = None  # type: ignore[assignment]  # None means square: set to ``rows`` on construction
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "ships", tuple(int(s) for s in self.ships))
+        if self.cols is None:
+            object.__setattr__(self, "cols", self.rows)
         if not isinstance(self.rules, Rules):
             raise FleetError(f"rules must be a Rules object, got {clip(repr(self.rules))}")
-        if not isinstance(self.size, (int, np.integer)) or self.size < 1:
-            raise FleetError(f"board size must be a positive whole number, got {clip(repr(self.size))}")
-        if self.size > 26:
-            raise FleetError(f"board size {self.size} is too large: rows are lettered A..Z, so at most 26")
+        square = self.cols == self.rows
+        for what, value in (("board size" if square else "rows", self.rows), ("columns", self.cols)):
+            if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
+                raise FleetError(f"{what} must be a positive whole number, got {clip(repr(value))}")
+        object.__setattr__(self, "rows", int(self.rows))
+        object.__setattr__(self, "cols", int(self.cols))
+        if self.rows > 26:
+            what = f"board size {self.rows}" if square else f"{self.rows} rows"
+            raise FleetError(f"{what} is too large: rows are lettered A..Z, so at most 26")
+        if self.cols > 26:
+            raise FleetError(f"{self.cols} columns is too many: boards are at most 26 wide")
         if not self.ships:
             raise FleetError("the fleet is empty: give at least one ship length")
         for i, length in enumerate(self.ships):
             if length < 1:
                 raise FleetError(f"ship {i} has length {length}: lengths must be at least 1")
-            if length > self.size:
-                raise FleetError(f"ship {i} of length {length} does not fit on a {self.size}x{self.size} board")
-        if sum(self.ships) > self.size * self.size:
+            if length > max(self.rows, self.cols):
+                raise FleetError(f"ship {i} of length {length} does not fit on a {self.shape} board")
+        if sum(self.ships) > self.cell_count:
             raise FleetError(
                 f"fleet {fleet_text(self.ships)} has {sum(self.ships)} ship cells, "
-                f"more than the {self.size * self.size} cells of a {self.size}x{self.size} board"
+                f"more than the {self.cell_count} cells of a {self.shape} board"
             )
         if find_layout(self) is None:
             under = f" with {self.rules.text()}" if self.rules.touch != ALLOWED else ""
-            raise FleetError(f"fleet {fleet_text(self.ships)} cannot be laid out on a {self.size}x{self.size} board{under}")
+            raise FleetError(f"fleet {fleet_text(self.ships)} cannot be laid out on a {self.shape} board{under}")
+
+    @property
+    def size(self) -> int:
+        """The side of a square board; a rectangular board has none (use ``rows`` and ``cols``)."""
+        if self.rows != self.cols:
+            raise FleetError(f"the {self.shape} board is not square: it has rows and columns, not one size")
+        return self.rows
+
+    @property
+    def square(self) -> bool:
+        """True for an N x N board."""
+        return self.rows == self.cols
+
+    @property
+    def shape(self) -> str:
+        """The board as ``12x10`` (rows x columns)."""
+        return f"{self.rows}x{self.cols}"
 
     @property
     def cell_count(self) -> int:
         """Number of cells on the board (M in the spec)."""
-        return self.size * self.size
+        return self.rows * self.cols
 
     @property
     def ship_cells(self) -> int:
@@ -62,13 +93,33 @@ class GameConfig:
 
     def placements(self, ship: int) -> tuple[Placement, ...]:
         """Every canonical placement of ship ``ship``, horizontal ones first, row-major within each."""
-        return ship_placements(self.size, ship, self.ships[ship])
+        return ship_placements(self.rows, self.cols, ship, self.ships[ship])
+
+    def board_json(self) -> dict[str, int]:
+        """The board as the JSON formats write it: ``{"size": N}`` for a square board (so old files
+        stay byte-identical), ``{"rows": R, "cols": C}`` otherwise."""
+        return {"size": self.rows} if self.square else {"rows": self.rows, "cols": self.cols}
 
     def label(self) -> str:
-        """A short name such as ``5x5 3,3,2`` for tables and file names; rules other than the standard
-        ones follow in brackets: ``10x10 5,4,3,3,2 (no contact, sinks unnamed)``."""
-        name = f"{self.size}x{self.size} {fleet_text(self.ships)}"
+        """A short name such as ``5x5 3,3,2`` or ``12x10 5,4,3,3,2`` (rows x columns) for tables and file
+        names; rules other than the standard ones follow in brackets:
+        ``10x10 5,4,3,3,2 (no contact, sinks unnamed)``."""
+        name = f"{self.shape} {fleet_text(self.ships)}"
         return name if self.rules.is_default else f"{name} ({self.rules.text()})"
+
+
+def board_from_json(data: Mapping[str, Any], source: str) -> tuple[int, int]:
+    """``(rows, cols)`` from a JSON object holding either ``size`` or both ``rows`` and ``cols``;
+    anything else (both forms, one of rows/cols alone, not whole numbers) is a one-line FileFormatError."""
+    has = [key for key in ("size", "rows", "cols") if key in data]
+    if has not in (["size"], ["rows", "cols"]):
+        got = f"got {', '.join(has)}" if has else "got neither"
+        raise FileFormatError(f"{source}: give the board as either size or both rows and cols, {got}")
+    for key in has:
+        value = data[key]
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise FileFormatError(f"{source}: {key} must be a whole number, got {clip(repr(value))}")
+    return (data["size"], data["size"]) if has == ["size"] else (data["rows"], data["cols"])
 
 
 def find_layout(config: GameConfig, node_limit: int = 200_000) -> tuple[Placement, ...] | None:
@@ -81,10 +132,10 @@ def find_layout(config: GameConfig, node_limit: int = 200_000) -> tuple[Placemen
     when the search exceeds ``node_limit`` steps without success, which in practice only happens for
     fleets packed so tightly that they are almost certainly impossible.
     """
-    n = config.size
+    n, width = config.rows, config.cols
     rules = config.rules
     # How many placed ships keep each cell out (their own cells, and their neighbours under the touch rule).
-    blocked = [[0] * n for _ in range(n)]
+    blocked = [[0] * width for _ in range(n)]
     remaining = sorted(config.ships, reverse=True)
     free_cells_needed = sum(remaining)
     steps = 0
@@ -92,11 +143,11 @@ def find_layout(config: GameConfig, node_limit: int = 200_000) -> tuple[Placemen
 
     def fits(r: int, c: int, length: int, horizontal: bool) -> bool:
         if horizontal:
-            return c + length <= n and not any(blocked[r][c + k] for k in range(length))
+            return c + length <= width and not any(blocked[r][c + k] for k in range(length))
         return r + length <= n and not any(blocked[r + k][c] for k in range(length))
 
     def zone(r: int, c: int, length: int, horizontal: bool) -> frozenset[Cell]:
-        return rules.keep_out(Placement(0, length, r, c, horizontal), n)
+        return rules.keep_out(Placement(0, length, r, c, horizontal), n, width)
 
     def mark(r: int, c: int, length: int, horizontal: bool, value: bool) -> None:
         for rr, cc in zone(r, c, length, horizontal):
@@ -107,9 +158,9 @@ def find_layout(config: GameConfig, node_limit: int = 200_000) -> tuple[Placemen
         steps += 1
         if not remaining:
             return True
-        if steps > node_limit or n * n - pos < cells_left:
+        if steps > node_limit or n * width - pos < cells_left:
             return False
-        r, c = divmod(pos, n)
+        r, c = divmod(pos, width)
         if blocked[r][c]:
             return search(pos + 1, cells_left)
         for length in sorted(set(remaining), reverse=True):

@@ -52,42 +52,43 @@ class Placement:
 
 
 @lru_cache(maxsize=1024)
-def ship_placements(size: int, ship: int, length: int) -> tuple[Placement, ...]:
-    """Canonical placements of one ship; a ship of length 1 has one placement per cell, not two.
+def ship_placements(rows: int, cols: int, ship: int, length: int) -> tuple[Placement, ...]:
+    """Canonical placements of one ship on a ``rows`` x ``cols`` board; a ship of length 1 has one
+    placement per cell, not two. A ship longer than one side has only the other orientation.
 
     Cached: layouts are sampled and states grounded thousands of times per experiment.
     """
     out = [
-        Placement(ship, length, r, c, True) for r in range(size) for c in range(size - length + 1)
+        Placement(ship, length, r, c, True) for r in range(rows) for c in range(cols - length + 1)
     ]
     if length > 1:
-        out += [Placement(ship, length, r, c, False) for r in range(size - length + 1) for c in range(size)]
+        out += [Placement(ship, length, r, c, False) for r in range(rows - length + 1) for c in range(cols)]
     return tuple(out)
 
 
 @lru_cache(maxsize=64)
-def placement_matrix(size: int, length: int) -> np.ndarray:
+def placement_matrix(rows: int, cols: int, length: int) -> np.ndarray:
     """One 0/1 row per canonical placement of a ship of ``length`` (``ship_placements`` order): the
     row-major cells it covers. Counting placements per cell is then one matrix product."""
-    placements = ship_placements(size, 0, length)
-    out = np.zeros((len(placements), size * size), dtype=np.int64)
+    placements = ship_placements(rows, cols, 0, length)
+    out = np.zeros((len(placements), rows * cols), dtype=np.int64)
     for i, p in enumerate(placements):
         for r, c in p.cells:
-            out[i, r * size + c] = 1
+            out[i, r * cols + c] = 1
     out.setflags(write=False)
     return out
 
 
-def cell_index(cell: Cell, size: int) -> int:
-    """The row-major index of a cell: its bit in a mask."""
-    return cell[0] * size + cell[1]
+def cell_index(cell: Cell, cols: int) -> int:
+    """The row-major index of a cell on a board ``cols`` wide: its bit in a mask."""
+    return cell[0] * cols + cell[1]
 
 
-def cells_mask(cells: Iterable[Cell], size: int) -> int:
-    """A set of cells as one integer with bit ``r * size + c`` set for each (any board size)."""
+def cells_mask(cells: Iterable[Cell], cols: int) -> int:
+    """A set of cells as one integer with bit ``r * cols + c`` set for each (any board size)."""
     mask = 0
     for cell in cells:
-        mask |= 1 << cell_index(cell, size)
+        mask |= 1 << cell_index(cell, cols)
     return mask
 
 
@@ -101,10 +102,15 @@ def cell_name(cell: Cell) -> str:
     return f"{string.ascii_uppercase[cell[0]]}{cell[1] + 1}"
 
 
-def parse_cell(text: str, size: int) -> Cell:
-    """A cell named as people name it (``C7``, ``c7``, ``C 7``) on an N x N board; anything else is a ShotError."""
+def parse_cell(text: str, rows: int, cols: int | None = None) -> Cell:
+    """A cell named as people name it (``C7``, ``c7``, ``C 7``) on a ``rows`` x ``cols`` board (square
+    when ``cols`` is omitted); anything else is a ShotError."""
+    cols = rows if cols is None else cols
     match = re.fullmatch(r"\s*([A-Za-z])\s*(\d{1,2})\s*", text)
-    rows = string.ascii_uppercase[:size]
-    if match is None or match[1].upper() not in rows or not 1 <= int(match[2]) <= size:
-        raise ShotError(f"{clip(repr(text.strip()))} is not a cell of the {size}x{size} board (rows A..{rows[-1]}, columns 1..{size}, e.g. C3)")
-    return (rows.index(match[1].upper()), int(match[2]) - 1)
+    letters = string.ascii_uppercase[:rows]
+    if match is None or match[1].upper() not in letters or not 1 <= int(match[2]) <= cols:
+        raise ShotError(
+            f"{clip(repr(text.strip()))} is not a cell of the {rows}x{cols} board "
+            f"(rows A..{letters[-1]}, columns 1..{cols}, e.g. C3)"
+        )
+    return (letters.index(match[1].upper()), int(match[2]) - 1)

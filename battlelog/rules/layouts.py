@@ -22,7 +22,7 @@ def sample_layout(config: GameConfig, rng: np.random.Generator, max_tries: int =
     A configuration whose layouts are too rare for ``max_tries`` draws is a one-line error, not a hang.
     """
     options = [config.placements(i) for i in range(len(config.ships))]
-    rules, n = config.rules, config.size
+    rules = config.rules
     for _ in range(max_tries):
         taken: set[Cell] = set()
         layout: list[Placement] = []
@@ -30,12 +30,12 @@ def sample_layout(config: GameConfig, rng: np.random.Generator, max_tries: int =
             p = ship_options[int(rng.integers(len(ship_options)))]
             if taken.intersection(p.cells):
                 break
-            taken.update(p.cells if rules.touch == ALLOWED else rules.keep_out(p, n))
+            taken.update(p.cells if rules.touch == ALLOWED else rules.keep_out(p, config.rows, config.cols))
             layout.append(p)
         else:
             return tuple(layout)
     raise FleetError(
-        f"fleet {fleet_text(config.ships)} on a {n}x{n} board{' with ' + rules.text() if rules.touch != ALLOWED else ''} "
+        f"fleet {fleet_text(config.ships)} on a {config.shape} board{' with ' + rules.text() if rules.touch != ALLOWED else ''} "
         f"is packed so tightly that uniform sampling found no layout in {max_tries} tries"
     )
 

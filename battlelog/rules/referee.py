@@ -26,9 +26,8 @@ class Referee:
     def shoot(self, row: int, col: int) -> tuple[str, int | None]:
         """Answer a shot: ``("miss", None)``, ``("hit", None)``, or on a ship's last unhit cell what the
         sink rule says: ``("sunk", ship)`` (named), ``("sunk", None)`` (unnamed), ``("hit", None)`` (silent)."""
-        n = self.config.size
-        if not (0 <= row < n and 0 <= col < n):
-            raise ShotError(f"shot at row {row}, column {col} is off the {n}x{n} board")
+        if not (0 <= row < self.config.rows and 0 <= col < self.config.cols):
+            raise ShotError(f"shot at row {row}, column {col} is off the {self.config.shape} board")
         if (row, col) in self._shot:
             raise ShotError(f"cell {cell_name((row, col))} was already shot")
         if self.over:

@@ -65,13 +65,13 @@ class _Tally:
 
     def admit(self, config: GameConfig, t: int, shot: Shot) -> None:
         """Check shot number ``t`` (0-based) against the rules and the shots before it, then record it."""
-        n, fleet, sinks = config.size, config.ships, config.rules.sinks
+        rows, cols, fleet, sinks = config.rows, config.cols, config.ships, config.rules.sinks
         where = f"shot {t + 1}"
         if self.over(config):
             done = "every ship cell was already hit" if sinks == SILENT else "every ship was already sunk"
             raise StateError(f"{where} ({cell_name(shot.cell)}) comes after {done}")
-        if not (0 <= shot.row < n and 0 <= shot.col < n):
-            raise StateError(f"{where} at row {shot.row}, column {shot.col} is off the {n}x{n} board")
+        if not (0 <= shot.row < rows and 0 <= shot.col < cols):
+            raise StateError(f"{where} at row {shot.row}, column {shot.col} is off the {config.shape} board")
         if shot.cell in self.seen:
             raise StateError(f"{where} repeats cell {cell_name(shot.cell)}, already shot at shot {self.seen[shot.cell] + 1}")
         if shot.result not in RESULTS:

@@ -28,14 +28,14 @@ from battlelog.errors import FileFormatError, FleetError, RulesError, StateError
 from battlelog.files import write_text
 from battlelog.jsonfile import check_keys, read_json
 from battlelog.rules.answers import HIT, MISS, SUNK
-from battlelog.rules.config import GameConfig
+from battlelog.rules.config import GameConfig, board_from_json
 from battlelog.rules.geometry import Cell
 from battlelog.rules.shots import Shot, _Tally
 from battlelog.rules.variants import NAMED, Rules
 from battlelog.wording import clip
 
 #: The keys of the game-state format, and of each shot in it.
-STATE_KEYS, SHOT_KEYS = ("size", "ships", "rules", "shots"), ("row", "col", "result", "ship")
+STATE_KEYS, SHOT_KEYS = ("size", "rows", "cols", "ships", "rules", "shots"), ("row", "col", "result", "ship")
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,16 @@ class GameState:
     # ----- what the shots say ----------------------------------------------------------------
     @property
     def size(self) -> int:
+        """The side of a square board (a FleetError on a rectangular one: use rows and cols)."""
         return self.config.size
+
+    @property
+    def rows(self) -> int:
+        return self.config.rows
+
+    @property
+    def cols(self) -> int:
+        return self.config.cols
 
     @property
     def ships(self) -> tuple[int, ...]:
@@ -138,13 +147,12 @@ class GameState:
     @cached_property
     def unshot(self) -> tuple[Cell, ...]:
         """Cells not shot yet, row-major."""
-        n = self.size
-        return tuple((r, c) for r in range(n) for c in range(n) if (r, c) not in self.shot_cells)
+        return tuple((r, c) for r in range(self.rows) for c in range(self.cols) if (r, c) not in self.shot_cells)
 
     # ----- JSON ------------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
         """The spec's game-state format; ``rules`` only when they are not the standard ones."""
-        out: dict[str, Any] = {"size": self.size, "ships": list(self.ships)}
+        out: dict[str, Any] = {**self.config.board_json(), "ships": list(self.ships)}
         if not self.config.rules.is_default:
             out["rules"] = self.config.rules.to_json()
         out["shots"] = [s.to_json() for s in self.shots]
@@ -157,11 +165,10 @@ class GameState:
             raise FileFormatError(f"{source}: expected a JSON object with size, ships and shots")
         check_keys(data, STATE_KEYS, source)
         for key in ("size", "ships"):
-            if key not in data:
+            if key not in data and (key != "size" or not {"rows", "cols"} & data.keys()):
                 raise FileFormatError(f"{source}: missing key {key!r}")
-        size, ships = data["size"], data["ships"]
-        if not isinstance(size, int) or isinstance(size, bool):
-            raise FileFormatError(f"{source}: size must be a whole number, got {clip(repr(size))}")
+        rows, cols = board_from_json(data, source)
+        ships = data["ships"]
         if not isinstance(ships, list) or not all(isinstance(s, int) and not isinstance(s, bool) for s in ships):
             raise FileFormatError(f"{source}: ships must be a list of whole numbers, got {clip(repr(ships))}")
         try:
@@ -182,7 +189,7 @@ class GameState:
                 if not isinstance(value, int) or isinstance(value, bool):
                     raise FileFormatError(f"{source}: shot {t + 1} has {name} {clip(repr(value))}, not a whole number")
             shots.append(Shot(row, col, result, ship))
-        return cls(GameConfig(size, tuple(ships), rules), tuple(shots))
+        return cls(GameConfig(rows, tuple(ships), rules, cols=cols), tuple(shots))
 
     @classmethod
     def load(cls, path: str | Path) -> GameState:

@@ -1,8 +1,9 @@
-"""The eight symmetries of a square board (rotations and reflections), acting on cells, boards and states.
+"""The symmetries of a board, acting on cells, boards and states: a square board has eight (rotations
+and reflections), a rectangle four (the identity, the two mirrors and the half turn: no transpose).
 
 They map layouts to layouts and answers to answers, so the image of a state has the image of its
 posterior: an engine may sweep a board in any of eight raster orders (sweeping the image of a state
-in plain row-major order is the same thing), a cache can answer all eight images of a state at once
+in plain row-major order is the same thing), a cache can answer all the images of a state at once
 (:mod:`battlelog.engines.canonical`), and the optimum solver stores one state of each orbit.
 """
 
@@ -26,10 +27,17 @@ class Symmetry:
     flip_rows: bool
     flip_cols: bool
 
-    def cell(self, cell: Cell, size: int) -> Cell:
-        """The image of ``cell`` on a ``size`` x ``size`` board."""
+    def cell(self, cell: Cell, rows: int, cols: int | None = None) -> Cell:
+        """The image of ``cell`` on a ``rows`` x ``cols`` board (square when ``cols`` is omitted); a
+        transpose maps it to a ``cols`` x ``rows`` board."""
+        cols = rows if cols is None else cols
         r, c = (cell[1], cell[0]) if self.transpose else cell
-        return (size - 1 - r if self.flip_rows else r, size - 1 - c if self.flip_cols else c)
+        rows, cols = (cols, rows) if self.transpose else (rows, cols)
+        return (rows - 1 - r if self.flip_rows else r, cols - 1 - c if self.flip_cols else c)
+
+    def shape(self, rows: int, cols: int) -> tuple[int, int]:
+        """The shape of the image of a ``rows`` x ``cols`` board."""
+        return (cols, rows) if self.transpose else (rows, cols)
 
     @cached_property
     def inverse(self) -> Symmetry:
@@ -38,57 +46,70 @@ class Symmetry:
             return self
         return Symmetry(True, self.flip_cols, self.flip_rows)
 
-    def index_map(self, size: int) -> np.ndarray:
-        """``out[k]``: the row-major index of the image of the cell with row-major index ``k``."""
-        return _index_map(self, size)
+    def index_map(self, rows: int, cols: int | None = None) -> np.ndarray:
+        """``out[k]``: the row-major index (on the image board) of the image of the cell with row-major
+        index ``k`` on a ``rows`` x ``cols`` board (square when ``cols`` is omitted)."""
+        return _index_map(self, rows, rows if cols is None else cols)
 
     def board(self, values: np.ndarray) -> np.ndarray:
-        """The N x N array ``out`` with ``out[image of x] = values[x]`` for every cell x."""
-        n = values.shape[0]
-        out = np.empty_like(values)
-        out.reshape(n * n, *values.shape[2:])[self.index_map(n)] = values.reshape(n * n, *values.shape[2:])
+        """The image board: the R x C array ``values`` moved so that ``out[image of x] = values[x]``
+        for every cell x (C x R under a transpose)."""
+        rows, cols = values.shape[:2]
+        out = np.empty((*self.shape(rows, cols), *values.shape[2:]), dtype=values.dtype)
+        flat = values.reshape(rows * cols, *values.shape[2:])
+        out.reshape(rows * cols, *values.shape[2:])[self.index_map(rows, cols)] = flat
         return out
 
-    def placement(self, placement: Placement, size: int) -> Placement:
+    def placement(self, placement: Placement, rows: int, cols: int | None = None) -> Placement:
         """The image of a placement, named again by its canonical (first row-major) cell."""
-        return Placement.from_cells(placement.ship, (self.cell(cell, size) for cell in placement.cells))
+        return Placement.from_cells(placement.ship, (self.cell(cell, rows, cols) for cell in placement.cells))
 
     def state(self, state: GameState) -> GameState:
-        """The image of a game state: every shot moved, in the same order, with the same answer."""
-        n = state.size
-        shots = tuple(Shot(*self.cell(s.cell, n), s.result, s.ship) for s in state.shots)
+        """The image of a game state: every shot moved, in the same order, with the same answer (on a
+        rectangle only the symmetries that keep its shape apply: see :func:`symmetries_of`)."""
+        rows, cols = state.rows, state.cols
+        if self.transpose and rows != cols:
+            raise ValueError(f"a transpose does not map the {rows}x{cols} board to itself")
+        shots = tuple(Shot(*self.cell(s.cell, rows, cols), s.result, s.ship) for s in state.shots)
         return GameState(state.config, shots)
 
     def placement_order(self, config: GameConfig, ship: int) -> np.ndarray:
         """``out[k]``: the index, in ``config.placements(ship)``, of the image of placement ``k``."""
-        return _placement_order(self, config.size, ship, config.ships[ship])
+        return _placement_order(self, config.rows, config.cols, ship, config.ships[ship])
 
 
-#: All eight, the identity first.
+#: All eight, the identity first; the first four do not transpose, so they are a rectangle's symmetries.
 SYMMETRIES: tuple[Symmetry, ...] = tuple(
     Symmetry(t, fr, fc) for t in (False, True) for fr in (False, True) for fc in (False, True)
 )
 IDENTITY = SYMMETRIES[0]
 
 
+def symmetries_of(rows: int, cols: int) -> tuple[Symmetry, ...]:
+    """The symmetries that map a ``rows`` x ``cols`` board to itself: all eight on a square, on a
+    rectangle the four that do not transpose (identity, the two mirrors, the half turn)."""
+    return SYMMETRIES if rows == cols else SYMMETRIES[:4]
+
+
 @lru_cache(maxsize=256)
-def _index_map(symmetry: Symmetry, size: int) -> np.ndarray:
-    out = np.empty(size * size, dtype=np.int64)
-    for r in range(size):
-        for c in range(size):
-            image = symmetry.cell((r, c), size)
-            out[r * size + c] = image[0] * size + image[1]
+def _index_map(symmetry: Symmetry, rows: int, cols: int) -> np.ndarray:
+    out = np.empty(rows * cols, dtype=np.int64)
+    image_cols = symmetry.shape(rows, cols)[1]
+    for r in range(rows):
+        for c in range(cols):
+            image = symmetry.cell((r, c), rows, cols)
+            out[r * cols + c] = image[0] * image_cols + image[1]
     out.setflags(write=False)
     return out
 
 
 @lru_cache(maxsize=1024)
-def _placement_order(symmetry: Symmetry, size: int, ship: int, length: int) -> np.ndarray:
-    placements = ship_placements(size, ship, length)
+def _placement_order(symmetry: Symmetry, rows: int, cols: int, ship: int, length: int) -> np.ndarray:
+    placements = ship_placements(rows, cols, ship, length)
     where = {p: k for k, p in enumerate(placements)}
-    out = np.array([where[symmetry.placement(p, size)] for p in placements], dtype=np.int64)
+    out = np.array([where[symmetry.placement(p, rows, cols)] for p in placements], dtype=np.int64)
     out.setflags(write=False)
     return out
 
 
-__all__ = ["IDENTITY", "SYMMETRIES", "Symmetry"]
+__all__ = ["IDENTITY", "SYMMETRIES", "Symmetry", "symmetries_of"]

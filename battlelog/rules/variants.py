@@ -67,21 +67,23 @@ class Rules:
                 raise RulesError(f"unknown rules key {clip(repr(key))}; expected only 'touch' and 'sinks'")
         return cls(data.get("touch", ALLOWED), data.get("sinks", NAMED))
 
-    def keep_out(self, placement: Placement, size: int) -> frozenset[Cell]:
+    def keep_out(self, placement: Placement, rows: int, cols: int | None = None) -> frozenset[Cell]:
         """The cells no other ship may cover when ``placement`` is on the board: its own cells, and
-        under ``diagonal`` their side neighbours, under ``none`` all eight neighbours."""
+        under ``diagonal`` their side neighbours, under ``none`` all eight neighbours (on a ``rows`` x
+        ``cols`` board, square when ``cols`` is omitted)."""
+        cols = rows if cols is None else cols
         steps = {ALLOWED: (), DIAGONAL: ((0, 1), (1, 0), (0, -1), (-1, 0))}.get(
             self.touch, tuple((dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc)
         )
         out = set(placement.cells)
         for r, c in placement.cells:
-            out.update((r + dr, c + dc) for dr, dc in steps if 0 <= r + dr < size and 0 <= c + dc < size)
+            out.update((r + dr, c + dc) for dr, dc in steps if 0 <= r + dr < rows and 0 <= c + dc < cols)
         return frozenset(out)
 
-    def legal(self, layout: tuple[Placement, ...] | list[Placement], size: int) -> bool:
+    def legal(self, layout: tuple[Placement, ...] | list[Placement], rows: int, cols: int | None = None) -> bool:
         """True if no two ships of ``layout`` share a cell or touch in a way the touch rule forbids."""
         for i, p in enumerate(layout):
-            zone = self.keep_out(p, size)
+            zone = self.keep_out(p, rows, cols)
             if any(not zone.isdisjoint(q.cells) for q in layout[i + 1 :]):
                 return False
         return True

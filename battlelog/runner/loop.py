@@ -51,9 +51,8 @@ def chosen_cell(choice: object, config: GameConfig) -> Cell:
         text = " ".join(repr(choice).split())
         shown = text if len(text) <= 60 else text[:57] + "..."
         raise ShotError(f"the player chose {shown}, not a cell (two whole numbers: row, column)") from None
-    n = config.size
-    if not (0 <= cell[0] < n and 0 <= cell[1] < n):
-        raise ShotError(f"the player chose row {cell[0]}, column {cell[1]}: off the {n}x{n} board")
+    if not (0 <= cell[0] < config.rows and 0 <= cell[1] < config.cols):
+        raise ShotError(f"the player chose row {cell[0]}, column {cell[1]}: off the {config.shape} board")
     return cell
 
 

@@ -22,7 +22,7 @@ from typing import Any
 from battlelog.errors import BattlelogError, FileFormatError, RulesError
 from battlelog.jsonfile import check_keys, parse_json, read_json
 from battlelog.rules.answers import HIT, SUNK
-from battlelog.rules.config import GameConfig, format_ships
+from battlelog.rules.config import GameConfig, board_from_json, format_ships
 from battlelog.rules.geometry import Placement
 from battlelog.rules.variants import Rules
 from battlelog.runner.task import OK, STATUSES, Outcome
@@ -34,14 +34,15 @@ MANIFEST, GAMES, ARCHIVE = "experiment.json", "games.jsonl", "games.jsonl.gz"
 Key = tuple[str, int]
 
 
-#: The keys of experiment.json, in the order written; ``rules`` only when they are not the standard ones.
-MANIFEST_KEYS = ("size", "ships", "seed", "rules")
+#: The keys of experiment.json, in the order written: ``size`` for a square board, ``rows`` and ``cols``
+#: for a rectangle; ``rules`` only when they are not the standard ones.
+MANIFEST_KEYS = ("size", "rows", "cols", "ships", "seed", "rules")
 
 
 def manifest_of(config: GameConfig, seed: int) -> dict[str, Any]:
     """experiment.json of an experiment on ``config`` with root ``seed``: the standard rules are left out,
     so the manifests of standard games are what they always were."""
-    manifest: dict[str, Any] = {"size": config.size, "ships": list(config.ships), "seed": seed}
+    manifest: dict[str, Any] = {**config.board_json(), "ships": list(config.ships), "seed": seed}
     if not config.rules.is_default:
         manifest["rules"] = config.rules.to_json()
     return manifest
@@ -50,7 +51,8 @@ def manifest_of(config: GameConfig, seed: int) -> dict[str, Any]:
 def manifest_config(manifest: Mapping[str, Any]) -> GameConfig:
     """The board, fleet and rules a manifest (read by :func:`read_manifest`) names."""
     rules = Rules.from_json(manifest["rules"]) if "rules" in manifest else Rules()
-    return GameConfig(manifest["size"], tuple(manifest["ships"]), rules)
+    rows, cols = board_from_json(manifest, MANIFEST)
+    return GameConfig(rows, tuple(manifest["ships"]), rules, cols=cols)
 
 
 def describe_experiment(manifest: Mapping[str, Any]) -> str:
@@ -64,7 +66,14 @@ def describe_experiment(manifest: Mapping[str, Any]) -> str:
             rules = f" ({Rules.from_json(manifest['rules']).text() or 'standard rules'})"
         except RulesError:
             rules = f" (rules {manifest['rules']!r})"
-    return f"{manifest['size']}x{manifest['size']} {fleet}{rules} with seed {manifest['seed']}"
+    return f"{board_text(manifest)} {fleet}{rules} with seed {manifest['seed']}"
+
+
+def board_text(manifest: Mapping[str, Any]) -> str:
+    """``12x10`` from a manifest or record's ``size`` or ``rows`` and ``cols`` (``?`` for what is missing)."""
+    if "size" in manifest:
+        return f"{manifest['size']}x{manifest['size']}"
+    return f"{manifest.get('rows', '?')}x{manifest.get('cols', '?')}"
 
 
 def read_manifest(out: Path) -> dict[str, Any]:
@@ -79,13 +88,14 @@ def read_manifest(out: Path) -> dict[str, Any]:
     manifest = read_json(path)
     ok = (
         isinstance(manifest, dict)
-        and all(isinstance(manifest.get(k), int) and not isinstance(manifest.get(k), bool) for k in ("size", "seed"))
+        and isinstance(manifest.get("seed"), int) and not isinstance(manifest.get("seed"), bool)
         and isinstance(manifest.get("ships"), list)
         and all(isinstance(s, int) and not isinstance(s, bool) for s in manifest["ships"])
     )
     if not ok:
-        raise FileFormatError(f"{path}: expected an object with a whole-number size and seed and a list of ships")
+        raise FileFormatError(f"{path}: expected an object with a whole-number size (or rows and cols) and seed and a list of ships")
     check_keys(manifest, MANIFEST_KEYS, str(path))
+    rows, cols = board_from_json(manifest, str(path))
     try:
         rules = Rules.from_json(manifest["rules"]) if "rules" in manifest else Rules()
     except RulesError as exc:
@@ -95,7 +105,7 @@ def read_manifest(out: Path) -> dict[str, Any]:
             f"{path}: rules must name both touch and sinks, and only rules other than the standard ones, "
             f"got {clip(repr(manifest['rules']))}"
         )
-    config = GameConfig(manifest["size"], tuple(manifest["ships"]), rules)  # a fleet that cannot exist is an error here too
+    config = GameConfig(rows, tuple(manifest["ships"]), rules, cols=cols)  # a fleet that cannot exist is an error here too
     return manifest_of(config, manifest["seed"])
 
 
@@ -103,9 +113,10 @@ def check_record(record: Any, where: str, manifest: Mapping[str, Any]) -> None:
     """One line of games.jsonl: the keys the summary needs, of this experiment, with values a game could have given."""
     if not isinstance(record, dict):
         raise FileFormatError(f"{where}: expected a JSON object")
-    for key in ("player", "game", "status", "size", "ships", "seed", "score", "seconds"):
+    for key in ("player", "game", "status", "ships", "seed", "score", "seconds"):
         if key not in record:
             raise FileFormatError(f"{where}: missing key {key!r}")
+    board_from_json(record, where)
     if not isinstance(record["player"], str) or not isinstance(record["game"], int) or record["status"] not in STATUSES:
         raise FileFormatError(f"{where}: needs a player name, a whole-number game and a status in {', '.join(STATUSES)}")
     if {k: record[k] for k in MANIFEST_KEYS if k in record} != dict(manifest):
@@ -136,7 +147,8 @@ def _duration(value: Any) -> bool:
 def _check_finished(record: Mapping[str, Any], where: str) -> None:
     """A finished game could have been played: its score lies between the fleet's cells (every shot a hit)
     and the board's cells (every cell shot), and its shots, when recorded, are that many and hit every ship cell."""
-    fleet, cells, score = sum(record["ships"]), record["size"] ** 2, record.get("score")
+    rows, cols = board_from_json(dict(record), where)
+    fleet, cells, score = sum(record["ships"]), rows * cols, record.get("score")
     if not isinstance(score, int) or isinstance(score, bool) or not fleet <= score <= cells:
         raise FileFormatError(
             f"{where}: a finished game's score must be a whole number from {fleet} (the fleet's cells) "
@@ -222,7 +234,7 @@ def game_record(outcome: Outcome, replaces: Mapping[str, Any] | None = None) -> 
     return {
         "player": task.player,
         "options": task.options,
-        "size": task.config.size,
+        **task.config.board_json(),
         "ships": list(task.config.ships),
         **rules,
         "seed": task.seed,

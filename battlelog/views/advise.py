@@ -58,7 +58,7 @@ _ANSWER = re.compile(r"(?:(?P<cell>[a-z]\s*\d+)\s+)?(?P<result>miss|hit|sunk)(?:
 _FILE_COMMANDS, _PLAIN_COMMANDS = ("save", "load"), ("undo", "show", "help", "quit")
 
 
-def parse_command(line: str, size: int) -> Answer | Command:
+def parse_command(line: str, rows: int, cols: int | None = None) -> Answer | Command:
     """What one line says; anything unknown or malformed is a BattlelogError saying what was expected."""
     text = " ".join(line.split())
     if not text:
@@ -77,7 +77,7 @@ def parse_command(line: str, size: int) -> Answer | Command:
     result = match["result"].lower()
     if match["ship"] is not None and result != SUNK:
         raise BattlelogError(f"only a sunk answer names a ship: {result}, not {result} {match['ship']}")
-    cell = parse_cell(match["cell"], size) if match["cell"] else None
+    cell = parse_cell(match["cell"], rows, cols) if match["cell"] else None
     return Answer(cell, result, None if match["ship"] is None else int(match["ship"]))
 
 
@@ -127,7 +127,7 @@ class Advisor:
     def handle(self, line: str, color: bool) -> str:
         """Carry out one line and return the reply; refusals start with ``refused:`` and change nothing."""
         try:
-            command = parse_command(line, self.state.size)
+            command = parse_command(line, self.state.rows, self.state.cols)
             if isinstance(command, Answer):
                 return self.answer(command, color)
             return self.run(command, color)

@@ -37,9 +37,9 @@ def most_likely(state: GameState, cells: np.ndarray) -> list[Cell]:
     return best_cells(state.unshot, [float(cells[cell]) for cell in state.unshot])
 
 
-def _header(size: int, width: int) -> str:
+def _header(cols: int, width: int) -> str:
     """Column numbers from 1, each right-aligned over cells ``width`` characters wide."""
-    return "   " + "".join(f"{c + 1:>{width}}" for c in range(size))
+    return "   " + "".join(f"{c + 1:>{width}}" for c in range(cols))
 
 
 def board_text(state: GameState, layout: tuple[Placement, ...] | None = None) -> str:
@@ -47,8 +47,8 @@ def board_text(state: GameState, layout: tuple[Placement, ...] | None = None) ->
 
     With ``layout``, unshot ship cells are shown as ``s`` (the referee's view).
     """
-    n = state.size
-    grid = [["."] * n for _ in range(n)]
+    rows, n = state.rows, state.cols
+    grid = [["."] * n for _ in range(rows)]
     if layout is not None:
         for p in layout:
             for r, c in p.cells:
@@ -63,7 +63,7 @@ def board_text(state: GameState, layout: tuple[Placement, ...] | None = None) ->
                     grid[r][c] = "#"
     width = len(str(n)) + 1  # one space between column numbers: 10 columns on, cells are 3 wide
     lines = [_header(n, width)]
-    for r in range(n):
+    for r in range(rows):
         lines.append(f"{string.ascii_uppercase[r]:>2} " + "".join(f"{ch:>{width}}" for ch in grid[r]))
     return "\n".join(lines)
 
@@ -74,10 +74,10 @@ _HEAT = (17, 19, 25, 31, 37, 71, 107, 143, 179, 173, 167, 160, 196)
 
 def heatmap_text(cells: np.ndarray, state: GameState | None = None, color: bool = True) -> str:
     """Marginals as a grid of percentages, coloured from blue (0) to red (1); shots marked o / X."""
-    n = cells.shape[0]
+    rows, n = cells.shape
     shot = {s.cell: s for s in state.shots} if state is not None else {}
     lines = [_header(n, 6)]
-    for r in range(n):
+    for r in range(rows):
         row = [f"{string.ascii_uppercase[r]:>2} "]
         for c in range(n):
             if (r, c) in shot:

@@ -26,7 +26,7 @@ class HumanPlayer(Player):
             if not line.strip():
                 continue
             try:
-                cell = parse_cell(line, state.size)
+                cell = parse_cell(line, state.rows, state.cols)
             except ShotError as exc:
                 print(exc)
                 continue

@@ -92,13 +92,13 @@ class EmptyBoards:
     def path(self, config: GameConfig) -> Path:
         directory = self.directory if self.directory is not None else cache_dir()
         touch = "" if config.rules.touch == ALLOWED else f"_touch-{config.rules.touch}"
-        return directory / f"native-v{FORMAT}" / f"{config.size}x{config.size}_{format_ships(config.ships).replace(',', '-')}{touch}.npz"
+        return directory / f"native-v{FORMAT}" / f"{config.shape}_{format_ships(config.ships).replace(',', '-')}{touch}.npz"
 
     @staticmethod
     def meta(config: GameConfig) -> dict[str, Any]:
         """What a file records of its configuration (the touch rule only when it is not ``allowed``,
         so that the files written before rules existed still count)."""
-        out: dict[str, Any] = {"format": FORMAT, "size": config.size, "ships": list(config.ships)}
+        out: dict[str, Any] = {"format": FORMAT, **config.board_json(), "ships": list(config.ships)}
         if config.rules.touch != ALLOWED:
             out["touch"] = config.rules.touch
         return out

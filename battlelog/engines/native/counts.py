@@ -36,8 +36,8 @@ class Counts:
         uses = model.uses()  # counted layouts per (kind, orientation, swept start)
         if model.paths * tables.multiplicity >= 2**62:  # named counts may not fit 64 bits: use Python's integers
             uses = uses.astype(object)
-        n = tables.size
-        cells = np.zeros(n * n, dtype=uses.dtype)
+        rows, cols = tables.problem.rows, tables.problem.cols
+        cells = np.zeros(rows * cols, dtype=uses.dtype)
         for k in range(len(tables.kinds)):
             for orientation in (HORIZONTAL, VERTICAL):
                 covered = tables.covered_cells(k, orientation)
@@ -52,13 +52,13 @@ class Counts:
             # A kind of c ships: each names one of them, so ship `ship` lies there in 1/c of them.
             per_ship = uses[k, orientations, starts] * (tables.multiplicity // len(tables.kinds[k].ships))
             placements.append(per_ship)
-        return cls(model.paths * tables.multiplicity, (cells * tables.multiplicity).reshape(n, n), tuple(placements))
+        return cls(model.paths * tables.multiplicity, (cells * tables.multiplicity).reshape(rows, cols), tuple(placements))
 
     @classmethod
     def none(cls, problem: Problem) -> Counts:
         """The counts of a problem with no layout."""
-        n, ships = problem.size, problem.ships
-        return cls(0, np.zeros((n, n), dtype=np.int64), tuple(np.zeros(len(ship_placements(n, i, length)), dtype=np.int64) for i, length in enumerate(ships)))
+        rows, cols, ships = problem.rows, problem.cols, problem.ships
+        return cls(0, np.zeros((rows, cols), dtype=np.int64), tuple(np.zeros(len(ship_placements(rows, cols, i, length)), dtype=np.int64) for i, length in enumerate(ships)))
 
     def __add__(self, other: Counts) -> Counts:
         """Counts of two problems that share no layout (the two cases of a split)."""

@@ -26,14 +26,14 @@ from battlelog.engines.base import Engine, Marginals
 from battlelog.engines.canonical import PosteriorKey, canonical_form, posterior_key
 from battlelog.engines.native.counts import Counts
 from battlelog.engines.native.layered import LayeredModel, sweep
-from battlelog.engines.native.tables import SweepTables, check_board_bits
+from battlelog.engines.native.tables import SweepTables, check_board_bits, sweep_orders
 from battlelog.engines.workspace import Workspace
 from battlelog.errors import Inconsistent
 from battlelog.model.ground import Problem, ground_problem
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement
 from battlelog.rules.state import GameState
-from battlelog.rules.symmetry import IDENTITY, SYMMETRIES, Symmetry
+from battlelog.rules.symmetry import IDENTITY, Symmetry
 
 
 def sweep_order(state: GameState) -> Symmetry:
@@ -46,11 +46,12 @@ def sweep_order(state: GameState) -> Symmetry:
     best state count instead of 5.1x.
     """
     cells = state.hits or state.shot_cells
+    orders = sweep_orders(state.rows, state.cols)
     if not cells:
-        return IDENTITY
-    n = state.size
-    flat = [r * n + c for r, c in cells]
-    return min(SYMMETRIES, key=lambda s: float(np.mean(s.index_map(n)[flat])))
+        return orders[0]
+    rows, cols = state.rows, state.cols
+    flat = [r * cols + c for r, c in cells]
+    return min(orders, key=lambda s: float(np.mean(s.index_map(rows, cols)[flat])))
 
 
 class NativeEngine(Engine):
@@ -177,7 +178,7 @@ def _name_ships(model: LayeredModel, paths: np.ndarray, rng: np.random.Generator
     """Turn drawn paths (one action per cell) into layouts, naming each kind's ships in random order."""
     tables = model.tables
     where = {(k, o): tables.covered_cells(k, o) for k in range(len(tables.kinds)) for o in (0, 1)}
-    n = tables.size
+    n = tables.problem.cols
     layouts = []
     for path in paths:
         by_kind: list[list[tuple[int, ...]]] = [[] for _ in tables.kinds]

@@ -42,7 +42,7 @@ class CompiledSdd:
 
 def placement_variables(tables: SweepTables) -> tuple[list[Placement], dict[tuple[int, int, int], int]]:
     """The named placements in variable order, and each (kind, orientation, swept start)'s variable."""
-    n = tables.size
+    n = tables.problem.cols
     variables: list[Placement] = []
     index: dict[tuple[int, int, int], int] = {}
     for j in range(tables.cell_count):

@@ -39,7 +39,7 @@ _MIX = np.uint64(0x9E3779B97F4A7C15)
 def expand(
     keys: np.ndarray,
     cell: int,
-    size: int,
+    cols: int,
     field_bits: int,
     lengths: np.ndarray,
     count_shift: np.ndarray,
@@ -60,21 +60,21 @@ def expand(
     ships to place (``settled_after``), or break the touch rule ``touch`` (0 allowed, 1 diagonal,
     2 none; ``profile_bits`` of occupancy profile), is not written: that state has no future.
     """
-    row = cell // size
-    col = cell - row * size
+    col = cell % cols
+    last_row = cell >= required.shape[0] - cols
     one = np.uint64(1)
     field = np.uint64((1 << field_bits) - 1)
     col_shift = np.uint64(field_bits * col)
-    run_shift = np.uint64(field_bits * size)
+    run_shift = np.uint64(field_bits * cols)
     kinds = lengths.shape[0]
     # The occupancy profile sits just above hrem. A cell that no later cell neighbours is dropped
     # from it, so that states that differ only there merge: after the last column, the cell two rows
     # back (above-left of nothing); in the last row, the cells behind in this row; after the last cell, all.
-    profile_shift = np.uint64(field_bits * (size + 1))
+    profile_shift = np.uint64(field_bits * (cols + 1))
     profile_mask = np.uint64((1 << profile_bits) - 1)
-    kept = np.uint64((1 << min(profile_bits, size)) - 1) if col == size - 1 else profile_mask
-    if row == size - 1:
-        kept = np.uint64(0) if col == size - 1 else kept & ~np.uint64(((1 << (col + 1)) - 1) ^ 1)
+    kept = np.uint64((1 << min(profile_bits, cols)) - 1) if col == cols - 1 else profile_mask
+    if last_row:
+        kept = np.uint64(0) if col == cols - 1 else kept & ~np.uint64(((1 << (col + 1)) - 1) ^ 1)
     written = 0
     for s in range(keys.shape[0]):
         out_first[s] = written
@@ -92,10 +92,10 @@ def expand(
             empty = (key & ~(profile_mask << profile_shift)) | (((profile << one) & kept) << profile_shift)
             full = empty | ((kept & one) << profile_shift)
             left = col > 0 and (profile & one) != 0
-            above = ((profile >> np.uint64(size - 1)) & one) != 0
+            above = ((profile >> np.uint64(cols - 1)) & one) != 0
             if touch == 2:
-                above_left = col > 0 and ((profile >> np.uint64(size)) & one) != 0
-                above_right = col < size - 1 and ((profile >> np.uint64(size - 2)) & one) != 0
+                above_left = col > 0 and ((profile >> np.uint64(cols)) & one) != 0
+                above_right = col < cols - 1 and ((profile >> np.uint64(cols - 2)) & one) != 0
                 corner = above_left or above_right
         if below > 0 or along > 0:
             # A horizontal ship goes on: nothing above; a vertical one: nothing to the left.

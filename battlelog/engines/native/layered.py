@@ -250,7 +250,7 @@ def _advance(
     first = np.empty(len(keys) + 1, dtype=np.int32)
     run = jit.kernels(len(keys))
     written = run.expand(
-        keys, j, tables.size, tables.field_bits, tables.lengths, tables.count_shift, tables.count_mask,
+        keys, j, tables.cols, tables.field_bits, tables.lengths, tables.count_shift, tables.count_mask,
         tables.starts, tables.required, tables.settled[j + 1], tables.touch, tables.profile_bits, out_keys, out_action, first,
     )  # fmt: skip
     table_bits = max(1, (2 * written).bit_length())

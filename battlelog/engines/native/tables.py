@@ -1,7 +1,8 @@
 """The constant tables one sweep reads, built in plain numpy from a ground problem.
 
 The sweep visits the cells of the board in row-major order (of the board's image under a symmetry,
-which is how the other seven raster orders are obtained). Before each cell, a frontier state says
+which is how the other raster orders are obtained; the image of an R x C board under a transpose is
+C x R, and ``size`` below is the swept image's width, its number of columns). Before each cell, a frontier state says
 all that the rest of the board needs to know about the placements decided so far, packed into one
 64-bit key:
 
@@ -38,7 +39,7 @@ from battlelog.errors import BattlelogError
 from battlelog.model.ground import Problem
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement, ship_placements
-from battlelog.rules.symmetry import Symmetry
+from battlelog.rules.symmetry import SYMMETRIES, Symmetry
 
 #: Orientations as the kernel numbers them (action ``1 + 2 * kind + orientation``).
 HORIZONTAL, VERTICAL = 0, 1
@@ -96,6 +97,12 @@ def check_key_bits(what: str, size: int, field_bits: int, count_bits: Sequence[i
     return key_bits
 
 
+def sweep_orders(rows: int, cols: int) -> tuple[Symmetry, ...]:
+    """The raster orders a board is swept in: all eight on a square; on a rectangle the four whose
+    image is as narrow as the board can be (a frontier holds one field per swept column)."""
+    return SYMMETRIES if rows == cols else tuple(s for s in SYMMETRIES if s.transpose == (cols > rows))
+
+
 def check_board_bits(config: GameConfig) -> None:
     """Refuse a board some state of whose games would not fit a 64-bit key, before any game.
 
@@ -103,7 +110,7 @@ def check_board_bits(config: GameConfig) -> None:
     diagram never merges them): one count bit per ship, against ``bit_length(k) <= k`` for k merged ones.
     """
     field_bits, count_bits = key_fields(max(config.ships), [1] * len(config.ships))
-    check_key_bits(f"a game on {config.label()}", config.size, field_bits, count_bits, config.rules.touch)
+    check_key_bits(f"a game on {config.label()}", min(config.rows, config.cols), field_bits, count_bits, config.rules.touch)
 
 
 class SweepTables:
@@ -112,9 +119,11 @@ class SweepTables:
     def __init__(self, problem: Problem, symmetry: Symmetry, merge_kinds: bool = True) -> None:
         self.problem = problem
         self.symmetry = symmetry
-        self.size = n = problem.size
+        #: The swept image's rows and columns (swapped under a transpose): the kernel's width is ``cols``.
+        self.rows, self.cols = symmetry.shape(problem.rows, problem.cols)
+        n = self.cols
         self.kinds = kinds_of(problem, merge_kinds)
-        self.cell_count = n * n
+        self.cell_count = problem.rows * problem.cols
         #: Bits of one ext / hrem field, and of each kind's count of ships still to place.
         self.field_bits, count_bits = key_fields(max(kind.length for kind in self.kinds), [len(kind.ships) for kind in self.kinds])
         self.key_bits = check_key_bits(problem.label(), n, self.field_bits, count_bits, problem.touch)
@@ -126,7 +135,7 @@ class SweepTables:
         self.count_shift = self.profile_shift + self.profile_bits + np.concatenate([[0], np.cumsum(self.count_bits)[:-1]])
         self.count_mask = ((np.uint64(1) << self.count_bits.astype(np.uint64)) - np.uint64(1)).astype(np.uint64)
 
-        image = symmetry.index_map(n)  # original row-major index -> swept index
+        image = symmetry.index_map(problem.rows, problem.cols)  # original row-major index -> swept index
         #: starts[k, o, j]: kind k may start a placement of orientation o at swept cell j.
         self.starts = np.zeros((len(self.kinds), 2, self.cell_count), dtype=np.bool_)
         for k, kind in enumerate(self.kinds):
@@ -136,7 +145,7 @@ class SweepTables:
         #: required[j]: swept cell j is a hit, so some ship must cover it.
         self.required = np.zeros(self.cell_count, dtype=np.bool_)
         for r, c in problem.required:
-            self.required[image[r * n + c]] = True
+            self.required[image[r * problem.cols + c]] = True
         #: settled[j]: the count fields that must be zero before cell j (kinds with no start at j or later).
         self.settled = np.zeros(self.cell_count + 1, dtype=np.uint64)
         for k in range(len(self.kinds)):
@@ -148,9 +157,9 @@ class SweepTables:
 
     def _swept(self, placement: Placement, image: np.ndarray) -> tuple[int, int]:
         """(first swept cell, orientation) of a placement's image."""
-        n = self.size
-        swept = sorted(int(image[r * n + c]) for r, c in placement.cells)
-        horizontal = placement.length == 1 or swept[-1] - swept[0] == placement.length - 1
+        n = self.cols
+        swept = sorted(int(image[r * self.problem.cols + c]) for r, c in placement.cells)
+        horizontal = placement.length == 1 or swept[-1] // n == swept[0] // n
         return swept[0], HORIZONTAL if horizontal else VERTICAL
 
     @cached_property
@@ -164,9 +173,9 @@ class SweepTables:
     def covered_cells(self, kind: int, orientation: int) -> np.ndarray:
         """``out[t, j]``: the original row-major index of the t-th cell of the placement of ``kind`` in
         ``orientation`` that starts at swept cell j (or -1 where no such placement fits the board)."""
-        n, length = self.size, int(self.lengths[kind])
+        n, length = self.cols, int(self.lengths[kind])
         step = 1 if orientation == HORIZONTAL else n
-        original = self.symmetry.inverse.index_map(n)
+        original = self.symmetry.inverse.index_map(self.rows, self.cols)
         swept = np.arange(self.cell_count)[None, :] + step * np.arange(length)[:, None]
         fits = (swept[-1] < self.cell_count) & ((swept[-1] // n == swept[0] // n) if orientation == HORIZONTAL else True)
         return np.where(fits[None, :], original[np.minimum(swept, self.cell_count - 1)], -1)
@@ -174,8 +183,9 @@ class SweepTables:
     def placement_index(self, ship: int) -> tuple[np.ndarray, np.ndarray]:
         """For each of ``ship``'s canonical placements (config order): its (orientation, swept start),
         so that a per-(kind, orientation, start) table can be read per placement."""
-        image = self.symmetry.index_map(self.size)
-        pairs = [self._swept(p, image) for p in ship_placements(self.size, ship, self.problem.ships[ship])]
+        rows, cols = self.problem.rows, self.problem.cols
+        image = self.symmetry.index_map(rows, cols)
+        pairs = [self._swept(p, image) for p in ship_placements(rows, cols, ship, self.problem.ships[ship])]
         return np.array([o for _, o in pairs], dtype=np.int64), np.array([s for s, _ in pairs], dtype=np.int64)
 
     def kind_of(self, ship: int) -> int:

@@ -33,30 +33,33 @@ def cell_pixels(size: int) -> int:
 def frame_image(replay: Replay, frame: Frame) -> Image.Image:
     """One frame: title, caption, then each panel with its title, row and column labels and cells."""
     panels = frame_panels(replay, frame)
-    n, cell = frame.state.size, cell_pixels(frame.state.size)
-    board = LABEL + n * cell
+    rows, cols = frame.state.rows, frame.state.cols
+    cell = cell_pixels(max(rows, cols))
+    board, height = LABEL + cols * cell, LABEL + rows * cell
     width = 2 * MARGIN + len(panels) * board + (len(panels) - 1) * GAP
     top = MARGIN + 52
-    image = Image.new("RGB", (max(width, 560), top + 20 + board + 46 + MARGIN), colors.PAPER)
+    image = Image.new("RGB", (max(width, 560), top + 20 + height + 46 + MARGIN), colors.PAPER)
     draw = ImageDraw.Draw(image)
     draw.text((MARGIN, MARGIN), replay.title, fill=colors.INK, font=_font(16))
     draw.text((MARGIN, MARGIN + 24), frame.caption(), fill=colors.INK, font=_font(15))
     for i, panel in enumerate(panels):
-        _draw_panel(draw, panel, MARGIN + i * (board + GAP), top, n, cell, frame.next_shot)
+        _draw_panel(draw, panel, MARGIN + i * (board + GAP), top, (rows, cols), cell, frame.next_shot)
     legend = f"o miss   x hit   blue frame: the next shot\n{colors.SUNK_LEGEND}"
-    draw.multiline_text((MARGIN, top + 20 + board + 8), legend, fill="#555555", font=_font(12))
+    draw.multiline_text((MARGIN, top + 20 + height + 8), legend, fill="#555555", font=_font(12))
     return image
 
 
-def _draw_panel(draw: ImageDraw.ImageDraw, panel: Panel, x: int, y: int, n: int, cell: int, next_shot: Cell | None) -> None:
+def _draw_panel(draw: ImageDraw.ImageDraw, panel: Panel, x: int, y: int, shape: tuple[int, int], cell: int, next_shot: Cell | None) -> None:
     """A panel with its top-left corner at (x, y): title, labels, cells, marks and the next shot."""
     draw.text((x, y), panel.title, fill=colors.INK, font=_font(13))
     grid_x, grid_y = x + LABEL, y + 20 + LABEL
     labels, numbers = _font(11), _font(max(9, cell * 2 // 5))
+    rows, n = shape
     for k in range(n):
         draw.text((grid_x + k * cell + cell // 2, grid_y - 4), str(k + 1), fill="#555555", font=labels, anchor="md")
+    for k in range(rows):
         draw.text((grid_x - 6, grid_y + k * cell + cell // 2), string.ascii_uppercase[k], fill="#555555", font=labels, anchor="rm")
-    for i in range(n * n):
+    for i in range(rows * n):
         r, c = divmod(i, n)
         box = (grid_x + c * cell, grid_y + r * cell, grid_x + (c + 1) * cell - 1, grid_y + (r + 1) * cell - 1)
         fill, ink = panel.fills[i], colors.text_color(panel.fills[i])

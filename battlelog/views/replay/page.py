@@ -29,11 +29,13 @@ def page_data(replay: Replay, seconds_per_frame: float) -> dict[str, Any]:
             fills = [table.setdefault(fill, len(table)) for fill in panel.fills]
             marks = "".join(mark or "." for mark in panel.marks)
             panels.append({"key": panel.key, "title": panel.title, "fill": fills, "text": list(panel.texts), "mark": marks})
-        n = frame.state.size
+        n = frame.state.cols
         following = None if frame.next_shot is None else frame.next_shot[0] * n + frame.next_shot[1]
         frames.append({"caption": frame.caption(), "next": following, "panels": panels})
     return {
-        "size": replay.frames[0].state.size,
+        **replay.frames[0].state.config.board_json(),
+        "rows": replay.frames[0].state.rows,
+        "cols": replay.frames[0].state.cols,
         "delay_ms": round(1000 * seconds_per_frame),
         "colors": [[fill, colors.text_color(fill)] for fill in table],
         "frames": frames,
@@ -42,7 +44,7 @@ def page_data(replay: Replay, seconds_per_frame: float) -> dict[str, Any]:
 
 def render_page(replay: Replay, seconds_per_frame: float = 0.8) -> str:
     """The page's HTML text."""
-    size = replay.frames[0].state.size
+    size = max(replay.frames[0].state.rows, replay.frames[0].state.cols)
     return environment(html=True).get_template(PAGE_TEMPLATE).render(
         title=replay.title,
         note=replay.note,

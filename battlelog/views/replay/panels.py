@@ -69,7 +69,7 @@ def _values_panel(key: str, title: str, state: GameState, values: np.ndarray, te
     palette = colors.heat_palette()
     answers = {shot.cell: shot.result for shot in state.shots}
     fills, labels, marks = [], [], []
-    for i, cell in enumerate(_cells(state.size)):
+    for i, cell in enumerate(_cells(state.rows, state.cols)):
         result = answers.get(cell)
         if result is None:
             fills.append(palette[round(float(np.clip(values[cell], 0.0, 1.0)) * (len(palette) - 1))])
@@ -86,7 +86,7 @@ def board_panel(state: GameState, layout: tuple[Placement, ...]) -> Panel:
     sunk = {ship for ship, _, _ in state.sinks}
     shot = state.shot_cells
     fills, labels, marks = [], [], []
-    for cell in _cells(state.size):
+    for cell in _cells(state.rows, state.cols):
         ship = owner.get(cell)
         if ship is None:
             fills.append(colors.MISS if cell in shot else colors.WATER)
@@ -98,5 +98,5 @@ def board_panel(state: GameState, layout: tuple[Placement, ...]) -> Panel:
     return Panel("board", "hidden board (ship numbers)", tuple(fills), tuple(labels), tuple(marks))
 
 
-def _cells(size: int) -> list[Cell]:
-    return [(r, c) for r in range(size) for c in range(size)]
+def _cells(rows: int, cols: int) -> list[Cell]:
+    return [(r, c) for r in range(rows) for c in range(cols)]

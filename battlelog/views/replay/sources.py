@@ -81,11 +81,11 @@ def game_from_record(record: dict[str, Any], source: str, where: str | None = No
     every recorded answer."""
     from battlelog.runner.records import check_game_values
 
-    for key in ("size", "ships", "layout", "shots", "player"):
+    for key in ("ships", "layout", "shots", "player"):
         if key not in record:
             raise FileFormatError(f"{source}: a game record needs {key!r}")
     try:
-        state = GameState.from_json({k: record[k] for k in ("size", "ships", "rules", "shots") if k in record}, source)
+        state = GameState.from_json({k: record[k] for k in ("size", "rows", "cols", "ships", "rules", "shots") if k in record}, source)
     except StateError as exc:
         raise StateError(f"{source}: {exc}") from None
     if record.get("status", "ok") != "ok":
@@ -116,7 +116,7 @@ def _layout(raw: Any, config: GameConfig, source: str) -> tuple[Placement, ...]:
         layout.append(placement)
     if layouts_overlap(layout):
         raise FileFormatError(f"{source}: the recorded layout has two ships on one cell")
-    if not config.rules.legal(layout, config.size):
+    if not config.rules.legal(layout, config.rows, config.cols):
         raise FileFormatError(f"{source}: the recorded layout has two ships in contact, which {config.rules.text()} forbids")
     return tuple(layout)
 
