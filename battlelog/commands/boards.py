@@ -14,18 +14,18 @@ from battlelog.engines import DEFAULT_ENGINE, ENGINES
 from battlelog.errors import BattlelogError
 from battlelog.rules.config import GameConfig, parse_ships
 from battlelog.rules.state import GameState
-from battlelog.rules.variants import ALLOWED, NAMED, SINK_RULES, TOUCH_RULES, Rules
+from battlelog.rules.variants import ALLOWED, NAMED, SINK_RULES, TOUCH_RULES, Rules, parse_salvo
 
 
 def add_board_arguments(parser: argparse.ArgumentParser, required: bool = True) -> None:
-    """``--size`` and ``--ships``, and the rules: ``--touch`` and ``--sinks``."""
+    """``--size`` and ``--ships``, and the rules: ``--touch``, ``--sinks`` and ``--salvo``."""
     parser.add_argument("--size", type=int, required=required, help="board size N (an N x N board)")
     parser.add_argument("--ships", required=required, help="fleet as comma-separated ship lengths, e.g. 5,4,3,3,2")
     add_rules_arguments(parser)
 
 
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--touch`` and ``--sinks`` (default None: not given, so the standard rules or a state file's).
+    """``--touch``, ``--sinks`` and ``--salvo`` (default None: not given, so the standard rules or a state file's).
 
     The names are checked by :class:`Rules` rather than by argparse, so an unknown one is a one-line error."""
     parser.add_argument(
@@ -38,11 +38,17 @@ def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="{" + ",".join(SINK_RULES) + "}",
         help=f"how sinks are announced: {NAMED} (default: sunk ship i), unnamed (sunk, not which) or silent (only hit)",
     )
+    parser.add_argument(
+        "--salvo",
+        metavar="K|ships",
+        help="a turn is a volley of K shots chosen before any answer, or one per ship afloat (ships); "
+        "the score counts volleys (default 1: one shot a turn)",
+    )
 
 
 def rules_from(args: argparse.Namespace) -> Rules:
-    """The rules named by ``--touch`` and ``--sinks`` (the standard ones where not given)."""
-    return Rules(args.touch or ALLOWED, args.sinks or NAMED)
+    """The rules named by ``--touch``, ``--sinks`` and ``--salvo`` (the standard ones where not given)."""
+    return Rules(args.touch or ALLOWED, args.sinks or NAMED, 1 if args.salvo is None else parse_salvo(args.salvo))
 
 
 def config_from(args: argparse.Namespace) -> GameConfig:
@@ -51,16 +57,18 @@ def config_from(args: argparse.Namespace) -> GameConfig:
 
 
 def check_rules(state: GameState, args: argparse.Namespace, source: str) -> None:
-    """A game from ``source`` under the rules ``--touch``/``--sinks`` name where given: other rules are a one-line error."""
-    rules_from(args)  # an unknown rule name is refused as such, whatever the file says
+    """A game from ``source`` under the rules ``--touch``/``--sinks``/``--salvo`` name where given: other
+    rules are a one-line error."""
+    named = rules_from(args)  # an unknown rule name is refused as such, whatever the file says
     rules = state.config.rules
-    for option, given, held in (("--touch", args.touch, rules.touch), ("--sinks", args.sinks, rules.sinks)):
+    salvo = None if args.salvo is None else named.salvo
+    for option, given, held in (("--touch", args.touch, rules.touch), ("--sinks", args.sinks, rules.sinks), ("--salvo", salvo, rules.salvo)):
         if given is not None and given != held:
             raise BattlelogError(f"{source} holds a game with {option[2:]} {held}, not {option} {given}")
 
 
 def add_state_arguments(parser: argparse.ArgumentParser) -> None:
-    """A game-state file, or ``--size``/``--ships`` for the empty board; ``--touch``/``--sinks`` with either."""
+    """A game-state file, or ``--size``/``--ships`` for the empty board; the rules' options with either."""
     parser.add_argument("state", nargs="?", help="game-state JSON file (format: docs/formats.md)")
     add_board_arguments(parser, required=False)
 
