@@ -64,12 +64,9 @@ class _Tally:
     volley: int = -1
     in_volley: int = 0
     volley_size: int = 0
-    volley_sinks: int = 0
 
     def copy(self) -> _Tally:
-        return _Tally(
-            dict(self.seen), dict(self.sunk), self.sinks, self.hits, self.volley, self.in_volley, self.volley_size, self.volley_sinks
-        )
+        return _Tally(dict(self.seen), dict(self.sunk), self.sinks, self.hits, self.volley, self.in_volley, self.volley_size)
 
     def over(self, config: GameConfig) -> bool:
         """Every ship announced sunk (``named``, ``unnamed``), or every ship cell hit (``silent``)."""
@@ -127,9 +124,8 @@ class _Tally:
             raise StateError(f"{where} must name its volley (a whole number from 0) under {rules.text()}, got {clip(repr(v))}")
         if v == self.volley:
             if self.in_volley >= self.volley_size:
-                k = rules.volley_size(len(config.ships) - self.volley_sinks)
-                why = f"the cells left when it started (salvo {rules.salvo})" if self.volley_size < k else rules.text()
-                raise StateError(f"{where} is shot {self.in_volley + 1} of volley {v}, which may have only {self.volley_size}: {why}")
+                # (never fewer than k for want of cells: with every cell shot, every ship cell is hit)
+                raise StateError(f"{where} is shot {self.in_volley + 1} of volley {v}, which may have only {self.volley_size} under {rules.text()}")
             return
         if v != self.volley + 1:
             expected = "0" if self.volley < 0 else f"{self.volley} or {self.volley + 1}"
@@ -137,7 +133,7 @@ class _Tally:
         if self.volley >= 0 and self.in_volley < self.volley_size:
             raise StateError(f"{where} starts volley {v}, but volley {self.volley} has only {self.in_volley} of its {self.volley_size} shots")
         cells_left = config.size * config.size - len(self.seen)
-        self.volley, self.in_volley, self.volley_sinks = v, 0, self.sinks
+        self.volley, self.in_volley = v, 0
         self.volley_size = min(rules.volley_size(len(config.ships) - self.sinks), cells_left)
 
     def _check_sink(self, config: GameConfig, where: str, shot: Shot) -> None:
