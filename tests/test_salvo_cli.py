@@ -6,7 +6,10 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import re
+from functools import cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -38,7 +41,7 @@ def salvo_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_an_experiment_under_salvo_records_volleys_and_scores_them(capsys, salvo_run: Path) -> None:
     rules = {"touch": "allowed", "sinks": "named", "salvo": "ships"}
     assert json.loads((salvo_run / MANIFEST).read_text()) == {"size": 4, "ships": [2, 2, 1], "seed": 2, "rules": rules}
-    manifest, records = load_results(salvo_run)
+    records = load_results(salvo_run)[1]
     assert len(records) == 6
     for record in records:
         assert record["rules"] == rules and record["status"] == "ok"
@@ -80,7 +83,8 @@ def test_salvo_by_ships_with_silent_sinks_and_optimal_under_salvo_are_one_line(c
 
 
 def test_marginals_take_a_salvo_state_and_refuse_a_bad_one(capsys, tmp_path: Path) -> None:
-    good = {"size": 4, "ships": [2], "rules": {"salvo": 2}, "shots": [{"row": 0, "col": 0, "result": "miss", "volley": 0}, {"row": 1, "col": 1, "result": "hit", "volley": 0}]}
+    shots: list[dict[str, Any]] = [{"row": 0, "col": 0, "result": "miss", "volley": 0}, {"row": 1, "col": 1, "result": "hit", "volley": 0}]
+    good = {"size": 4, "ships": [2], "rules": {"salvo": 2}, "shots": shots}
     path = tmp_path / "s.json"
     path.write_text(json.dumps(good))
     assert main(["marginals", str(path), "--json"]) == 0
@@ -89,7 +93,7 @@ def test_marginals_take_a_salvo_state_and_refuse_a_bad_one(capsys, tmp_path: Pat
     assert data["models"] == models
     np.testing.assert_allclose(np.array(data["cells"]), cells, atol=1e-12)
     one_line_error(capsys, ["marginals", str(path), "--salvo", "3"], f"{path} holds a game with salvo 2, not --salvo 3")
-    bad = {**good, "shots": [*good["shots"], {"row": 2, "col": 2, "result": "miss", "volley": 0}]}
+    bad = {**good, "shots": [*shots, {"row": 2, "col": 2, "result": "miss", "volley": 0}]}
     path.write_text(json.dumps(bad))
     one_line_error(capsys, ["marginals", str(path)], "shot 3 is shot 3 of volley 0, which may have only 2 under salvo 2")
 
@@ -145,13 +149,23 @@ def test_advise_suggests_a_volley_and_takes_its_answers_in_turn(capsys, monkeypa
 
 
 # ----- standard games unchanged --------------------------------------------------------------------
+COMMITTED = ROOT / "experiments" / "results" / "players-paper" / "4x4_3-2-2"
+
+
+@cache
+def committed_games() -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The committed 4x4 3,2,2 experiment's manifest and its games 0..4 of every player."""
+    lines = gzip.decompress((COMMITTED / "games.jsonl.gz").read_bytes()).splitlines()
+    first = [json.loads(line) for line in lines if re.search(rb'"game": [0-4],', line)]
+    return json.loads((COMMITTED / MANIFEST).read_text()), first
+
+
 @pytest.mark.parametrize("player", ["random", "hunt-target", "parity", "pdf", "problog"])
 def test_standard_games_replay_the_committed_records_to_the_byte(player: str) -> None:
     """The first games of the committed 4x4 3,2,2 experiment, played again: the same shots, written the same."""
-    results = ROOT / "experiments" / "results" / "players-paper" / "4x4_3-2-2"
-    manifest = json.loads((results / MANIFEST).read_text())
+    manifest, records = committed_games()
     config = GameConfig(manifest["size"], tuple(manifest["ships"]))
-    lines = [json.loads(line) for line in gzip.decompress((results / "games.jsonl.gz").read_bytes()).splitlines()]
-    for record in [r for r in lines if r["player"] == player and r["game"] < 5]:
+    assert {r["game"] for r in records if r["player"] == player} == set(range(5))
+    for record in [r for r in records if r["player"] == player]:
         value = play_task(GameTask(player, record["options"], config, manifest["seed"], record["game"], layout_for(config, manifest["seed"], record["game"])))
         assert json.dumps(value["shots"]) == json.dumps(record["shots"]) and value["score"] == record["score"]
