@@ -177,9 +177,9 @@ def test_a_salvo_game_record_is_checked_by_its_volleys() -> None:
 CONTRACT = {"problog": GameConfig(3, (2, 1)), "lookahead": GameConfig(4, (2, 1)), "info": GameConfig(4, (2, 1))}
 
 
-@pytest.mark.parametrize("name", sorted(set(PLAYERS) - {"optimal"}))
+@pytest.mark.parametrize("name", [*sorted(set(PLAYERS) - {"optimal"}), "problog[volley=entropy]"])
 def test_every_player_chooses_a_volley_of_k_distinct_unshot_cells(name: str) -> None:
-    base = CONTRACT.get(name, GameConfig(4, (3, 2, 1)))
+    base = CONTRACT.get(name.split("[")[0], GameConfig(4, (3, 2, 1)))
     for salvo in (3, "ships"):
         config = GameConfig(base.size, base.ships, Rules(salvo=salvo))
         check_player(name, config)
@@ -273,3 +273,38 @@ def test_the_sdd_engine_s_empty_board_is_shared_by_every_salvo() -> None:
         assert list(workspace.sdd_empty_boards) == [GameConfig(4, (2, 1))]
     finally:
         workspace.close()
+
+
+# ----- the joint-entropy volley ----------------------------------------------------------------------
+def joint_entropy(layouts: list, cells: list[tuple[int, int]]) -> float:
+    """The entropy (bits) of the hit/miss pattern of ``cells`` over ``layouts``, equally weighted."""
+    counts: dict[tuple[bool, ...], int] = {}
+    for layout in layouts:
+        covered = {cell for p in layout for cell in p.cells}
+        key = tuple(cell in covered for cell in cells)
+        counts[key] = counts.get(key, 0) + 1
+    p = np.array(list(counts.values())) / len(layouts)
+    return float(-(p * np.log2(p)).sum())
+
+
+def test_the_entropy_volley_is_greedy_in_the_joint_entropy_of_its_answers() -> None:
+    from battlelog.players.volley import entropy_volley
+
+    config = GameConfig(4, (3, 2), Rules(salvo=4))
+    for game in range(4):
+        full = play_game(config, layout_for(config, 6, game), make_player("random", game)).state
+        state = full.prefix(len(full.shots) // 3)
+        layouts = consistent_layouts(state)
+        cells, _ = brute_marginals(state, layouts)
+        volley = entropy_volley(state, cells, layouts, 4, np.random.default_rng(game))  # every layout once: exact
+        assert len(set(volley)) == 4 and not set(volley) & state.shot_cells
+        for j, cell in enumerate(volley):
+            gain = {c: joint_entropy(layouts, [*volley[:j], c]) for c in state.unshot if c not in volley[:j]}
+            assert gain[cell] == pytest.approx(max(gain.values()), abs=1e-9)
+
+
+def test_the_volley_option_is_checked_in_one_line() -> None:
+    with pytest.raises(BattlelogError, match="volley=best is not one of top, entropy"):
+        make_player("problog[volley=best]", 0)
+    with pytest.raises(BattlelogError, match=r"problog\[volley=entropy\] draws layouts; the sdd engine does not"):
+        make_player("problog[volley=entropy,engine=sdd]", 0)
