@@ -146,6 +146,16 @@ def test_advise_suggests_a_volley_and_takes_its_answers_in_turn(capsys, monkeypa
     out = capsys.readouterr().out
     assert GameState.load(saved) == state  # the volley's answers went to its cells, in order
     assert "shot 1 of volley 2" in out and "shot 2 of volley 1" in out
+    # Volley 2, answered in two sessions: the file continued mid-volley keeps the volley chosen before its answers.
+    plan = out.split("answered in this order: ")[-1].splitlines()[0].split(", ")
+    first = ("ABCD".index(plan[0][0]), int(plan[0][1:]) - 1)
+    result, ship = referee.shoot(*first)
+    monkeypatch.setattr("sys.stdin", io.StringIO(f"{result} {ship if ship is not None else ''}\n"))
+    assert main(["advise", "--no-color", "--state", str(saved)]) == 0
+    capsys.readouterr()
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert main(["advise", "--no-color", "--state", str(saved)]) == 0
+    assert f"shot 2 of volley 2; to fire, answered in this order: {', '.join(plan[1:])}\n" in capsys.readouterr().out
 
 
 # ----- standard games unchanged --------------------------------------------------------------------
