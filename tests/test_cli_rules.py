@@ -124,7 +124,9 @@ def test_standard_manifests_have_no_rules_and_read_back_unchanged() -> None:
         ({"touch": "sideways", "sinks": "named"}, "unknown touch rule 'sideways'"),
         ({"touch": "none"}, "rules must name both touch and sinks"),
         ({"touch": "allowed", "sinks": "named"}, "only rules other than the standard ones"),
-        ({"touch": "none", "sinks": "named", "salvo": 5}, "unknown rules key 'salvo'"),
+        ({"touch": "none", "sinks": "named", "volley": 5}, "unknown rules key 'volley'"),
+        ({"touch": "none", "sinks": "named", "salvo": 0}, "unknown salvo 0"),
+        ({"touch": "none", "sinks": "named", "salvo": 1}, "only rules other than the standard ones"),
         ("none", "rules must be an object"),
     ],
 )

@@ -98,7 +98,7 @@ def test_rules_round_trip_and_missing_keys_are_defaults() -> None:
     [
         ({"touch": "never"}, "unknown touch rule 'never'; choose one of allowed, diagonal, none"),
         ({"sinks": "quiet"}, "unknown sinks rule 'quiet'; choose one of named, unnamed, silent"),
-        ({"touh": "none"}, "unknown rules key 'touh'; expected only 'touch' and 'sinks'"),
+        ({"touh": "none"}, "unknown rules key 'touh'; expected only 'touch', 'sinks' and 'salvo'"),
         ("none", "rules must be an object"),
     ],
 )

@@ -14,11 +14,11 @@ from battlelog.engines import DEFAULT_ENGINE, ENGINES
 from battlelog.errors import BattlelogError
 from battlelog.rules.config import GameConfig, parse_ships
 from battlelog.rules.state import GameState
-from battlelog.rules.variants import ALLOWED, NAMED, SINK_RULES, TOUCH_RULES, Rules
+from battlelog.rules.variants import ALLOWED, NAMED, SINK_RULES, TOUCH_RULES, Rules, parse_salvo
 
 
 def add_board_arguments(parser: argparse.ArgumentParser, required: bool = True) -> None:
-    """``--size`` (or ``--rows`` and ``--cols``) and ``--ships``, and the rules: ``--touch`` and ``--sinks``.
+    """``--size`` (or ``--rows`` and ``--cols``) and ``--ships``, and the rules: ``--touch``, ``--sinks`` and ``--salvo``.
 
     The board is checked by :func:`board_from` rather than by argparse, so that giving it wrongly is one line."""
     parser.add_argument("--size", type=int, help="board size N (an N x N board); or --rows and --cols")
@@ -29,7 +29,7 @@ def add_board_arguments(parser: argparse.ArgumentParser, required: bool = True) 
 
 
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--touch`` and ``--sinks`` (default None: not given, so the standard rules or a state file's).
+    """``--touch``, ``--sinks`` and ``--salvo`` (default None: not given, so the standard rules or a state file's).
 
     The names are checked by :class:`Rules` rather than by argparse, so an unknown one is a one-line error."""
     parser.add_argument(
@@ -42,11 +42,17 @@ def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="{" + ",".join(SINK_RULES) + "}",
         help=f"how sinks are announced: {NAMED} (default: sunk ship i), unnamed (sunk, not which) or silent (only hit)",
     )
+    parser.add_argument(
+        "--salvo",
+        metavar="K|ships",
+        help="a turn is a volley of K shots chosen before any answer, or one per ship afloat (ships); "
+        "the score counts volleys (default 1: one shot a turn)",
+    )
 
 
 def rules_from(args: argparse.Namespace) -> Rules:
-    """The rules named by ``--touch`` and ``--sinks`` (the standard ones where not given)."""
-    return Rules(args.touch or ALLOWED, args.sinks or NAMED)
+    """The rules named by ``--touch``, ``--sinks`` and ``--salvo`` (the standard ones where not given)."""
+    return Rules(args.touch or ALLOWED, args.sinks or NAMED, 1 if args.salvo is None else parse_salvo(args.salvo))
 
 
 def board_from(args: argparse.Namespace) -> tuple[int, int] | None:
@@ -73,17 +79,19 @@ def config_from(args: argparse.Namespace) -> GameConfig:
 
 
 def check_rules(state: GameState, args: argparse.Namespace, source: str) -> None:
-    """A game from ``source`` under the rules ``--touch``/``--sinks`` name where given: other rules are a one-line error."""
-    rules_from(args)  # an unknown rule name is refused as such, whatever the file says
+    """A game from ``source`` under the rules ``--touch``/``--sinks``/``--salvo`` name where given: other
+    rules are a one-line error."""
+    named = rules_from(args)  # an unknown rule name is refused as such, whatever the file says
     rules = state.config.rules
-    for option, given, held in (("--touch", args.touch, rules.touch), ("--sinks", args.sinks, rules.sinks)):
+    salvo = None if args.salvo is None else named.salvo
+    for option, given, held in (("--touch", args.touch, rules.touch), ("--sinks", args.sinks, rules.sinks), ("--salvo", salvo, rules.salvo)):
         if given is not None and given != held:
             raise BattlelogError(f"{source} holds a game with {option[2:]} {held}, not {option} {given}")
 
 
 def add_state_arguments(parser: argparse.ArgumentParser) -> None:
     """A game-state file, or ``--size`` (or ``--rows``/``--cols``) and ``--ships`` for the empty board;
-    ``--touch``/``--sinks`` with either."""
+    the rules' options with either."""
     parser.add_argument("state", nargs="?", help="game-state JSON file (format: docs/formats.md)")
     add_board_arguments(parser, required=False)
 

@@ -32,6 +32,7 @@ from fractions import Fraction
 from battlelog.commands.boards import add_board_arguments, config_from
 from battlelog.commands.common import parse_memory, parse_seconds
 from battlelog.engines.workspace import Workspace
+from battlelog.errors import BattlelogError
 from battlelog.optimum import DEFAULT_MEMORY
 from battlelog.players import PLAYERS, make_player
 from battlelog.players.spec import PlayerSpec, parse_players
@@ -62,6 +63,8 @@ def run(args: argparse.Namespace) -> int:
     from battlelog.views.optimum_progress import search_progress, walk_progress
 
     config = config_from(args)
+    if config.rules.is_salvo:
+        raise BattlelogError(f"optimal solves games of one shot a turn, not {config.rules.text()}")
     specs = _players(args.players)
     memory = parse_memory(args.memory) or DEFAULT_MEMORY
     seconds = parse_seconds(args.time_limit)

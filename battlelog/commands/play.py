@@ -24,6 +24,7 @@ from battlelog.players.spec import PlayerSpec, parse_players
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement, cell_name
 from battlelog.rules.state import GameState
+from battlelog.rules.variants import SHIPS
 from battlelog.runner.loop import GameResult, play_game
 from battlelog.runner.seeds import game_seeds, layout_for
 from battlelog.views.console import Quit
@@ -58,7 +59,8 @@ def _play(config: GameConfig, layout: tuple[Placement, ...], player: Player, sho
     answered when ``show``."""
 
     def on_shot(state: GameState) -> None:
-        print(f"shot {len(state.shots)}: {answer_text(state)}")
+        volley = state.shots[-1].volley
+        print(f"{'' if volley is None else f'volley {volley + 1}, '}shot {len(state.shots)}: {answer_text(state)}")
         print(board_text(state, layout if referee_view else None), end="\n\n")
 
     workspace = Workspace()
@@ -89,10 +91,24 @@ def run(args: argparse.Namespace) -> int:
     if args.quiet:
         print(board_text(result.state, layout))
     print(
-        f"{spec.label} sank {config.label()} in {count_noun(result.score, 'shot')} "
-        f"(best possible {config.ship_cells}; {1000 * result.seconds / result.score:.1f} ms per move)"
+        f"{spec.label} sank {config.label()} in {count_noun(result.score, score_unit(config))} "
+        f"({best_possible(config)}{1000 * result.seconds / result.score:.1f} ms per {'volley' if config.rules.is_salvo else 'move'})"
     )
     return 0
+
+
+def score_unit(config: GameConfig) -> str:
+    """What a score counts: shots, or under salvo volleys."""
+    return "volley" if config.rules.is_salvo else "shot"
+
+
+def best_possible(config: GameConfig) -> str:
+    """``best possible 17; ``: the least score (every shot a hit; under salvo K, every volley all hits),
+    empty under salvo by ships."""
+    salvo = config.rules.salvo
+    if salvo == SHIPS:
+        return ""
+    return f"best possible {-(-config.ship_cells // int(salvo))}; "
 
 
 def _human_game(config: GameConfig, layout: tuple[Placement, ...], seed: int, rival: PlayerSpec) -> int:
@@ -106,6 +122,7 @@ def _human_game(config: GameConfig, layout: tuple[Placement, ...], seed: int, ri
         return 0
     print(f"{rival.label} now plays the same board ...", flush=True)
     theirs = _play(config, layout, make_player(rival.label, game_seeds(seed, 0)[1]), show=False, referee_view=True).score
-    print(f"you sank {config.label()} in {count_noun(yours, 'shot')}; {rival.label} needs {count_noun(theirs, 'shot')} on the same board "
-          f"(best possible {config.ship_cells})")  # fmt: skip
+    unit = score_unit(config)
+    print(f"you sank {config.label()} in {count_noun(yours, unit)}; {rival.label} needs {count_noun(theirs, unit)} on the same board"
+          f"{f' ({best_possible(config)[:-2]})' if best_possible(config) else ''}")  # fmt: skip
     return 0

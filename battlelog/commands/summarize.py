@@ -52,10 +52,11 @@ def show_summary(out: Path, plots: bool = False, games_csv: bool = False) -> Non
     """Print the summary of the experiment in ``out`` and write its summary files (and plots, CSV if asked)."""
     from battlelog.report.summary import (
         GAMES_CSV,
-        PAIRED_TITLE,
         PLOTS,
         all_comparisons,
         comparisons_table,
+        paired_title,
+        score_unit,
         summarize_records,
         summary_table,
         write_games_csv,
@@ -68,10 +69,11 @@ def show_summary(out: Path, plots: bool = False, games_csv: bool = False) -> Non
     rows = summarize_records(records)
     comparisons = all_comparisons(records)
     print(f"{describe_experiment(manifest)}: {count_noun(len(records), 'game')} recorded in {journal_path(out)}")
-    print(summary_table(rows))
+    unit = score_unit(manifest)
+    print(summary_table(rows, unit))
     if comparisons:
-        print(f"\n{PAIRED_TITLE}:")
-        print(comparisons_table(comparisons))
+        print(f"\n{paired_title(unit)}:")
+        print(comparisons_table(comparisons, unit))
     try:
         written = list(write_summary(out, manifest, rows, comparisons))
         if games_csv:

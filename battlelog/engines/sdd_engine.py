@@ -112,9 +112,10 @@ class SddEngine(Engine):
 
     def marginals(self, state: GameState) -> Marginals:
         """Occupancy marginals of ``state`` and its number of layouts (exact below 2**53)."""
-        empty_boards = self.workspace.sdd_empty_boards  # keyed by the configuration, rules included
-        if not state.shots and state.config in empty_boards:
-            cached = empty_boards[state.config]
+        empty_boards = self.workspace.sdd_empty_boards
+        key = state.config.posterior  # what the posterior depends on: the rules but their salvo
+        if not state.shots and key in empty_boards:
+            cached = empty_boards[key]
             return Marginals(cached.cells.copy(), cached.models, cached.placements)
         tally = self.tally(ground_problem(state))
         if tally.models == 0:
@@ -122,7 +123,7 @@ class SddEngine(Engine):
             raise Inconsistent("no layout of the fleet fits all the answers")
         result = Marginals(tally.board(state.rows, state.cols), round(tally.models), tally.placements(state.config))
         if not state.shots:
-            empty_boards[state.config] = Marginals(result.cells.copy(), result.models, result.placements)
+            empty_boards[key] = Marginals(result.cells.copy(), result.models, result.placements)
         return result
 
     def tally(self, problem: Problem) -> Tally:

@@ -37,8 +37,8 @@ class Workspace:
         self.states = StateCache(STATE_CAPACITY)
         #: The native engine's empty boards, on disk: shared by every process of the user.
         self.empty_boards = EmptyBoards(cache_dir)
-        #: The sdd engine's empty boards, the same in every game of a configuration, by (configuration,
-        #: touch rule).
+        #: The sdd engine's empty boards, the same in every game of a configuration, by the configuration
+        #: the posterior depends on (``GameConfig.posterior``: its rules without the salvo).
         self.sdd_empty_boards: dict[GameConfig, Marginals] = {}
         self._engines: dict[str, Engine] = {}
         self._remembered: dict[Hashable, object] = {}

@@ -84,6 +84,25 @@ class Player(ABC):
     def choose(self, state: GameState) -> Cell:
         """The cell to shoot next; it must be on the board and not shot yet."""
 
+    def choose_volley(self, state: GameState, k: int) -> list[Cell]:
+        """The ``k`` distinct unshot cells of the next volley (salvo), all chosen before any answer.
+
+        By default a player with :meth:`scores` takes the k best cells (ties drawn by its generator, as
+        :meth:`choose` does); one without picks one cell at a time with :meth:`choose`, the cells
+        already picked counting as shot (:meth:`GameState.aiming`).
+        """
+        values = self.scores(state)
+        if values is not None:
+            return top_cells(state, values, k, self.rng)
+        return self.one_at_a_time(state, k)
+
+    def one_at_a_time(self, state: GameState, k: int) -> list[Cell]:
+        """A volley of ``k`` cells picked by :meth:`choose` in turn, each seeing the earlier ones as shot."""
+        picked: list[Cell] = []
+        for _ in range(k):
+            picked.append(self.choose(state.aiming(set(picked)) if picked else state))
+        return picked
+
     def candidates(self, state: GameState) -> list[Cell] | None:
         """The cells ``choose`` draws its shot from, uniformly; None when the choice is not a uniform
         draw among cells the state fixes (a player that samples). Exact evaluation needs it."""
@@ -119,6 +138,18 @@ class ScoringPlayer(Player):
 
     def choose(self, state: GameState) -> Cell:
         return pick_tied(self.candidates(state), self.rng)
+
+
+def top_cells(state: GameState, values: np.ndarray, k: int, rng: np.random.Generator) -> list[Cell]:
+    """The ``k`` unshot cells of highest ``values``, best first: each in turn the best of those left,
+    ties (within TIE_TOLERANCE) drawn by ``rng`` as :func:`pick_best` draws them."""
+    cells = list(state.unshot)
+    picked: list[Cell] = []
+    for _ in range(min(k, len(cells))):
+        cell = pick_best(cells, [float(values[c]) for c in cells], rng)
+        picked.append(cell)
+        cells.remove(cell)
+    return picked
 
 
 def pick_best(cells: Sequence[Cell], scores: Sequence[float], rng: np.random.Generator) -> Cell:

@@ -70,6 +70,8 @@ def expected_shots(
     ``blind`` overrides the player's own :attr:`Player.blind` (the general walk is right for every
     player; the blind one only for blind players).
     """
+    if table.config.rules.is_salvo:  # the walks fire single shots: a salvo expectation would be wrong
+        raise NotExact(f"exact expectations are of single shots, not {table.config.rules.text()}")
     player.new_game(table.config)
     walk = _blind_walk if (player.blind if blind is None else blind) else _game_walk
     return Fraction(walk(player, table, _Counter(progress, every)), len(table))

@@ -78,6 +78,11 @@ class HuntTargetPlayer(ScoringPlayer):
         """The head of the target list, or while hunting every open unshot cell (what ``scores`` ranks first)."""
         return target_list(state)[:1] or open_cells(state)
 
+    def choose_volley(self, state: GameState, k: int) -> list[Cell]:
+        """Under salvo, the target list in order, then the hunt: one cell at a time, the cells already
+        picked counting as shot (its scores rank only the head of the list)."""
+        return self.one_at_a_time(state, k)
+
     def decision_key(self, state: GameState, possible: frozenset[Cell]) -> Hashable:
         """The target list and the shot cells, idle ones only counted: a cell joins the list only if
         it is neither shot nor listed, and a listed cell that left the list was shot, so nothing else

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any
 
+from battlelog.errors import BattlelogError
 from battlelog.optimum.layouts import solvable_layouts
 from battlelog.players.base import Player
 from battlelog.rules.config import GameConfig
@@ -36,7 +37,10 @@ class OptimalPlayer(Player):
 
     @classmethod
     def check_board(cls, config: GameConfig, **options: Any) -> None:
-        """Only instances the solver takes: a cheap enumeration that stops as soon as it is too large."""
+        """Only instances the solver takes: a cheap enumeration that stops as soon as it is too large;
+        and no salvo (the solved policy is one of single shots)."""
+        if config.rules.is_salvo:
+            raise BattlelogError(f"player optimal does not play {config.rules.text()}: its solved policy fires one shot a turn")
         solvable_layouts(config)
 
     def solver(self, config: GameConfig) -> Solver:

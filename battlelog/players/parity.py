@@ -40,6 +40,10 @@ class ParityPlayer(ScoringPlayer):
             values[cell] = 1.0
         return masked(values, state)
 
+    def choose_volley(self, state: GameState, k: int) -> list[Cell]:
+        """Under salvo, one cell at a time as hunt-target does (the cells already picked count as shot)."""
+        return self.one_at_a_time(state, k)
+
     def decision_key(self, state: GameState, possible: frozenset[Cell]) -> Hashable:
         """As hunt-target's, but the idle cells left are told apart by their place on every lattice
         the hunt may use."""

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from battlelog.engines import DEFAULT_ENGINE, Engine, Marginals, engine_class
-from battlelog.players.base import ScoringPlayer, Seed, best_cells
+from battlelog.players.base import ScoringPlayer, Seed, best_cells, top_cells
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Cell
 from battlelog.rules.state import GameState
@@ -45,6 +45,11 @@ class PosteriorPlayer(ScoringPlayer):
 
     def scores(self, state: GameState) -> np.ndarray:
         return self.posterior(state)[1]
+
+    def choose_volley(self, state: GameState, k: int) -> list[Cell]:
+        """Under salvo, the ``k`` most probable unshot cells (ties drawn by the player's generator),
+        whatever the player's own score: by linearity they maximise the volley's expected hits."""
+        return top_cells(state, self._engine.marginals(state).cells, k, self.rng)
 
     def candidates(self, state: GameState) -> list[Cell]:
         """The cells of best score; among those, the ones most likely to be hit."""

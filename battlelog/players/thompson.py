@@ -8,7 +8,7 @@ import numpy as np
 
 from battlelog.engines import DEFAULT_ENGINE, Engine, engine_class
 from battlelog.errors import BattlelogError
-from battlelog.players.base import Player, Seed, masked, pick_best
+from battlelog.players.base import Player, Seed, masked, pick_best, top_cells
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Cell
 from battlelog.rules.state import GameState
@@ -51,6 +51,11 @@ class ThompsonPlayer(Player):
             for cell in placement.cells:
                 covered[cell] = True
         return masked(np.where(covered, self._engine.marginals(state).cells, 0.0), state)
+
+    def choose_volley(self, state: GameState, k: int) -> list[Cell]:
+        """Under salvo, as every exact player: the ``k`` most probable unshot cells (ties drawn by its
+        generator), which maximise the volley's expected hits; no layout is drawn."""
+        return top_cells(state, self._engine.marginals(state).cells, k, self.rng)
 
     def choose(self, state: GameState) -> Cell:
         values = self.scores(state)

@@ -30,8 +30,9 @@ def player_color(player: str) -> str:
     return PLAYER_COLORS.get(player) or OTHER_COLORS[zlib.crc32(player.encode()) % len(OTHER_COLORS)]
 
 
-def plot_distributions(scores: Mapping[str, Sequence[int]], title: str, path: Path, max_score: int) -> None:
-    """Two panels: P(score = n) and P(score <= n) per player, n from 1 to ``max_score`` (the board's cells)."""
+def plot_distributions(scores: Mapping[str, Sequence[int]], title: str, path: Path, max_score: int, unit: str = "shots") -> None:
+    """Two panels: P(score = n) and P(score <= n) per player, n from 1 to ``max_score`` (the board's cells);
+    a score counts ``unit`` (shots, or volleys under salvo)."""
     fig = Figure(figsize=(11, 4.2))
     pmf_ax, cdf_ax = fig.subplots(1, 2)
     grid = np.arange(1, max_score + 1)
@@ -43,8 +44,8 @@ def plot_distributions(scores: Mapping[str, Sequence[int]], title: str, path: Pa
         label = f"{player} (n={values.size})"
         pmf_ax.plot(grid, counts, label=label, color=player_color(player), lw=1.6)
         cdf_ax.plot(grid, np.cumsum(counts), label=label, color=player_color(player), lw=1.6)
-    pmf_ax.set(title="distribution of shots to win", xlabel="shots", ylabel="fraction of games")
-    cdf_ax.set(title="games won within n shots", xlabel="shots n", ylabel="fraction of games", ylim=(0, 1.01))
+    pmf_ax.set(title=f"distribution of {unit} to win", xlabel=unit, ylabel="fraction of games")
+    cdf_ax.set(title=f"games won within n {unit}", xlabel=f"{unit} n", ylabel="fraction of games", ylim=(0, 1.01))
     for ax in (pmf_ax, cdf_ax):
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)

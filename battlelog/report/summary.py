@@ -83,11 +83,23 @@ def _cells(row: PlayerSummary) -> list[str]:
 
 
 SUMMARY_HEADER = ["player", "games", "failed", "mean", "95% CI", "median", "std", "min", "max", "ms/move"]
+#: The same under salvo, where a score counts volleys and a move chooses a whole volley.
+SALVO_HEADER = ["player", "games", "failed", "mean volleys", "95% CI", "median", "std", "min", "max", "ms/volley"]
+
+#: What a score counts: shots, or under salvo volleys.
+SHOTS, VOLLEYS = "shots", "volleys"
 
 
-def summary_table(rows: list[PlayerSummary]) -> str:
-    """The summary as an aligned Markdown table, with the note on failures below it when any game failed."""
-    table = markdown_table(SUMMARY_HEADER, [_cells(row) for row in rows])
+def score_unit(manifest: Mapping[str, Any]) -> str:
+    """``volleys`` for an experiment under salvo (its manifest's rules name one), else ``shots``."""
+    rules = manifest.get("rules")
+    return VOLLEYS if isinstance(rules, Mapping) and rules.get("salvo", 1) != 1 else SHOTS
+
+
+def summary_table(rows: list[PlayerSummary], unit: str = SHOTS) -> str:
+    """The summary as an aligned Markdown table, with the note on failures below it when any game failed;
+    under salvo (``unit`` volleys) its columns say volleys."""
+    table = markdown_table(SALVO_HEADER if unit == VOLLEYS else SUMMARY_HEADER, [_cells(row) for row in rows])
     return table + ("\n\n" + FAILED_NOTE if any(row.failed for row in rows) else "")
 
 
@@ -125,19 +137,24 @@ def all_comparisons(records: list[dict[str, Any]]) -> list[Comparison]:
 COMPARISON_HEADER = ["difference", "games", "mean", "95% CI", "p", "significant"]
 
 
-def comparison_cells(c: Comparison) -> list[str]:
-    """The cells of :data:`COMPARISON_HEADER` for one comparison."""
+def comparison_cells(c: Comparison, unit: str = SHOTS) -> list[str]:
+    """The cells of :data:`COMPARISON_HEADER` for one comparison (scores counting ``unit``)."""
     d = c.difference
-    verdict = f"yes: {c.a if d.mean < 0 else c.b} needs fewer shots" if d.significant else "no"
+    verdict = f"yes: {c.a if d.mean < 0 else c.b} needs fewer {unit}" if d.significant else "no"
     return [f"{c.a} - {c.b}", str(d.interval.n), signed(d.mean), interval(d.interval.low, d.interval.high), p_value(d.p_value), verdict]
 
 
-def comparisons_table(comparisons: list[Comparison]) -> str:
+def comparisons_table(comparisons: list[Comparison], unit: str = SHOTS) -> str:
     """The paired differences as an aligned Markdown table."""
-    return markdown_table(COMPARISON_HEADER, [comparison_cells(c) for c in comparisons], align="lrrrrl")
+    return markdown_table(COMPARISON_HEADER, [comparison_cells(c, unit) for c in comparisons], align="lrrrrl")
 
 
 PAIRED_TITLE = "Paired differences on the games both players finished (negative: the first player needs fewer shots)"
+
+
+def paired_title(unit: str = SHOTS) -> str:
+    """:data:`PAIRED_TITLE`, counting ``unit``."""
+    return PAIRED_TITLE.replace("fewer shots", f"fewer {unit}")
 
 
 # ----- files -------------------------------------------------------------------------------------
@@ -162,9 +179,10 @@ def summary_row(row: PlayerSummary) -> dict[str, Any]:
 
 def summary_markdown(manifest: Mapping[str, Any], rows: list[PlayerSummary], comparisons: list[Comparison]) -> str:
     """summary.md: the title, the summary table and the paired differences."""
-    text = f"# {describe_experiment(manifest)}\n\n{summary_table(rows)}\n"
+    unit = score_unit(manifest)
+    text = f"# {describe_experiment(manifest)}\n\n{summary_table(rows, unit)}\n"
     if comparisons:
-        text += f"\n{PAIRED_TITLE}:\n\n{comparisons_table(comparisons)}\n"
+        text += f"\n{paired_title(unit)}:\n\n{comparisons_table(comparisons, unit)}\n"
     return text
 
 
@@ -211,7 +229,7 @@ def write_score_plot(path: Path, manifest: Mapping[str, Any], records: list[dict
     from battlelog.report.plots import plot_distributions
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    plot_distributions(scores_by_player(records), describe_experiment(manifest), path, manifest_config(manifest).cell_count)
+    plot_distributions(scores_by_player(records), describe_experiment(manifest), path, manifest_config(manifest).cell_count, score_unit(manifest))
     return path
 
 
@@ -221,6 +239,7 @@ __all__ = [
     "GAMES_CSV",
     "PAIRED_TITLE",
     "PLOTS",
+    "SALVO_HEADER",
     "SUMMARY_CSV",
     "SUMMARY_MD",
     "Comparison",
@@ -230,7 +249,9 @@ __all__ = [
     "comparison_cells",
     "comparisons_table",
     "paired_scores",
+    "paired_title",
     "player_order",
+    "score_unit",
     "scores_by_player",
     "summarize_records",
     "summary_markdown",

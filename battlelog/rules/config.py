@@ -3,6 +3,7 @@ be laid out under the rules never reaches a game; and fleets as people write the
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -90,6 +91,16 @@ class GameConfig:
     def ship_cells(self) -> int:
         """Total length of the fleet (K in the spec): also the best possible score."""
         return sum(self.ships)
+
+    @property
+    def posterior(self) -> GameConfig:
+        """This configuration under the rules the posterior depends on (:attr:`Rules.posterior`: no
+        salvo): what caches of posteriors are keyed by, so that salvo never makes them miss."""
+        if not self.rules.is_salvo:
+            return self
+        out = copy.copy(self)  # already validated: the fleet fits under the same touch rule
+        object.__setattr__(out, "rules", self.rules.posterior)
+        return out
 
     def placements(self, ship: int) -> tuple[Placement, ...]:
         """Every canonical placement of ship ``ship``, horizontal ones first, row-major within each."""

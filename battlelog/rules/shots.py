@@ -3,7 +3,10 @@
 :class:`_Tally` is what :class:`~battlelog.rules.state.GameState` keeps of the shots so far so that a
 new shot is checked without re-reading the game: on the board, not a repeat, an answer the sink rule
 allows (a named sink names a ship not sunk before; an unnamed one names none; a silent game has no
-sunk answers), no more hits than ship cells, and nothing after the end of the game.
+sunk answers), no more hits than ship cells, and nothing after the end of the game. Under salvo each
+shot names its volley: volleys are numbered from 0 in order, none has more shots than the rules give
+it (k, or the ships afloat when it starts under salvo by ships; never more than the cells left), and
+a volley is full before the next one starts.
 """
 
 from __future__ import annotations
@@ -22,12 +25,14 @@ from battlelog.wording import clip, count_noun
 @dataclass(frozen=True)
 class Shot:
     """One shot and its answer; ``ship`` is the index of the ship sunk, only when ``result == "sunk"``
-    and sinks are named (an unnamed sink has none)."""
+    and sinks are named (an unnamed sink has none); ``volley`` the volley it belongs to (from 0), only
+    under salvo."""
 
     row: int
     col: int
     result: str
     ship: int | None = None
+    volley: int | None = None
 
     @property
     def cell(self) -> Cell:
@@ -42,6 +47,8 @@ class Shot:
         out: dict[str, Any] = {"row": self.row, "col": self.col, "result": self.result}
         if self.result == SUNK and self.ship is not None:
             out["ship"] = self.ship
+        if self.volley is not None:
+            out["volley"] = self.volley
         return out
 
 
@@ -53,9 +60,13 @@ class _Tally:
     sunk: dict[int, int] = field(default_factory=dict)
     sinks: int = 0
     hits: int = 0
+    #: Under salvo: the current volley (-1 before the first), its shots so far and the shots it may have.
+    volley: int = -1
+    in_volley: int = 0
+    volley_size: int = 0
 
     def copy(self) -> _Tally:
-        return _Tally(dict(self.seen), dict(self.sunk), self.sinks, self.hits)
+        return _Tally(dict(self.seen), dict(self.sunk), self.sinks, self.hits, self.volley, self.in_volley, self.volley_size)
 
     def over(self, config: GameConfig) -> bool:
         """Every ship announced sunk (``named``, ``unnamed``), or every ship cell hit (``silent``)."""
@@ -70,6 +81,7 @@ class _Tally:
         if self.over(config):
             done = "every ship cell was already hit" if sinks == SILENT else "every ship was already sunk"
             raise StateError(f"{where} ({cell_name(shot.cell)}) comes after {done}")
+        self._check_volley(config, where, shot)
         if not (0 <= shot.row < rows and 0 <= shot.col < cols):
             raise StateError(f"{where} at row {shot.row}, column {shot.col} is off the {config.shape} board")
         if shot.cell in self.seen:
@@ -97,6 +109,32 @@ class _Tally:
             if shot.ship is not None:
                 self.sunk[shot.ship] = t
         self.hits = hits
+        if shot.volley is not None:
+            self.in_volley += 1
+
+    def _check_volley(self, config: GameConfig, where: str, shot: Shot) -> None:
+        """Under salvo a shot names its volley: the current one while it has shots left, else the next
+        one (the current one full); without salvo it names none. Starting a volley sets its size."""
+        rules, v = config.rules, shot.volley
+        if not rules.is_salvo:
+            if v is not None:
+                raise StateError(f"{where} names volley {clip(repr(v))}, but the game has no salvo (one shot a turn)")
+            return
+        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+            raise StateError(f"{where} must name its volley (a whole number from 0) under {rules.text()}, got {clip(repr(v))}")
+        if v == self.volley:
+            if self.in_volley >= self.volley_size:
+                # (never fewer than k for want of cells: with every cell shot, every ship cell is hit)
+                raise StateError(f"{where} is shot {self.in_volley + 1} of volley {v}, which may have only {self.volley_size} under {rules.text()}")
+            return
+        if v != self.volley + 1:
+            expected = "0" if self.volley < 0 else f"{self.volley} or {self.volley + 1}"
+            raise StateError(f"{where} is in volley {v}, expected volley {expected}: volleys are numbered from 0 in order")
+        if self.volley >= 0 and self.in_volley < self.volley_size:
+            raise StateError(f"{where} starts volley {v}, but volley {self.volley} has only {self.in_volley} of its {self.volley_size} shots")
+        cells_left = config.size * config.size - len(self.seen)
+        self.volley, self.in_volley = v, 0
+        self.volley_size = min(rules.volley_size(len(config.ships) - self.sinks), cells_left)
 
     def _check_sink(self, config: GameConfig, where: str, shot: Shot) -> None:
         """A sunk answer must be what the sink rule allows: naming a ship not sunk before under ``named``,

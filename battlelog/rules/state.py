@@ -35,15 +35,20 @@ from battlelog.rules.variants import NAMED, Rules
 from battlelog.wording import clip
 
 #: The keys of the game-state format, and of each shot in it.
-STATE_KEYS, SHOT_KEYS = ("size", "rows", "cols", "ships", "rules", "shots"), ("row", "col", "result", "ship")
+STATE_KEYS, SHOT_KEYS = ("size", "rows", "cols", "ships", "rules", "shots"), ("row", "col", "result", "ship", "volley")
 
 
 @dataclass(frozen=True)
 class GameState:
-    """A board configuration and the shots fired so far, in order."""
+    """A board configuration and the shots fired so far, in order.
+
+    ``pending``: cells a player has already picked for the volley it is choosing, not yet fired (see
+    :meth:`aiming`); empty in every state of a game.
+    """
 
     config: GameConfig
     shots: tuple[Shot, ...] = field(default=())
+    pending: frozenset[Cell] = field(default=frozenset(), compare=False)
     _tally: _Tally = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -58,19 +63,30 @@ class GameState:
     def empty(cls, config: GameConfig) -> GameState:
         return cls(config, ())
 
-    def with_shot(self, row: int, col: int, result: str, ship: int | None = None) -> GameState:
+    def with_shot(self, row: int, col: int, result: str, ship: int | None = None, volley: int | None = None) -> GameState:
         """This state plus one more shot, validated like any state but checking only the new shot.
 
         Games grow one shot at a time; re-checking the whole history at every move would make a game
         quadratic in its length.
         """
-        shot = Shot(row, col, result, ship)
+        shot = Shot(row, col, result, ship, volley)
         tally = self._tally.copy()
         tally.admit(self.config, len(self.shots), shot)
         state = object.__new__(GameState)
         object.__setattr__(state, "config", self.config)
         object.__setattr__(state, "shots", self.shots + (shot,))
+        object.__setattr__(state, "pending", frozenset())
         object.__setattr__(state, "_tally", tally)
+        return state
+
+    def aiming(self, cells: frozenset[Cell] | set[Cell]) -> GameState:
+        """This state while a volley is being chosen, with ``cells`` already picked for it: they count
+        as shot (:attr:`shot_cells`, :attr:`unshot`) but have no answer (hits, misses and shots are
+        unchanged), so a player that picks one cell at a time never picks one twice."""
+        state = object.__new__(GameState)
+        for name in ("config", "shots", "_tally"):
+            object.__setattr__(state, name, getattr(self, name))
+        object.__setattr__(state, "pending", frozenset(cells))
         return state
 
     def prefix(self, count: int) -> GameState:
@@ -97,7 +113,8 @@ class GameState:
 
     @cached_property
     def shot_cells(self) -> frozenset[Cell]:
-        return frozenset(s.cell for s in self.shots)
+        """The cells shot, and those already picked for the volley being chosen (:attr:`pending`)."""
+        return frozenset(s.cell for s in self.shots) | self.pending
 
     @cached_property
     def misses(self) -> frozenset[Cell]:
@@ -144,6 +161,27 @@ class GameState:
         ship cell has been hit (sinks ``silent``)."""
         return self._tally.over(self.config)
 
+    @property
+    def volleys(self) -> int:
+        """Volleys begun so far (the score of a finished salvo game); 0 without salvo."""
+        return self._tally.volley + 1
+
+    def volley_left(self) -> int:
+        """Shots still to come in the current volley (0 when none is under way or without salvo)."""
+        return self._tally.volley_size - self._tally.in_volley if self._tally.volley >= 0 else 0
+
+    def next_volley(self) -> tuple[int, int]:
+        """The volley the next shot belongs to and how many shots it has left: the current one while it
+        has any, else a new one of k shots (k under the salvo rule, at most the cells left). (0, 1)
+        without salvo: every shot is a volley of one."""
+        rules = self.config.rules
+        if not rules.is_salvo:
+            return 0, 1
+        if self.volley_left() > 0:
+            return self._tally.volley, self.volley_left()
+        afloat = len(self.ships) - self._tally.sinks
+        return self._tally.volley + 1, min(rules.volley_size(afloat), self.size * self.size - len(self._tally.seen))
+
     @cached_property
     def unshot(self) -> tuple[Cell, ...]:
         """Cells not shot yet, row-major."""
@@ -184,11 +222,12 @@ class GameState:
                 check_keys(raw, SHOT_KEYS, f"{source}: shot {t + 1}")
             if not isinstance(raw, dict) or not {"row", "col", "result"} <= raw.keys():
                 raise FileFormatError(f"{source}: shot {t + 1} must be an object with row, col and result")
-            row, col, result, ship = raw["row"], raw["col"], raw["result"], raw.get("ship")
-            for name, value in (("row", row), ("col", col)) + ((("ship", ship),) if ship is not None else ()):
+            row, col, result, ship, volley = raw["row"], raw["col"], raw["result"], raw.get("ship"), raw.get("volley")
+            optional = tuple((name, value) for name, value in (("ship", ship), ("volley", volley)) if value is not None)
+            for name, value in (("row", row), ("col", col)) + optional:
                 if not isinstance(value, int) or isinstance(value, bool):
                     raise FileFormatError(f"{source}: shot {t + 1} has {name} {clip(repr(value))}, not a whole number")
-            shots.append(Shot(row, col, result, ship))
+            shots.append(Shot(row, col, result, ship, volley))
         return cls(GameConfig(rows, tuple(ships), rules, cols=cols), tuple(shots))
 
     @classmethod

@@ -1,18 +1,23 @@
-"""The rule variants a game is played under, as data: how ships may touch and how sinks are announced.
+"""The rule variants a game is played under, as data: how ships may touch, how sinks are announced and
+how many shots make a turn.
 
 The names are an interface (the state JSON, the command line and tools outside battlelog use them):
 
 - ``touch``: ``allowed`` (ships may touch, the standard rules), ``diagonal`` (ships may meet only at a
   corner, never along a side), ``none`` (no contact at all, not even at a corner);
 - ``sinks``: ``named`` (miss / hit / sunk ship i, the standard rules), ``unnamed`` (miss / hit / sunk,
-  without saying which ship), ``silent`` (miss / hit only: a ship's last cell is answered "hit").
+  without saying which ship), ``silent`` (miss / hit only: a ship's last cell is answered "hit");
+- ``salvo``: ``1`` (one shot a turn, the standard rules), a whole number K (a turn is a volley of K
+  shots chosen before any answer) or ``ships`` (one shot per ship afloat when the volley starts).
 
 The touch rule changes which layouts exist (and so the prior); the sink rule changes only what the
-answers say. See docs/rules.md.
+answers say; salvo changes neither (the answers of a volley are those of its shots fired one after
+another), only when the shooter chooses and what the score counts. See docs/rules.md.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,38 +29,85 @@ ALLOWED, DIAGONAL, NONE = "allowed", "diagonal", "none"
 NAMED, UNNAMED, SILENT = "named", "unnamed", "silent"
 TOUCH_RULES = (ALLOWED, DIAGONAL, NONE)
 SINK_RULES = (NAMED, UNNAMED, SILENT)
+#: ``salvo`` by the fleet: one shot per ship still afloat at the start of the volley (Hasbro's rule).
+SHIPS = "ships"
 
 #: How labels and messages name a touch rule or a sink rule that is not the default.
 _TOUCH_TEXT = {DIAGONAL: "corner contact only", NONE: "no contact"}
 _SINKS_TEXT = {UNNAMED: "sinks unnamed", SILENT: "sinks silent"}
 
 
+def parse_salvo(value: Any) -> int | str:
+    """A salvo as the command line or the state JSON gives it: a whole number >= 1 (``"5"`` or ``5``)
+    or ``ships``; anything else (``0``, ``-1``, ``foo``) is a one-line RulesError."""
+    if isinstance(value, str) and re.fullmatch(r"[0-9]+", value.strip()):
+        value = int(value.strip())
+    if not _is_salvo(value):
+        raise RulesError(f"unknown salvo {clip(repr(value))}; give a whole number of shots per volley >= 1, or {SHIPS!r}")
+    return value
+
+
+def _is_salvo(value: Any) -> bool:
+    """Whether ``value`` is a salvo as the rules hold it: ``ships`` or a whole number >= 1 (not a bool)."""
+    return value == SHIPS or (isinstance(value, int) and not isinstance(value, bool) and value >= 1)
+
+
 @dataclass(frozen=True)
 class Rules:
-    """How ships may touch and how sinks are announced; ``Rules()`` is the standard game."""
+    """How ships may touch, how sinks are announced and how many shots a turn has; ``Rules()`` is the
+    standard game."""
 
     touch: str = ALLOWED
     sinks: str = NAMED
+    salvo: int | str = 1
 
     def __post_init__(self) -> None:
         for what, value, choices in (("touch", self.touch, TOUCH_RULES), ("sinks", self.sinks, SINK_RULES)):
             if not isinstance(value, str) or value not in choices:
                 raise RulesError(f"unknown {what} rule {clip(repr(value))}; choose one of {', '.join(choices)}")
+        if not _is_salvo(self.salvo):
+            raise RulesError(f"unknown salvo {clip(repr(self.salvo))}; give a whole number of shots per volley >= 1, or {SHIPS!r}")
+        if self.salvo == SHIPS and self.sinks == SILENT:
+            raise RulesError(
+                "salvo by ships needs sinks announced: under silent sinks the shooter could not know how many "
+                "shots it has (the volley's size would reveal the sinks)"
+            )
 
     @property
     def is_default(self) -> bool:
-        """True for the standard rules (ships may touch, sinks named)."""
-        return self.touch == ALLOWED and self.sinks == NAMED
+        """True for the standard rules (ships may touch, sinks named, one shot a turn)."""
+        return self.touch == ALLOWED and self.sinks == NAMED and self.salvo == 1
+
+    @property
+    def is_salvo(self) -> bool:
+        """True when a turn is a volley (any salvo but 1)."""
+        return self.salvo != 1
+
+    @property
+    def posterior(self) -> Rules:
+        """The rules the posterior depends on: these without the salvo (a volley's answers are those of
+        its shots fired one after another), so caches of posteriors are keyed alike under any salvo."""
+        return Rules(self.touch, self.sinks) if self.is_salvo else self
+
+    def volley_size(self, ships_afloat: int) -> int:
+        """Shots in a volley that starts with ``ships_afloat`` ships not yet sunk (before the cells left
+        are counted): 1 without salvo, K under salvo K, the ships afloat under salvo by ships."""
+        return ships_afloat if self.salvo == SHIPS else int(self.salvo)
 
     def text(self) -> str:
-        """The rules that differ from the standard ones, as labels show them (``no contact, sinks unnamed``);
-        empty for the standard rules."""
+        """The rules that differ from the standard ones, as labels show them (``no contact, sinks unnamed,
+        salvo 5``); empty for the standard rules."""
         parts = [_TOUCH_TEXT[self.touch]] if self.touch != ALLOWED else []
         parts += [_SINKS_TEXT[self.sinks]] if self.sinks != NAMED else []
+        parts += [f"salvo {'by ships' if self.salvo == SHIPS else self.salvo}"] if self.is_salvo else []
         return ", ".join(parts)
 
-    def to_json(self) -> dict[str, str]:
-        return {"touch": self.touch, "sinks": self.sinks}
+    def to_json(self) -> dict[str, Any]:
+        """``touch`` and ``sinks``, and ``salvo`` only when it is not 1 (so standard files stay as they were)."""
+        out: dict[str, Any] = {"touch": self.touch, "sinks": self.sinks}
+        if self.is_salvo:
+            out["salvo"] = self.salvo
+        return out
 
     @classmethod
     def from_json(cls, data: Any) -> Rules:
@@ -63,9 +115,9 @@ class Rules:
         if not isinstance(data, dict):
             raise RulesError(f"rules must be an object such as {{\"touch\": \"none\", \"sinks\": \"named\"}}, got {clip(repr(data))}")
         for key in data:
-            if key not in ("touch", "sinks"):
-                raise RulesError(f"unknown rules key {clip(repr(key))}; expected only 'touch' and 'sinks'")
-        return cls(data.get("touch", ALLOWED), data.get("sinks", NAMED))
+            if key not in ("touch", "sinks", "salvo"):
+                raise RulesError(f"unknown rules key {clip(repr(key))}; expected only 'touch', 'sinks' and 'salvo'")
+        return cls(data.get("touch", ALLOWED), data.get("sinks", NAMED), data.get("salvo", 1))
 
     def keep_out(self, placement: Placement, rows: int, cols: int | None = None) -> frozenset[Cell]:
         """The cells no other ship may cover when ``placement`` is on the board: its own cells, and

@@ -22,15 +22,16 @@ from battlelog.rules.state import GameState
 
 @dataclass
 class GameResult:
-    """The finished game: every shot with its answer, the score and how long each move took."""
+    """The finished game: every shot with its answer, the score and how long each move took (under
+    salvo a move is the choice of a whole volley)."""
 
     state: GameState
     move_seconds: list[float] = field(default_factory=list)
 
     @property
     def score(self) -> int:
-        """Number of shots fired (lower is better)."""
-        return len(self.state.shots)
+        """Number of shots fired, or under salvo of volleys (lower is better)."""
+        return self.state.volleys if self.state.config.rules.is_salvo else len(self.state.shots)
 
     @property
     def seconds(self) -> float:
@@ -62,11 +63,13 @@ def play_game(
     player: Player,
     on_shot: Callable[[GameState], None] | None = None,
 ) -> GameResult:
-    """Let ``player`` shoot at ``layout`` until every ship is sunk."""
+    """Let ``player`` shoot at ``layout`` until every ship is sunk (under salvo: volley by volley)."""
     referee = Referee(config, layout)
     player.new_game(config)
     state = GameState.empty(config)
     result = GameResult(state)
+    if config.rules.is_salvo:
+        return _play_volleys(referee, player, result, on_shot)
     while not referee.over:
         start = time.perf_counter()
         choice = player.choose(state)
@@ -79,4 +82,38 @@ def play_game(
         result.state = state
         if on_shot is not None:
             on_shot(state)
+    return result
+
+
+def chosen_volley(choice: object, state: GameState, k: int) -> list[Cell]:
+    """A player's volley as ``k`` distinct unshot cells, or a :class:`ShotError` naming what is wrong."""
+    try:
+        cells = [chosen_cell(cell, state.config) for cell in cast(Iterable[Any], choice)]
+    except TypeError:
+        raise ShotError(f"the player chose a volley that is not a list of cells: {' '.join(repr(choice).split())[:60]}") from None
+    if len(cells) != k:
+        raise ShotError(f"the player chose a volley of {len(cells)} cells, not {k}")
+    for i, cell in enumerate(cells):
+        if cell in state.shot_cells or cell in cells[:i]:
+            raise ShotError(f"the player shot {cell_name(cell)} twice")
+    return cells
+
+
+def _play_volleys(referee: Referee, player: Player, result: GameResult, on_shot: Callable[[GameState], None] | None) -> GameResult:
+    """The salvo game: each volley chosen whole (k cells from the rules and the sinks so far), then
+    answered shot by shot; a volley stops at the last sink (its other shots are not fired)."""
+    state = result.state
+    while not referee.over:
+        volley, k = state.next_volley()
+        start = time.perf_counter()
+        choice = player.choose_volley(state, k)
+        result.move_seconds.append(time.perf_counter() - start)
+        for row, col in chosen_volley(choice, state, k):
+            answer, ship = referee.shoot(row, col)
+            state = state.with_shot(row, col, answer, ship, volley)
+            result.state = state
+            if on_shot is not None:
+                on_shot(state)
+            if referee.over:
+                break
     return result

@@ -146,8 +146,13 @@ def _duration(value: Any) -> bool:
 
 def _check_finished(record: Mapping[str, Any], where: str) -> None:
     """A finished game could have been played: its score lies between the fleet's cells (every shot a hit)
-    and the board's cells (every cell shot), and its shots, when recorded, are that many and hit every ship cell."""
+    and the board's cells (every cell shot), and its shots, when recorded, are that many and hit every ship cell.
+    Under salvo the score counts volleys: from 1 to the board's cells, the volleys of its shots."""
     rows, cols = board_from_json(dict(record), where)
+    rules = record.get("rules")
+    if isinstance(rules, dict) and rules.get("salvo", 1) != 1:
+        _check_volleys(record, where, rows * cols)
+        return
     fleet, cells, score = sum(record["ships"]), rows * cols, record.get("score")
     if not isinstance(score, int) or isinstance(score, bool) or not fleet <= score <= cells:
         raise FileFormatError(
@@ -160,6 +165,23 @@ def _check_finished(record: Mapping[str, Any], where: str) -> None:
     if not isinstance(shots, list) or len(shots) != score:
         count = len(shots) if isinstance(shots, list) else repr(shots)
         raise FileFormatError(f"{where}: a finished game of score {score} needs {score} shots, got {count}")
+    hits = sum(isinstance(shot, dict) and shot.get("result") in (HIT, SUNK) for shot in shots)
+    if hits != fleet:
+        raise FileFormatError(f"{where}: a finished game's shots must hit the fleet's {fleet} cells, but {hits} of them are hits")
+
+
+def _check_volleys(record: Mapping[str, Any], where: str, cells: int) -> None:
+    """A finished salvo game: a score of 1 to the board's cells volleys, and its shots, when recorded,
+    in that many volleys (the last numbered score - 1), hitting every ship cell."""
+    fleet, score = sum(record["ships"]), record.get("score")
+    if not isinstance(score, int) or isinstance(score, bool) or not 1 <= score <= cells:
+        raise FileFormatError(f"{where}: a finished salvo game's score (its volleys) must be a whole number from 1 to {cells}, got {score!r}")
+    shots = record.get("shots")
+    if shots is None:
+        return
+    last = shots[-1].get("volley") if isinstance(shots, list) and shots and isinstance(shots[-1], dict) else None
+    if last != score - 1:
+        raise FileFormatError(f"{where}: a finished salvo game of score {score} needs shots in volleys 0..{score - 1}, the last in volley {last!r}")
     hits = sum(isinstance(shot, dict) and shot.get("result") in (HIT, SUNK) for shot in shots)
     if hits != fleet:
         raise FileFormatError(f"{where}: a finished game's shots must hit the fleet's {fleet} cells, but {hits} of them are hits")

@@ -4,7 +4,9 @@ The session is a sequence of commands, each a line of text (see :data:`HELP`). E
 of the game is saved at once to the session's file, so quitting, a crash or a closed terminal loses
 nothing; an answer that contradicts the earlier ones is refused with the reason and changes nothing.
 The suggestion is the most probable unshot cell under the exact posterior, as the problog player
-would shoot (the first in reading order when several tie, where that player would draw one).
+would shoot (the first in reading order when several tie, where that player would draw one). Under
+salvo it is a whole volley, the k most probable cells, chosen before any of its answers: the answers
+given during a volley change the heat map, not the rest of the volley.
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ from battlelog.wording import clip, count_noun
 HELP = """\
 commands:
   miss | hit | sunk N     the answer to the suggested shot (N: the index of the ship it sank;
-                          plain sunk when sinks are unnamed; no sunk when they are silent)
+                          plain sunk when sinks are unnamed; no sunk when they are silent);
+                          under salvo, to the volley's next shot, one answer a line
   C7 miss | C7 hit | C7 sunk N   you shot another cell: C7, and its answer
   undo                    take back the last shot
   save FILE               write a copy of the game to FILE
@@ -89,6 +92,8 @@ class Advisor:
     marginals: Marginals
     engine: Engine
     path: Path
+    #: Under salvo: the shots before the current volley and the marginals then, which chose the volley.
+    _volley_start: tuple[tuple[object, ...], Marginals] | None = None
 
     @classmethod
     def start(cls, state: GameState, engine: Engine, path: Path) -> Advisor:
@@ -100,9 +105,37 @@ class Advisor:
     # ----- what the advisor says -------------------------------------------------------------
     @property
     def suggestion(self) -> Cell | None:
-        """The cell to shoot next (None once every ship is sunk)."""
+        """The cell to shoot next (None once every ship is sunk); under salvo the volley's next cell."""
+        if self.state.config.rules.is_salvo:
+            plan = self.volley_plan()
+            return plan[0] if plan else None
         best = most_likely(self.state, self.marginals.cells)
         return best[0] if best else None
+
+    def volley_plan(self) -> list[Cell]:
+        """Under salvo, the cells still to fire in the current volley (a new one when none is under way):
+        the most probable unshot cells under the marginals from before the volley's first answer, best
+        first (ties in reading order)."""
+        state = self.state
+        if state.over:
+            return []
+        volley, left = state.next_volley()
+        start = len(state.shots)
+        while start > 0 and state.shots[start - 1].volley == volley:
+            start -= 1
+        marginals = self.marginals
+        if start < len(state.shots):
+            before = state.shots[:start]
+            if self._volley_start is None or self._volley_start[0] != before:
+                self._volley_start = (before, solve(state.prefix(start), self.engine))
+            marginals = self._volley_start[1]
+        plan: list[Cell] = []
+        for _ in range(left):
+            best = most_likely(state.aiming(set(plan)), marginals.cells)
+            if not best:
+                break
+            plan.append(best[0])
+        return plan
 
     def view(self, color: bool) -> str:
         """The heat map, what is left afloat, and the suggestion (or the end of the game)."""
@@ -111,17 +144,34 @@ class Advisor:
         if marginals.models is not None:
             lines.append(layouts_line(marginals.models, "your answers"))
         if state.over:
-            lines.append(f"every ship is sunk after {count_noun(len(state.shots), 'shot')} (undo to take back the last answer, or quit)")
+            took = count_noun(len(state.shots), "shot")
+            took = f"{count_noun(state.volleys, 'volley')} ({took})" if state.config.rules.is_salvo else took
+            lines.append(f"every ship is sunk after {took} (undo to take back the last answer, or quit)")
             return "\n".join(lines)
         sinks = state.config.rules.sinks
         if sinks == NAMED:
             lines.append(f"ships afloat: {', '.join(f'{ship} (length {state.ships[ship]})' for ship in state.afloat)}")
         elif sinks == UNNAMED:
             lines.append(f"ships sunk: {state.sunk_count} of {len(state.ships)}")
+        if state.config.rules.is_salvo:
+            lines.append(self._volley_line())
+            return "\n".join(lines)
         best = most_likely(state, marginals.cells)
         ties = f"; as likely: {', '.join(map(cell_name, best[1:6]))}{' ...' if len(best) > 6 else ''}" if len(best) > 1 else ""
         lines.append(f"suggested shot: {cell_name(best[0])} ({100 * marginals.cells[best[0]]:.1f}% chance of a hit{ties})")
         return "\n".join(lines)
+
+    def _volley_line(self) -> str:
+        """Under salvo: ``suggested shot: A1 (40.0% chance of a hit), shot 1 of volley 2: A1, B2, C3`` --
+        the volley's shots still to fire, chosen before its answers, to be answered in this order."""
+        volley = self.state.next_volley()[0]
+        plan = self.volley_plan()
+        chance = 100 * self.marginals.cells[plan[0]]
+        done = sum(shot.volley == volley for shot in self.state.shots)
+        return (
+            f"suggested shot: {cell_name(plan[0])} ({chance:.1f}% chance of a hit), shot {done + 1} of volley {volley + 1}; "
+            f"to fire, answered in this order: {', '.join(map(cell_name, plan))}"
+        )
 
     # ----- what the user says ----------------------------------------------------------------
     def handle(self, line: str, color: bool) -> str:
@@ -146,7 +196,8 @@ class Advisor:
         if answer.result == SUNK and sinks == UNNAMED and answer.ship is not None:
             raise StateError(f"sinks are unnamed in this game: answer sunk, not sunk {answer.ship}")
         ship, note = self._sunk_ship(cell) if answer.result == SUNK and sinks == NAMED and answer.ship is None else (answer.ship, "")
-        state = self.state.with_shot(*cell, answer.result, ship)
+        volley = self.state.next_volley()[0] if self.state.config.rules.is_salvo else None
+        state = self.state.with_shot(*cell, answer.result, ship, volley)
         said = f"{cell_name(cell)} {answer.result}" + (f" {ship}" if ship is not None else "") + note
         try:
             marginals = self.engine.marginals(state)

@@ -38,13 +38,15 @@ class Frame:
         return len(self.state.shots)
 
     def caption(self) -> str:
-        """``shot 3: C4 hit, ship 1 sunk`` (or ``start``), and the layouts left."""
+        """``shot 3: C4 hit, ship 1 sunk`` (under salvo ``volley 2, shot 3: ...``; or ``start``), and the
+        layouts left."""
         if self.shots == 0:
             said = "before the first shot"
         else:
             shot = self.state.shots[-1]
             sunk = f", ship {shot.ship} (length {self.state.ships[shot.ship]}) sunk" if shot.ship is not None else ""
-            said = f"shot {self.shots}: {cell_name(shot.cell)} {'miss' if shot.result == MISS else 'hit'}{sunk}"
+            volley = "" if shot.volley is None else f"volley {shot.volley + 1}, "
+            said = f"{volley}shot {self.shots}: {cell_name(shot.cell)} {'miss' if shot.result == MISS else 'hit'}{sunk}"
         if self.models is None:
             return said
         return f"{said}; {self.models:,} layout{'s' if self.models != 1 else ''} left"
