@@ -29,8 +29,8 @@ def entropy_volley(state: GameState, cells: np.ndarray, layouts: Sequence[tuple[
     """``k`` unshot cells picked greedily, each maximising the entropy (bits) of the joint hit/miss
     answers of the cells picked so far and itself, over ``layouts`` (draws from the posterior);
     ``cells``: the exact occupancy marginals, which break ties."""
-    n = state.size
-    covered = np.zeros((len(layouts), n * n), dtype=np.int64)
+    n = state.cols
+    covered = np.zeros((len(layouts), state.rows * n), dtype=np.int64)
     for s, layout in enumerate(layouts):
         for placement in layout:
             for r, c in placement.cells:

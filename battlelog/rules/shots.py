@@ -132,7 +132,7 @@ class _Tally:
             raise StateError(f"{where} is in volley {v}, expected volley {expected}: volleys are numbered from 0 in order")
         if self.volley >= 0 and self.in_volley < self.volley_size:
             raise StateError(f"{where} starts volley {v}, but volley {self.volley} has only {self.in_volley} of its {self.volley_size} shots")
-        cells_left = config.size * config.size - len(self.seen)
+        cells_left = config.cell_count - len(self.seen)
         self.volley, self.in_volley = v, 0
         self.volley_size = min(rules.volley_size(len(config.ships) - self.sinks), cells_left)
 
