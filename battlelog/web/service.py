@@ -1,0 +1,74 @@
+"""Engine calls off the event loop: a few worker threads, each with its own Workspace (engines and caches).
+
+An engine serves one state at a time, so each worker thread owns one :class:`Workspace`; the native
+engine's empty boards are shared on disk and its recent states in memory per thread, which makes the
+first advice on a standard board instant once :meth:`EngineService.warm` has run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+from battlelog.engines import DEFAULT_ENGINE, Engine, engine_class
+from battlelog.engines.workspace import Workspace
+from battlelog.errors import BattlelogError
+from battlelog.rules.config import GameConfig
+from battlelog.rules.state import GameState
+
+Result = TypeVar("Result")
+
+#: The largest board the server computes (rows x cols cells): beyond it an exact answer may take minutes.
+MAX_CELLS = 12 * 12
+#: The most ships a fleet may have on the server.
+MAX_SHIPS = 8
+
+
+def check_budget(config: GameConfig, engine: str = DEFAULT_ENGINE) -> None:
+    """Refuse in one line a board or fleet too large for the server's budget or the engine's."""
+    cells = config.size * config.size
+    if cells > MAX_CELLS:
+        raise BattlelogError(f"a {config.size}x{config.size} board has {cells} cells: the server computes at most {MAX_CELLS} (use the command line)")
+    if len(config.ships) > MAX_SHIPS:
+        raise BattlelogError(f"a fleet of {len(config.ships)} ships is more than the server's {MAX_SHIPS}")
+    engine_class(engine).check_board(config)
+
+
+class EngineService:
+    """A pool of worker threads, each with a Workspace; :meth:`run` awaits a call on one of them."""
+
+    def __init__(self, workers: int = 2, engine: str = DEFAULT_ENGINE) -> None:
+        self.engine_name = engine
+        self._local = threading.local()
+        self._workspaces: list[Workspace] = []
+        self._lock = threading.Lock()
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="battlelog-engine")
+
+    def _workspace(self) -> Workspace:
+        workspace = getattr(self._local, "workspace", None)
+        if workspace is None:
+            workspace = self._local.workspace = Workspace()
+            with self._lock:
+                self._workspaces.append(workspace)
+        return workspace
+
+    def engine(self) -> Engine:
+        """This worker thread's engine (call only from inside :meth:`run`)."""
+        return self._workspace().engine(self.engine_name)
+
+    async def run(self, call: Callable[[], Result]) -> Result:
+        """``call()`` on a worker thread, awaited without blocking the event loop."""
+        return await asyncio.get_running_loop().run_in_executor(self._pool, call)
+
+    def warm(self, config: GameConfig) -> None:
+        """Compute ``config``'s empty board in the background, so the first advice on it is instant."""
+        self._pool.submit(lambda: self.engine().marginals(GameState.empty(config)))
+
+    def close(self) -> None:
+        """Stop the workers (a running call finishes first) and close every workspace."""
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        for workspace in self._workspaces:
+            workspace.close()
