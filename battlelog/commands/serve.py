@@ -13,13 +13,12 @@ examples:
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import socket
 import sys
 from pathlib import Path
 
 from battlelog.errors import BattlelogError
-
-LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -50,6 +49,16 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+def exposure_warning(host: str, address: str) -> str | None:
+    """The warning to print when ``host`` (bound at ``address``) is reachable from other machines."""
+    try:
+        if ipaddress.ip_address(address.split("%")[0]).is_loopback:
+            return None
+    except ValueError:
+        pass
+    return f"battlelog: warning: serving on {host}, which other machines may reach; the server has no login"
+
+
 def run(args: argparse.Namespace) -> int:
     results = None
     if args.results is not None:
@@ -65,12 +74,18 @@ def run(args: argparse.Namespace) -> int:
 
     sock = bind(args.host, args.port)
     port = sock.getsockname()[1]
-    if args.host not in LOCAL_HOSTS:
-        print(f"battlelog: warning: serving on {args.host}, reachable from other machines; the server has no login", file=sys.stderr)
+    warning = exposure_warning(args.host, sock.getsockname()[0])
+    if warning is not None:
+        print(warning, file=sys.stderr)
     shown = f"[{args.host}]" if ":" in args.host else args.host
     print(f"battlelog: serving on http://{shown}:{port}/ (Ctrl-C stops it)", flush=True)
     app = create_app(results, EngineService(args.workers))
     config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=5)
-    uvicorn.Server(config).run(sockets=[sock])
+    try:
+        uvicorn.Server(config).run(sockets=[sock])  # shuts down gracefully on Ctrl-C, then raises it again
+    except KeyboardInterrupt:
+        pass  # Ctrl-C is how a server is stopped: not an error
+    finally:
+        sock.close()
     print("battlelog: server stopped", flush=True)
     return 0
