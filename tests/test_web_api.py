@@ -19,7 +19,7 @@ from battlelog.web.requests import MAX_BODY
 
 from web_cases import one_line_error, small_experiment
 
-STATE = {"size": 6, "ships": [3, 2], "shots": [{"row": 2, "col": 2, "result": "hit"}, {"row": 2, "col": 3, "result": "miss"}]}
+STATE: dict[str, Any] = {"size": 6, "ships": [3, 2], "shots": [{"row": 2, "col": 2, "result": "hit"}, {"row": 2, "col": 3, "result": "miss"}]}
 
 
 @pytest.fixture(scope="module")

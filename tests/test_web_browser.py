@@ -73,7 +73,8 @@ def test_a_whole_advised_10x10_game_clicked_to_the_end(browser: Any, server: Liv
             cell = (9, 9)
         else:
             suggested = browser.find_element(By.CSS_SELECTOR, "#advise-board .suggest").get_attribute("id")
-            cell = tuple(int(x) for x in suggested.split("-")[1:])
+            _, row, col = suggested.split("-")
+            cell = (int(row), int(col))
         result, ship = referee.shoot(*cell)
         button = f"answer-{result}" + (f"-{ship}" if ship is not None else "")
         browser.find_element(By.ID, button).click()
