@@ -8,10 +8,11 @@ reason :func:`battlelog.engines.solve.solve` gives, naming the shot at fault.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from battlelog.engines.solve import solve
@@ -39,11 +40,17 @@ def advice(state: GameState, service: EngineService) -> dict[str, Any]:
     return out
 
 
-async def marginals_endpoint(request: Request) -> JSONResponse:
+async def marginals_endpoint(request: Request) -> Response:
     service: EngineService = request.app.state.service
     state = game_state(await read_body(request))
     check_budget(state.config, service.engine_name)
-    return JSONResponse(await service.run(lambda: advice(state, service)))
+
+    async def compute() -> bytes:
+        answer = await service.run(lambda: advice(state, service))
+        return json.dumps(answer, separators=(",", ":")).encode()
+
+    key = json.dumps([service.engine_name, state.to_json()], separators=(",", ":"))
+    return Response(await service.cached(key, compute), media_type="application/json")
 
 
 async def options_endpoint(request: Request) -> JSONResponse:

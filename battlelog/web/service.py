@@ -3,13 +3,19 @@
 An engine serves one state at a time, so each worker thread owns one :class:`Workspace`; the native
 engine's empty boards are shared on disk and its recent states in memory per thread, which makes the
 first advice on a standard board instant once :meth:`EngineService.warm` has run.
+
+Answers are also remembered by the server as a whole (:meth:`EngineService.cached`): the advice is
+deterministic, so the early states of everyone's games repeat (the first shot is always the same cell,
+then a miss or a hit, ...), and those are the states that take the engine longest. A state asked by
+several requests at once is computed once, the others wait for it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
@@ -25,6 +31,8 @@ Result = TypeVar("Result")
 MAX_CELLS = 12 * 12
 #: The most ships a fleet may have on the server.
 MAX_SHIPS = 8
+#: How many answers the server remembers (a 10x10 answer is some 2 kB of JSON).
+ANSWERS = 8192
 
 
 def check_budget(config: GameConfig, engine: str = DEFAULT_ENGINE) -> None:
@@ -46,6 +54,8 @@ class EngineService:
         self._workspaces: list[Workspace] = []
         self._lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="battlelog-engine")
+        self._answers: OrderedDict[str, bytes] = OrderedDict()
+        self._flying: dict[str, asyncio.Future[bytes]] = {}
 
     def _workspace(self) -> Workspace:
         workspace = getattr(self._local, "workspace", None)
@@ -62,6 +72,30 @@ class EngineService:
     async def run(self, call: Callable[[], Result]) -> Result:
         """``call()`` on a worker thread, awaited without blocking the event loop."""
         return await asyncio.get_running_loop().run_in_executor(self._pool, call)
+
+    async def cached(self, key: str, compute: Callable[[], Awaitable[bytes]]) -> bytes:
+        """The answer remembered under ``key``, else ``compute()``'s (shared with the requests that ask
+        for it meanwhile, and remembered unless it failed). Runs on the event loop, so needs no lock."""
+        if key in self._answers:
+            self._answers.move_to_end(key)
+            return self._answers[key]
+        if key in self._flying:
+            return await asyncio.shield(self._flying[key])
+        future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+        self._flying[key] = future
+        try:
+            answer = await compute()
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved: no "never retrieved" warning when nobody else waited
+            raise
+        finally:
+            del self._flying[key]
+        future.set_result(answer)
+        self._answers[key] = answer
+        while len(self._answers) > ANSWERS:
+            self._answers.popitem(last=False)
+        return answer
 
     def warm(self, config: GameConfig) -> None:
         """Compute ``config``'s empty board in the background, so the first advice on it is instant."""
