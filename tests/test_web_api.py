@@ -175,6 +175,8 @@ def test_results_list_open_and_replay(client: TestClient) -> None:
     assert frames[0]["state"]["shots"] == [] and frames[-1]["next"] is None
     first = frames[1]["state"]["shots"][0]
     assert {"row": first["row"], "col": first["col"]} == frames[0]["next"]
+    hidden = {(p["row"] + k * (not p["horizontal"]), p["col"] + k * p["horizontal"]) for p in replay["layout"] for k in range(p["length"])}
+    assert hidden == {(s["row"], s["col"]) for s in frames[-1]["state"]["shots"] if s["result"] != "miss"} and len(hidden) == 5
     png = client.get("/api/results/file", params={"path": "small/plot.png"})
     assert png.status_code == 200 and png.content.startswith(b"\x89PNG")
 

@@ -57,6 +57,7 @@ def _shot_count(browser: Any) -> int:
     return -1 if match is None else int(match[1] or match[2])
 
 
+@pytest.mark.slow  # about 20 s: some 50 answers, each a round trip through the page and the engine
 def test_a_whole_advised_10x10_game_clicked_to_the_end(browser: Any, server: LiveServer) -> None:
     from selenium.webdriver.common.by import By
 
@@ -147,8 +148,10 @@ def test_the_results_view_opens_a_replay(browser: Any, server: LiveServer) -> No
     assert browser.find_element(By.ID, "replay-caption").text.startswith("1 / ")
     assert "shot 1:" in browser.find_element(By.ID, "replay-caption").text
     assert len(browser.find_elements(By.CSS_SELECTOR, "#replay-board .cell.miss, #replay-board .cell.hit, #replay-board .cell.sunk")) == 1
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#replay-board .hidden-ship")) == 3 + 2  # the hidden fleet, outlined
     browser.find_element(By.ID, "replay-last").click()
     assert "1 layout left" in browser.find_element(By.ID, "replay-caption").text
     assert browser.find_element(By.CSS_SELECTOR, "#results-detail img").get_attribute("naturalWidth") == "4"
+    assert [a.text for a in browser.find_elements(By.CSS_SELECTOR, "#results-plots a")] == ["small/plot.png"]
     browser.save_screenshot(str(SHOTS / "results.png"))
     _no_errors(browser)

@@ -30,8 +30,9 @@ from battlelog.rules.state import GameState
 from battlelog.web.requests import WebError, game_state, json_object, read_body
 from battlelog.web.service import EngineService, check_budget
 
-#: How many games the server keeps at once (the oldest goes first).
-MAX_GAMES = 256
+#: How many games the server keeps at once (the oldest goes first): each computer player keeps its engine's
+#: recent states, a few MB at most.
+MAX_GAMES = 64
 
 
 def layout_json(layout: tuple[Placement, ...]) -> list[dict[str, Any]]:

@@ -19,6 +19,7 @@ from battlelog.report.summary import summarize_records, summary_table
 from battlelog.runner.records import MANIFEST, describe_experiment, load_results, read_manifest
 from battlelog.views.replay.frames import Frame
 from battlelog.views.replay.sources import load_game
+from battlelog.web.play import layout_json
 from battlelog.web.requests import WebError, safe_path
 from battlelog.web.service import EngineService, check_budget
 
@@ -112,7 +113,8 @@ async def replay(request: Request) -> JSONResponse:
             out.append(frame_json(Frame(prefix, marginals.cells, marginals.models, following)))
         return out
 
-    return JSONResponse({"title": game.title, "player": game.player, "frames": await service.run(frames)})
+    layout = None if game.layout is None else layout_json(game.layout)
+    return JSONResponse({"title": game.title, "player": game.player, "layout": layout, "frames": await service.run(frames)})
 
 
 async def file(request: Request) -> Response:

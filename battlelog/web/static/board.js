@@ -18,17 +18,20 @@ function heatColor(p) {
 }
 
 // opts: state (rows/cols/shots), cells (marginals or null), suggest {row,col}, selected {row,col},
-// ships [{row,col,length,horizontal}], onClick(r, c), id prefix for cells.
+// ships [{row,col,length,horizontal}] drawn solid, hidden [...] outlined (the hidden layout of a replay),
+// onClick(r, c), id prefix for cells.
 function drawBoard(el, opts) {
   const { rows, cols } = boardShape(opts.state);
   el.innerHTML = "";
   el.style.gridTemplateColumns = `1.6em repeat(${cols}, var(--cell))`;
   const shots = new Map();
   for (const s of opts.state.shots || []) shots.set(s.row * cols + s.col, s);
-  const shipCells = new Set();
-  for (const p of opts.ships || []) {
-    for (let k = 0; k < p.length; k++) shipCells.add((p.row + (p.horizontal ? 0 : k)) * cols + p.col + (p.horizontal ? k : 0));
-  }
+  const covered = (placements) => {
+    const out = new Set();
+    for (const p of placements || []) for (let k = 0; k < p.length; k++) out.add((p.row + (p.horizontal ? 0 : k)) * cols + p.col + (p.horizontal ? k : 0));
+    return out;
+  };
+  const shipCells = covered(opts.ships), hiddenCells = covered(opts.hidden);
   // Colours are relative to the most likely unshot cell, so that a flat early board still shows its shape.
   let top = 0;
   if (opts.cells) for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) if (!shots.has(r * cols + c)) top = Math.max(top, opts.cells[r][c]);
@@ -46,6 +49,7 @@ function drawBoard(el, opts) {
       d.title = cellName(r, c);
       const shot = shots.get(r * cols + c);
       if (shipCells.has(r * cols + c)) d.classList.add("ship");
+      if (hiddenCells.has(r * cols + c)) d.classList.add("hidden-ship");
       if (shot) {
         d.classList.add(shot.result);
         d.textContent = shot.result === "miss" ? "·" : shot.result === "sunk" ? "#" : "X";

@@ -1,7 +1,7 @@
 // Experiments under --results: summary tables, plots, and any game replayed with the exact heat map.
 "use strict";
 
-const replay = { frames: [], index: 0 };
+const replay = { frames: [], index: 0, layout: null };
 
 function fileUrl(path) { return `/api/results/file?path=${encodeURIComponent(path)}`; }
 
@@ -31,7 +31,7 @@ async function openReplay(path, game, player) {
   $("results-error").textContent = "";
   try {
     const r = await api(`/api/results/replay?path=${encodeURIComponent(path)}&game=${game}&player=${encodeURIComponent(player)}`);
-    Object.assign(replay, { frames: r.frames, index: 0 });
+    Object.assign(replay, { frames: r.frames, index: 0, layout: r.layout });
     $("replay").hidden = false;
     $("replay-title").textContent = r.title;
     $("replay-slider").max = r.frames.length - 1;
@@ -44,7 +44,7 @@ function drawFrame() {
   const f = replay.frames[replay.index];
   $("replay-slider").value = replay.index;
   $("replay-caption").textContent = `${replay.index} / ${replay.frames.length - 1}: ${f.caption}`;
-  drawBoard($("replay-board"), { id: "replay", state: f.state, cells: f.cells, suggest: f.next });
+  drawBoard($("replay-board"), { id: "replay", state: f.state, cells: f.cells, suggest: f.next, hidden: replay.layout });
 }
 
 function step(to) { replay.index = Math.max(0, Math.min(replay.frames.length - 1, to)); drawFrame(); }
@@ -63,4 +63,18 @@ async function setupResults() {
     a.addEventListener("click", (ev) => { ev.preventDefault(); openExperiment(e.path); });
     li.appendChild(a); list.appendChild(li);
   }
+  const plots = $("results-plots");
+  for (const path of index.plots) {
+    const li = document.createElement("li"); const a = document.createElement("a");
+    a.href = "#"; a.textContent = path;
+    a.addEventListener("click", (ev) => { ev.preventDefault(); showPlot(path); });
+    li.appendChild(a); plots.appendChild(li);
+  }
+}
+
+function showPlot(path) {
+  const detail = $("results-detail");
+  detail.innerHTML = "";
+  const h = document.createElement("h2"); h.textContent = path; detail.appendChild(h);
+  const img = document.createElement("img"); img.src = fileUrl(path); img.alt = path; detail.appendChild(img);
 }
