@@ -149,9 +149,10 @@ def test_the_results_view_opens_a_replay(browser: Any, server: LiveServer) -> No
     assert "shot 1:" in browser.find_element(By.ID, "replay-caption").text
     assert len(browser.find_elements(By.CSS_SELECTOR, "#replay-board .cell.miss, #replay-board .cell.hit, #replay-board .cell.sunk")) == 1
     assert len(browser.find_elements(By.CSS_SELECTOR, "#replay-board .hidden-ship")) == 3 + 2  # the hidden fleet, outlined
+    browser.save_screenshot(str(SHOTS / "results.png"))
     browser.find_element(By.ID, "replay-last").click()
     assert "1 layout left" in browser.find_element(By.ID, "replay-caption").text
     assert browser.find_element(By.CSS_SELECTOR, "#results-detail img").get_attribute("naturalWidth") == "4"
     assert [a.text for a in browser.find_elements(By.CSS_SELECTOR, "#results-plots a")] == ["small/plot.png"]
-    browser.save_screenshot(str(SHOTS / "results.png"))
+    assert [c.text for c in browser.find_elements(By.CSS_SELECTOR, "#results-detail table.summary th")][:3] == ["player", "games", "failed"]
     _no_errors(browser)

@@ -12,7 +12,7 @@ async function openExperiment(path) {
     const e = await api(`/api/results/experiment?path=${encodeURIComponent(path)}`);
     detail.innerHTML = "";
     const h = document.createElement("h2"); h.textContent = e.label; detail.appendChild(h);
-    const pre = document.createElement("pre"); pre.textContent = e.summary; detail.appendChild(pre);
+    detail.appendChild(summaryTable(e.summary));
     for (const plot of e.plots) { const img = document.createElement("img"); img.src = fileUrl(plot); img.alt = plot; detail.appendChild(img); }
     const list = document.createElement("div"); list.className = "games";
     for (const g of e.games.slice(0, 300)) {
@@ -25,6 +25,20 @@ async function openExperiment(path) {
     }
     detail.appendChild(list);
   } catch (err) { $("results-error").textContent = `Refused: ${err.message}`; }
+}
+
+function summaryTable(markdown) {
+  // The summary's Markdown table as an HTML table (its second line only aligns the columns).
+  const table = document.createElement("table"); table.className = "summary";
+  const lines = markdown.trim().split("\n").filter((line, i) => i !== 1);
+  lines.forEach((line, i) => {
+    const tr = document.createElement("tr");
+    for (const text of line.split("|").slice(1, -1)) {
+      const cell = document.createElement(i === 0 ? "th" : "td"); cell.textContent = text.trim(); tr.appendChild(cell);
+    }
+    table.appendChild(tr);
+  });
+  return table;
 }
 
 async function openReplay(path, game, player) {
