@@ -210,3 +210,59 @@ def test_without_results_the_results_api_says_how_to_get_them() -> None:
     with TestClient(create_app(None, warm=False)) as bare:
         one_line_error(bare.get("/api/results"), 404, "--results")
         assert bare.get("/api/options").json()["results"] is False
+
+
+# ----- jobs: progress and cancel ---------------------------------------------------------------------
+def test_a_cancelled_job_stops_the_engine_at_its_next_report() -> None:
+    import asyncio
+
+    from battlelog.engines import progress
+    from battlelog.rules.state import GameState
+    from battlelog.web.jobs import Cancelled, Job
+    from battlelog.web.service import EngineService
+
+    service = EngineService(workers=1)
+    state = GameState.from_json({"size": 8, "ships": [4, 3, 2], "shots": [{"row": 3, "col": 4, "result": "hit"}]})
+    job = Job()
+
+    def cancelled_midway() -> object:
+        progress.report("start", 0.5)  # reaches the job
+        job.cancelled = True  # the page's Cancel arrives meanwhile
+        return service.engine().marginals(state)  # the sweep's next report stops it
+
+    try:
+        with pytest.raises(Cancelled, match="cancelled"):
+            asyncio.run(service.run(cancelled_midway, job))
+        assert job.fraction == 0.5 and job.what == "start"
+        with pytest.raises(Cancelled):
+            asyncio.run(service.run(lambda: 1, job))  # cancelled before it started: never starts
+        watched = Job()
+        marginals = asyncio.run(service.run(lambda: service.engine().marginals(state), watched))
+        assert marginals.models is not None and marginals.models > 0 and watched.fraction == 1.0
+    finally:
+        service.close()
+
+
+def test_jobs_are_named_checked_and_forgotten(client: TestClient) -> None:
+    answer = client.post("/api/marginals", json=STATE, headers={"X-Battlelog-Job": "page-1"})
+    assert answer.status_code == 200
+    assert client.get("/api/progress", params={"job": "page-1"}).json() == {"running": False, "what": "", "fraction": None}
+    assert client.post("/api/cancel", json={"job": "page-1"}).json() == {"cancelled": False}  # it had ended
+    one_line_error(client.get("/api/progress", params={"job": "a/b"}), 400, "job must be")
+    one_line_error(client.get("/api/progress"), 400, "job must be")
+    one_line_error(client.post("/api/marginals", json=STATE, headers={"X-Battlelog-Job": "../x"}), 400, "x-battlelog-job")
+    one_line_error(client.post("/api/cancel", json={"job": "a", "more": 1}), 400, "unknown key")
+
+
+def test_a_running_job_is_watched_and_cancelled_over_http(client: TestClient) -> None:
+    from battlelog.web.jobs import Job
+
+    jobs = client.app.state.jobs  # type: ignore[attr-defined]
+    job = jobs._jobs["running-1"] = Job("10x10 5,4,3,3,2", 0.25)  # as a request in progress holds it
+    try:
+        assert client.get("/api/progress", params={"job": "running-1"}).json() == {"running": True, "what": "10x10 5,4,3,3,2", "fraction": 0.25}
+        assert not job.cancelled
+        assert client.post("/api/cancel", json={"job": "running-1"}).json() == {"cancelled": True}
+        assert job.cancelled
+    finally:
+        del jobs._jobs["running-1"]

@@ -45,12 +45,14 @@ async def marginals_endpoint(request: Request) -> Response:
     state = game_state(await read_body(request))
     check_budget(state.config, service.engine_name)
 
-    async def compute() -> bytes:
-        answer = await service.run(lambda: advice(state, service))
-        return json.dumps(answer, separators=(",", ":")).encode()
-
     key = json.dumps([service.engine_name, state.to_json()], separators=(",", ":"))
-    return Response(await service.cached(key, compute), media_type="application/json")
+    with request.app.state.jobs.of(request) as job:
+
+        async def compute() -> bytes:
+            answer = await service.run(lambda: advice(state, service), job)
+            return json.dumps(answer, separators=(",", ":")).encode()
+
+        return Response(await service.cached(key, compute), media_type="application/json")
 
 
 async def options_endpoint(request: Request) -> JSONResponse:

@@ -24,7 +24,7 @@ from starlette.staticfiles import StaticFiles
 
 from battlelog.errors import BattlelogError
 from battlelog.rules.config import GameConfig
-from battlelog.web import advise, play, results
+from battlelog.web import advise, jobs, play, results
 from battlelog.web.requests import WebError
 from battlelog.web.service import EngineService
 
@@ -84,7 +84,7 @@ def create_app(results_dir: Path | None = None, service: EngineService | None = 
             engines.close()
 
     app = Starlette(
-        routes=[Route("/", page), *advise.ROUTES, *play.ROUTES, *results.ROUTES, Mount("/static", StaticFiles(directory=STATIC))],
+        routes=[Route("/", page), *advise.ROUTES, *jobs.ROUTES, *play.ROUTES, *results.ROUTES, Mount("/static", StaticFiles(directory=STATIC))],
         middleware=[Middleware(Policy)],
         exception_handlers={BattlelogError: battlelog_error, HTTPException: http_error, Exception: server_error},
         lifespan=lifespan,
@@ -92,4 +92,5 @@ def create_app(results_dir: Path | None = None, service: EngineService | None = 
     app.state.service = engines
     app.state.results = None if results_dir is None else Path(results_dir)
     app.state.games = OrderedDict()
+    app.state.jobs = jobs.Jobs()
     return app

@@ -114,7 +114,9 @@ async def replay(request: Request) -> JSONResponse:
         return out
 
     layout = None if game.layout is None else layout_json(game.layout)
-    return JSONResponse({"title": game.title, "player": game.player, "layout": layout, "frames": await service.run(frames)})
+    with request.app.state.jobs.of(request) as job:
+        computed = await service.run(frames, job)
+    return JSONResponse({"title": game.title, "player": game.player, "layout": layout, "frames": computed})
 
 
 async def file(request: Request) -> Response:

@@ -19,11 +19,12 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
-from battlelog.engines import DEFAULT_ENGINE, Engine, engine_class
+from battlelog.engines import DEFAULT_ENGINE, Engine, engine_class, progress
 from battlelog.engines.workspace import Workspace
 from battlelog.errors import BattlelogError
 from battlelog.rules.config import GameConfig
 from battlelog.rules.state import GameState
+from battlelog.web.jobs import Job
 
 Result = TypeVar("Result")
 
@@ -69,9 +70,18 @@ class EngineService:
         """This worker thread's engine (call only from inside :meth:`run`)."""
         return self._workspace().engine(self.engine_name)
 
-    async def run(self, call: Callable[[], Result]) -> Result:
-        """``call()`` on a worker thread, awaited without blocking the event loop."""
-        return await asyncio.get_running_loop().run_in_executor(self._pool, call)
+    async def run(self, call: Callable[[], Result], job: Job | None = None) -> Result:
+        """``call()`` on a worker thread, awaited without blocking the event loop; with a ``job``, the
+        engine's progress goes to it, and a cancelled job stops the call at its next report."""
+
+        def watched() -> Result:
+            if job is None:
+                return call()
+            job.listen("waiting", 0.0)  # cancelled while it waited for a thread: never starts
+            with progress.listening(job.listen):
+                return call()
+
+        return await asyncio.get_running_loop().run_in_executor(self._pool, watched)
 
     async def cached(self, key: str, compute: Callable[[], Awaitable[bytes]]) -> bytes:
         """The answer remembered under ``key``, else ``compute()``'s (shared with the requests that ask

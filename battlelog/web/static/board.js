@@ -67,16 +67,30 @@ function drawBoard(el, opts) {
   }
 }
 
-// JSON in and out of the API; an error answer becomes an Error carrying the server's one line.
+// JSON in and out of the API; an error answer becomes an Error carrying the server's one line. A call that
+// takes a while shows "computing…" with the engine's progress, and Cancel stops it on the server too.
 let pending = null;
 async function api(path, body) {
   const busy = document.getElementById("busy");
   const controller = new AbortController();
-  pending = controller;
-  const timer = setTimeout(() => { busy.hidden = false; }, 300);
+  const job = Math.random().toString(36).slice(2) + Date.now().toString(36);
+  pending = { controller, job };
+  let poller = null;
+  const timer = setTimeout(() => {
+    busy.hidden = false;
+    poller = setInterval(async () => {
+      try {
+        const answer = await fetch(`/api/progress?job=${job}`);
+        if (!answer.ok) return;
+        const p = await answer.json();
+        document.getElementById("busy-done").textContent = p.fraction == null ? "" : `${Math.round(100 * p.fraction)}%`;
+      } catch (e) { /* the call ended meanwhile */ }
+    }, 250);
+  }, 300);
   try {
-    const init = body === undefined ? { signal: controller.signal }
-      : { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body), signal: controller.signal };
+    const headers = { "X-Battlelog-Job": job };
+    const init = body === undefined ? { headers, signal: controller.signal }
+      : { method: "POST", headers: { ...headers, "Content-Type": "application/json" }, body: JSON.stringify(body), signal: controller.signal };
     const response = await fetch(path, init);
     const data = await response.json();
     if (!response.ok) throw new Error(data.error || `HTTP ${response.status}`);
@@ -86,9 +100,16 @@ async function api(path, body) {
     throw e;
   } finally {
     clearTimeout(timer);
+    if (poller) clearInterval(poller);
     busy.hidden = true;
-    if (pending === controller) pending = null;
+    document.getElementById("busy-done").textContent = "";
+    if (pending && pending.job === job) pending = null;
   }
 }
 
-function cancelPending() { if (pending) pending.abort(); }
+function cancelPending() {
+  if (!pending) return;
+  const { controller, job } = pending;
+  fetch("/api/cancel", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ job }) })
+    .catch(() => {}).finally(() => controller.abort());
+}
