@@ -25,6 +25,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("web-browser")]
 #: The browser of the replay page's test (a module-scoped headless Chromium, skipped or failed when missing).
 browser = test_replay_browser.browser
 SHOTS = Path(__file__).resolve().parent.parent / "docs" / "web"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
 @pytest.fixture(scope="module")
@@ -93,6 +94,12 @@ def test_a_whole_advised_10x10_game_clicked_to_the_end(browser: Any, server: Liv
     browser.find_element(By.ID, "answer-miss").click()
     _wait(browser, lambda b: "contradicts" in b.find_element(By.ID, "advise-error").text or "no layout" in b.find_element(By.ID, "advise-error").text)
     assert _shot_count(browser) == shots - 1
+
+    # Load a state file of the command line's format: the game goes on from it.
+    browser.find_element(By.ID, "advise-load").send_keys(str(FIXTURES / "midgame_5x5.json"))
+    _wait(browser, lambda b: _shot_count(b) == 4)
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#advise-board .cell")) == 25
+    assert "56 layouts fit your answers" in browser.find_element(By.ID, "advise-status").text
     _no_errors(browser, "status of 409")
 
 
