@@ -266,3 +266,30 @@ def test_a_running_job_is_watched_and_cancelled_over_http(client: TestClient) ->
         assert job.cancelled
     finally:
         del jobs._jobs["running-1"]
+
+
+def test_the_likely_next_answers_are_computed_while_the_person_decides(client: TestClient) -> None:
+    import time
+
+    from battlelog.rules.state import GameState
+    from battlelog.web.advise import answer_key
+
+    state = {"size": 7, "ships": [3, 2], "shots": [{"row": 0, "col": 0, "result": "miss"}]}
+    suggest = client.post("/api/marginals", json=state).json()["suggest"]
+    service = client.app.state.service  # type: ignore[attr-defined]
+    following = [GameState.from_json(state).with_shot(suggest["row"], suggest["col"], result) for result in ("miss", "hit")]
+    deadline = time.monotonic() + 20
+    while not all(answer_key(s, service) in service._answers for s in following):
+        assert time.monotonic() < deadline, "the next answers were not computed"
+        time.sleep(0.05)
+    # What was computed ahead is served, and it is what a fresh engine says of that state.
+    from battlelog.engines import make_engine
+
+    engine = make_engine("sdd")
+    try:
+        for s in following:
+            answer = client.post("/api/marginals", json=s.to_json()).json()
+            fresh = engine.marginals(s)
+            assert answer["models"] == fresh.models and np.allclose(answer["cells"], fresh.cells, atol=1e-12)
+    finally:
+        engine.close()

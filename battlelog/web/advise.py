@@ -9,6 +9,7 @@ reason :func:`battlelog.engines.solve.solve` gives, naming the shot at fault.
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any
 
 from starlette.requests import Request
@@ -16,11 +17,13 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from battlelog.engines.solve import solve
-from battlelog.errors import StateError
+from battlelog.errors import BattlelogError, StateError
 from battlelog.players import PLAYERS
+from battlelog.rules.answers import HIT, MISS
 from battlelog.rules.state import GameState
 from battlelog.rules.variants import SINK_RULES, TOUCH_RULES
 from battlelog.views.display import most_likely
+from battlelog.web.jobs import Job
 from battlelog.web.requests import WebError, game_state, read_body
 from battlelog.web.service import MAX_CELLS, MAX_SHIPS, EngineService, check_budget
 
@@ -45,14 +48,28 @@ async def marginals_endpoint(request: Request) -> Response:
     state = game_state(await read_body(request))
     check_budget(state.config, service.engine_name)
 
-    key = json.dumps([service.engine_name, state.to_json()], separators=(",", ":"))
     with request.app.state.jobs.of(request) as job:
+        answer = await service.cached(answer_key(state, service), lambda: computed(state, service, job))
+    suggest = json.loads(answer)["suggest"]
+    if suggest is not None:  # the next answer is most likely a miss or a hit at the suggested cell
+        for result in (MISS, HIT):
+            try:
+                following = state.with_shot(suggest["row"], suggest["col"], result)
+            except BattlelogError:
+                continue
+            service.prefetch(answer_key(following, service), partial(computed, following, service, None))
+    return Response(answer, media_type="application/json")
 
-        async def compute() -> bytes:
-            answer = await service.run(lambda: advice(state, service), job)
-            return json.dumps(answer, separators=(",", ":")).encode()
 
-        return Response(await service.cached(key, compute), media_type="application/json")
+def answer_key(state: GameState, service: EngineService) -> str:
+    """What an answer is remembered by: the engine and the state (its JSON text)."""
+    return json.dumps([service.engine_name, state.to_json()], separators=(",", ":"))
+
+
+async def computed(state: GameState, service: EngineService, job: Job | None) -> bytes:
+    """The answer's JSON text, computed on a worker thread."""
+    answer = await service.run(lambda: advice(state, service), job)
+    return json.dumps(answer, separators=(",", ":")).encode()
 
 
 async def options_endpoint(request: Request) -> JSONResponse:

@@ -57,6 +57,9 @@ class EngineService:
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="battlelog-engine")
         self._answers: OrderedDict[str, bytes] = OrderedDict()
         self._flying: dict[str, asyncio.Future[bytes]] = {}
+        self.workers = workers
+        self._running = 0  # calls submitted to the pool and not finished (read on the event loop)
+        self._background: set[asyncio.Task[None]] = set()
 
     def _workspace(self) -> Workspace:
         workspace = getattr(self._local, "workspace", None)
@@ -81,7 +84,32 @@ class EngineService:
             with progress.listening(job.listen):
                 return call()
 
-        return await asyncio.get_running_loop().run_in_executor(self._pool, watched)
+        self._running += 1
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._pool, watched)
+        finally:
+            self._running -= 1
+
+    @property
+    def idle(self) -> bool:
+        """Whether a worker thread has nothing to do."""
+        return self._running < self.workers
+
+    def prefetch(self, key: str, compute: Callable[[], Awaitable[bytes]]) -> None:
+        """Compute ``key``'s answer in the background if a worker is idle (and it is not known yet):
+        the answer a person will probably ask for next, ready by the time they have decided."""
+        if not self.idle or key in self._answers or key in self._flying:
+            return
+
+        async def quietly() -> None:
+            try:
+                await self.cached(key, compute)
+            except Exception:  # noqa: BLE001 - a guess that fails (a contradiction) is simply not kept
+                pass
+
+        task = asyncio.get_running_loop().create_task(quietly())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     async def cached(self, key: str, compute: Callable[[], Awaitable[bytes]]) -> bytes:
         """The answer remembered under ``key``, else ``compute()``'s (shared with the requests that ask
