@@ -146,10 +146,11 @@ def test_a_game_against_the_computer_ends_with_a_winner_and_true_answers(client:
         ({"fleet": [FLEET[0], {"row": 0, "col": 1, "horizontal": False}]}, "overlap"),
         ({"fleet": [FLEET[0], {"row": 4, "col": 4, "horizontal": True}]}, "does not lie on the board"),
         ({"fleet": FLEET[:1]}, "one per ship"),
+        ({"fleet": [FLEET[0], {"row": True, "col": 3, "horizontal": False}]}, "whole numbers"),
         ({"board": {"size": 5, "ships": [3, 2], "shots": [{"row": 0, "col": 0, "result": "miss"}]}}, "no shots yet"),
         ({"colour": "red"}, "unknown key"),
     ],
-    ids=["module-class", "code", "overlap", "off-board", "short-fleet", "shots", "unknown-key"],
+    ids=["module-class", "code", "overlap", "off-board", "short-fleet", "bool-row", "shots", "unknown-key"],
 )
 def test_bad_games_are_refused(client: TestClient, body: dict[str, Any], words: str) -> None:
     one_line_error(_new(client, **body), 400, words)
@@ -293,3 +294,16 @@ def test_the_likely_next_answers_are_computed_while_the_person_decides(client: T
             assert answer["models"] == fresh.models and np.allclose(answer["cells"], fresh.cells, atol=1e-12)
     finally:
         engine.close()
+
+
+def test_an_unexpected_failure_is_one_line_and_the_server_keeps_serving(monkeypatch: pytest.MonkeyPatch, results: Path) -> None:
+    from battlelog.web import advise
+
+    def broken(state: object, service: object) -> object:
+        raise RuntimeError("a bug\nwith two lines")
+
+    with TestClient(create_app(results, warm=False), raise_server_exceptions=False) as fresh:
+        monkeypatch.setattr(advise, "advice", broken)
+        one_line_error(fresh.post("/api/marginals", json=STATE), 500, "internal error (RuntimeError)")
+        monkeypatch.undo()
+        assert fresh.post("/api/marginals", json=STATE).status_code == 200

@@ -51,6 +51,8 @@ def read_fleet(raw: Any, config: GameConfig) -> tuple[Placement, ...]:
             raise BattlelogError(f"{where} must be ship {ship} of length {config.ships[ship]}, in fleet order")
         if not isinstance(item["horizontal"], bool):
             raise BattlelogError(f"{where}: horizontal must be true or false")
+        if not all(isinstance(item[k], int) and not isinstance(item[k], bool) for k in ("row", "col")):
+            raise BattlelogError(f"{where}: row and col must be whole numbers")
         placement = Placement(ship, config.ships[ship], item["row"], item["col"], item["horizontal"])
         if placement not in config.placements(ship):
             raise BattlelogError(f"{where} does not lie on the board")
