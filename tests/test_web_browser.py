@@ -103,6 +103,33 @@ def test_a_whole_advised_10x10_game_clicked_to_the_end(browser: Any, server: Liv
     _no_errors(browser, "status of 409")
 
 
+def test_the_answers_offered_follow_the_sink_rule(browser: Any, server: LiveServer) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    browser.get(server.url)
+    _wait(browser, lambda b: _shot_count(b) == 0)
+    expected = {
+        "named": ["answer-miss", "answer-hit", "answer-sunk-0", "answer-sunk-1"],
+        "unnamed": ["answer-miss", "answer-hit", "answer-sunk"],
+        "silent": ["answer-miss", "answer-hit"],
+    }
+
+    def offered(b: Any) -> list[str]:
+        return [e.get_attribute("id") for e in b.find_elements(By.CSS_SELECTOR, "#advise-answers button")]
+
+    for sinks in ("silent", "named", "unnamed"):  # each differs from the one before: the wait sees the new game
+        browser.find_element(By.ID, "advise-size").clear()
+        browser.find_element(By.ID, "advise-size").send_keys("6")
+        browser.find_element(By.ID, "advise-ships").clear()
+        browser.find_element(By.ID, "advise-ships").send_keys("3,2")
+        Select(browser.find_element(By.ID, "advise-sinks")).select_by_value(sinks)
+        browser.find_element(By.ID, "advise-new").click()
+        _wait(browser, lambda b, want=expected[sinks]: offered(b) == want, seconds=10)
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#advise-board .cell")) == 36
+    _no_errors(browser)
+
+
 def test_a_whole_game_against_the_computer(browser: Any, server: LiveServer) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
