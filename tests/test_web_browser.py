@@ -160,10 +160,12 @@ def test_a_whole_game_against_the_computer(browser: Any, server: LiveServer) -> 
         turns += 1
         _wait(browser, lambda b, n=turns: f"you shot {n} times" in b.find_element(By.ID, "play-status").text.lower()
               or f"you have shot {n} times" in b.find_element(By.ID, "play-status").text.lower())  # fmt: skip
+        if turns == 6:
+            _wait(browser, lambda b: any(e.text.isdigit() for e in b.find_elements(By.CSS_SELECTOR, "#play-mine .cell")))
+            browser.save_screenshot(str(SHOTS / "play.png"))  # mid-game, with the computer's heat map of your board
     assert re.fullmatch(r"(You|The computer) won: you shot \d+ times, the computer \d+ times\.", status), status
     hidden = browser.find_elements(By.CSS_SELECTOR, "#play-theirs .ship")
     assert len(hidden) == 3 + 2 + 2  # the computer's fleet is revealed at the end
-    browser.save_screenshot(str(SHOTS / "play.png"))
     _no_errors(browser)
 
 
