@@ -31,7 +31,9 @@ class WebError(BattlelogError):
 async def read_body(request: Request, limit: int = MAX_BODY) -> Any:
     """The request's JSON value; a body over ``limit`` bytes is refused before it is read whole."""
     declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > limit):
+    if declared is not None and not declared.isdigit():
+        raise WebError(f"Content-Length {declared[:20]!r} is not a number of bytes")
+    if declared is not None and int(declared) > limit:
         raise WebError(f"request body larger than {limit:,} bytes", 413)
     data = bytearray()
     async for chunk in request.stream():
