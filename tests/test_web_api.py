@@ -307,3 +307,9 @@ def test_an_unexpected_failure_is_one_line_and_the_server_keeps_serving(monkeypa
         one_line_error(fresh.post("/api/marginals", json=STATE), 500, "internal error (RuntimeError)")
         monkeypatch.undo()
         assert fresh.post("/api/marginals", json=STATE).status_code == 200
+
+
+def test_a_streamed_body_is_cut_at_the_limit_too(client: TestClient) -> None:
+    chunks = iter([b"{" + b" " * (MAX_BODY // 2), b" " * (MAX_BODY // 2), b"}"])  # no Content-Length: chunked
+    one_line_error(client.post("/api/marginals", content=chunks), 413, "larger than")
+    one_line_error(client.post("/api/marginals", content=b"{}", headers={"Content-Length": "x"}), 400, "Content-Length")
