@@ -33,6 +33,7 @@ COMMANDS = {
     "compile": "write a state's compiled model as an SDD file that pysdd reads",
     "reproduce": "reproduce the paper's results table, with confidence intervals and plots",
     "optimal": "the exact optimal expected score of a small instance, beside each player's exact expectation",
+    "serve": "serve battlelog in the browser: advice, a game against the computer, experiments to look at",
 }
 
 #: Shown under every ``--help``: where the rules and the file formats are written down.

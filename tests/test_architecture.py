@@ -24,7 +24,7 @@ LAYERS = (
     ("runner",),
     ("report",),
     ("views",),
-    ("api", "commands"),
+    ("api", "commands", "web"),
     ("cli",),
 )
 

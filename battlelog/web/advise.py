@@ -1,0 +1,92 @@
+"""Advice on a real game: ``POST /api/marginals`` takes a game state (the file format) and answers the
+exact heat map (``battlelog marginals --json``) plus the suggested shot.
+
+The page keeps the game in the browser and sends the whole state on every answer, so undo, save and
+load need no server state; an answer that contradicts the earlier ones is refused (409) with the
+reason :func:`battlelog.engines.solve.solve` gives, naming the shot at fault.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import partial
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from battlelog.engines.solve import solve
+from battlelog.errors import BattlelogError, StateError
+from battlelog.players import PLAYERS
+from battlelog.rules.answers import HIT, MISS
+from battlelog.rules.state import GameState
+from battlelog.rules.variants import SINK_RULES, TOUCH_RULES
+from battlelog.views.display import most_likely
+from battlelog.web.jobs import Job
+from battlelog.web.requests import WebError, game_state, read_body
+from battlelog.web.service import MAX_CELLS, MAX_SHIPS, EngineService, check_budget
+
+
+def advice(state: GameState, service: EngineService) -> dict[str, Any]:
+    """The marginals JSON of ``state`` plus ``suggest``: the exact player's shot (None once the game is over).
+
+    Runs on a worker thread. Ties go to the first cell in reading order, as ``battlelog advise`` says.
+    """
+    try:
+        marginals = solve(state, service.engine())
+    except StateError as exc:
+        raise WebError(str(exc), 409) from None
+    out = marginals.to_json()
+    best = most_likely(state, marginals.cells)
+    out["suggest"] = {"row": best[0][0], "col": best[0][1]} if best else None
+    return out
+
+
+async def marginals_endpoint(request: Request) -> Response:
+    service: EngineService = request.app.state.service
+    state = game_state(await read_body(request))
+    check_budget(state.config, service.engine_name)
+
+    with request.app.state.jobs.of(request) as job:
+        answer = await service.cached(answer_key(state, service), lambda: computed(state, service, job))
+    suggest = json.loads(answer)["suggest"]
+    if suggest is not None:  # the next answer is most likely a miss or a hit at the suggested cell
+        for result in (MISS, HIT):
+            try:
+                following = state.with_shot(suggest["row"], suggest["col"], result)
+            except BattlelogError:
+                continue
+            service.prefetch(answer_key(following, service), partial(computed, following, service, None))
+    return Response(answer, media_type="application/json")
+
+
+def answer_key(state: GameState, service: EngineService) -> str:
+    """What an answer is remembered by: the engine and the state (its JSON text)."""
+    return json.dumps([service.engine_name, state.to_json()], separators=(",", ":"))
+
+
+async def computed(state: GameState, service: EngineService, job: Job | None) -> bytes:
+    """The answer's JSON text, computed on a worker thread."""
+    answer = await service.run(lambda: advice(state, service), job)
+    return json.dumps(answer, separators=(",", ":")).encode()
+
+
+async def options_endpoint(request: Request) -> JSONResponse:
+    """What the page offers: rule variants, players, the server's limits, whether results are served."""
+    return JSONResponse(
+        {
+            "touch": list(TOUCH_RULES),
+            "sinks": list(SINK_RULES),
+            "players": sorted(PLAYERS),
+            "max_cells": MAX_CELLS,
+            "max_ships": MAX_SHIPS,
+            "results": request.app.state.results is not None,
+        }
+    )
+
+
+ROUTES = [
+    Route("/api/marginals", marginals_endpoint, methods=["POST"]),
+    Route("/api/options", options_endpoint, methods=["GET"]),
+]

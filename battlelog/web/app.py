@@ -1,0 +1,96 @@
+"""The web app: the page, its static files and the JSON API, with every error a one-line JSON answer.
+
+:func:`create_app` builds it; ``battlelog serve`` runs it under uvicorn. Errors a request can cause
+(a :class:`BattlelogError`, e.g. a malformed state or a refused path) are 4xx ``{"error": "..."}``;
+anything else is logged and answered 500 in one line, and the server keeps serving either way.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from battlelog.errors import BattlelogError
+from battlelog.rules.config import GameConfig
+from battlelog.web import advise, jobs, play, results
+from battlelog.web.requests import WebError
+from battlelog.web.service import EngineService
+
+STATIC = Path(__file__).parent / "static"
+#: The board whose empty heat map is computed at start, so that the first advice on it is instant.
+STANDARD = GameConfig(10, (5, 4, 3, 3, 2))
+#: The page may load only what this server serves: no request to any other host.
+POLICY = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'"
+
+log = logging.getLogger("battlelog.web")
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())[:500] or "error"
+
+
+async def battlelog_error(request: Request, exc: Exception) -> Response:
+    status = exc.status if isinstance(exc, WebError) else 400
+    return JSONResponse({"error": _one_line(str(exc))}, status_code=status)
+
+
+async def http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    return JSONResponse({"error": _one_line(f"{exc.detail} ({request.method} {request.url.path})")}, status_code=exc.status_code)
+
+
+async def server_error(request: Request, exc: Exception) -> Response:
+    log.exception("%s %s failed", request.method, request.url.path)
+    return JSONResponse({"error": f"internal error ({type(exc).__name__}): see the server's log"}, status_code=500)
+
+
+class Policy(BaseHTTPMiddleware):
+    """Adds the content security policy to every answer."""
+
+    async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
+        response = await call_next(request)
+        response.headers["Content-Security-Policy"] = POLICY
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        return response
+
+
+async def page(request: Request) -> Response:
+    return FileResponse(STATIC / "index.html", media_type="text/html; charset=utf-8")
+
+
+def create_app(results_dir: Path | None = None, service: EngineService | None = None, warm: bool = True) -> Starlette:
+    """The app; ``results_dir`` (or None) is the folder whose experiments it shows."""
+    engines = service or EngineService()
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if warm:
+            engines.warm(STANDARD)
+        try:
+            yield
+        finally:
+            engines.close()
+
+    app = Starlette(
+        routes=[Route("/", page), *advise.ROUTES, *jobs.ROUTES, *play.ROUTES, *results.ROUTES, Mount("/static", StaticFiles(directory=STATIC))],
+        middleware=[Middleware(Policy)],
+        exception_handlers={BattlelogError: battlelog_error, HTTPException: http_error, Exception: server_error},
+        lifespan=lifespan,
+    )
+    app.state.service = engines
+    app.state.results = None if results_dir is None else Path(results_dir)
+    app.state.games = OrderedDict()
+    app.state.jobs = jobs.Jobs()
+    return app

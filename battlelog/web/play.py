@@ -1,0 +1,165 @@
+"""A game against the computer: ``/api/play/new``, ``/api/play/shoot``, ``/api/play/heat``.
+
+The computer's fleet is hidden on the server (a :class:`Referee` per side); the page only learns the
+answers, and the layout once the game is over. The board comes as a game state without shots (the file
+format, read by its own reader); the computer's player is one of the registry's names, never
+``module:Class``: no request loads code. Games are kept in memory, the oldest dropped past MAX_GAMES.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from battlelog.engines.solve import solve
+from battlelog.errors import BattlelogError
+from battlelog.players import PLAYERS, Player, check_player, make_player
+from battlelog.rules.config import GameConfig
+from battlelog.rules.geometry import Placement
+from battlelog.rules.layouts import layouts_overlap, sample_layout
+from battlelog.rules.referee import Referee
+from battlelog.rules.state import GameState
+from battlelog.web.requests import WebError, game_state, json_object, read_body
+from battlelog.web.service import EngineService, check_budget
+
+#: How many games the server keeps at once (the oldest goes first): each computer player keeps its engine's
+#: recent states, a few MB at most.
+MAX_GAMES = 64
+
+
+def layout_json(layout: tuple[Placement, ...]) -> list[dict[str, Any]]:
+    return [{"ship": p.ship, "length": p.length, "row": p.row, "col": p.col, "horizontal": p.horizontal} for p in layout]
+
+
+def read_fleet(raw: Any, config: GameConfig) -> tuple[Placement, ...]:
+    """The player's fleet: one placement per ship, on the board, legal under the touch rule."""
+    if not isinstance(raw, list) or len(raw) != len(config.ships):
+        raise BattlelogError(f"fleet must list {len(config.ships)} placements, one per ship")
+    layout = []
+    for ship, item in enumerate(raw):
+        where = f"fleet: ship {ship}"
+        item = json_object(item, ("ship", "length", "row", "col", "horizontal"), ("row", "col", "horizontal"))
+        if item.get("ship", ship) != ship or item.get("length", config.ships[ship]) != config.ships[ship]:
+            raise BattlelogError(f"{where} must be ship {ship} of length {config.ships[ship]}, in fleet order")
+        if not isinstance(item["horizontal"], bool):
+            raise BattlelogError(f"{where}: horizontal must be true or false")
+        if not all(isinstance(item[k], int) and not isinstance(item[k], bool) for k in ("row", "col")):
+            raise BattlelogError(f"{where}: row and col must be whole numbers")
+        placement = Placement(ship, config.ships[ship], item["row"], item["col"], item["horizontal"])
+        if placement not in config.placements(ship):
+            raise BattlelogError(f"{where} does not lie on the board")
+        layout.append(placement)
+    if layouts_overlap(layout) or not config.rules.legal(layout, config.size):
+        raise BattlelogError(f"fleet: ships overlap or touch where the rules ({config.rules.text() or 'standard'}) forbid it")
+    return tuple(layout)
+
+
+@dataclass
+class Match:
+    """One game: your fleet and the computer's, each behind a referee, and what each side has shot."""
+
+    computer: Player
+    your_fleet: Referee
+    its_fleet: Referee
+    yours: GameState  # your shots at the computer's fleet
+    its: GameState  # the computer's shots at your fleet
+    winner: str | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def view(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"you": self.yours.to_json(), "computer": self.its.to_json(), "winner": self.winner}
+        out["fleet"] = layout_json(self.your_fleet.layout)
+        if self.winner is not None:
+            out["reveal"] = layout_json(self.its_fleet.layout)
+        return out
+
+    def shoot(self, row: int, col: int) -> dict[str, Any]:
+        """Your shot, then (unless it ended the game) the computer's; runs on a worker thread."""
+        with self.lock:
+            if self.winner is not None:
+                raise WebError(f"the game is over: {'you' if self.winner == 'you' else 'the computer'} won", 409)
+            result, ship = self.its_fleet.shoot(row, col)
+            self.yours = self.yours.with_shot(row, col, result, ship)
+            if self.its_fleet.over:
+                self.winner = "you"
+                return self.view()
+            cell = self.computer.choose(self.its)
+            result, ship = self.your_fleet.shoot(*cell)
+            self.its = self.its.with_shot(*cell, result, ship)
+            if self.your_fleet.over:
+                self.winner = "computer"
+            return self.view()
+
+
+def _games(request: Request) -> OrderedDict[str, Match]:
+    games: OrderedDict[str, Match] = request.app.state.games
+    return games
+
+
+def _match(request: Request, data: dict[str, Any]) -> Match:
+    game = data["game"]
+    match = _games(request).get(game) if isinstance(game, str) else None
+    if match is None:
+        raise WebError(f"no game {str(game)[:40]!r}: start one with /api/play/new", 404)
+    return match
+
+
+async def new_game(request: Request) -> JSONResponse:
+    data = json_object(await read_body(request), ("board", "player", "fleet", "seed"), ("board", "player"))
+    state = game_state(data["board"], "board")
+    if state.shots:
+        raise BattlelogError("board: a new game has no shots yet")
+    config = state.config
+    check_budget(config)
+    name = data["player"]
+    if not isinstance(name, str) or name not in PLAYERS:
+        raise BattlelogError(f"unknown player {str(name)[:40]!r}; choose from {', '.join(sorted(PLAYERS))}")
+    check_player(name, config)
+    seed = data.get("seed")
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63):
+        raise BattlelogError("seed must be a whole number from 0")
+    rng = np.random.default_rng(seed)
+    fleet = sample_layout(config, rng) if data.get("fleet") is None else read_fleet(data["fleet"], config)
+    computer = make_player(name, int(rng.integers(2**63)))
+    computer.new_game(config)
+    match = Match(computer, Referee(config, fleet), Referee(config, sample_layout(config, rng)), state, state)
+    games = _games(request)
+    game = secrets.token_hex(8)
+    games[game] = match
+    while len(games) > MAX_GAMES:
+        games.popitem(last=False)[1].computer.close()
+    return JSONResponse({"game": game, **match.view()})
+
+
+async def shoot(request: Request) -> JSONResponse:
+    data = json_object(await read_body(request), ("game", "row", "col"), ("game", "row", "col"))
+    match = _match(request, data)
+    row, col = data["row"], data["col"]
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (row, col)):
+        raise BattlelogError("row and col must be whole numbers")
+    service: EngineService = request.app.state.service
+    return JSONResponse(await service.run(lambda: match.shoot(row, col)))
+
+
+async def heat(request: Request) -> JSONResponse:
+    """The computer's view of your board: the exact chance that each of your cells holds a ship."""
+    data = json_object(await read_body(request), ("game",), ("game",))
+    match = _match(request, data)
+    service: EngineService = request.app.state.service
+    marginals = await service.run(lambda: solve(match.its, service.engine()))
+    return JSONResponse(marginals.to_json())
+
+
+ROUTES = [
+    Route("/api/play/new", new_game, methods=["POST"]),
+    Route("/api/play/shoot", shoot, methods=["POST"]),
+    Route("/api/play/heat", heat, methods=["POST"]),
+]

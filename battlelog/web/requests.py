@@ -1,0 +1,77 @@
+"""Reading requests strictly: a bounded body, plain JSON (the file readers' rules), known keys only.
+
+Every error a request can cause is a :class:`WebError` (or a BattlelogError, which the app turns into
+a 400): one line, answered as ``{"error": "..."}`` with a 4xx status, never a traceback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from pathlib import Path
+from typing import Any
+
+from starlette.requests import Request
+
+from battlelog.errors import BattlelogError, FileFormatError
+from battlelog.jsonfile import check_keys, parse_json
+from battlelog.rules.state import GameState
+
+#: The largest request body read: a game state of the largest board is some 40 kB.
+MAX_BODY = 256 * 1024
+
+
+class WebError(BattlelogError):
+    """A refused request with its HTTP status (4xx)."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+async def read_body(request: Request, limit: int = MAX_BODY) -> Any:
+    """The request's JSON value; a body over ``limit`` bytes is refused before it is read whole."""
+    declared = request.headers.get("content-length")
+    if declared is not None and not declared.isdigit():
+        raise WebError(f"Content-Length {declared[:20]!r} is not a number of bytes")
+    if declared is not None and int(declared) > limit:
+        raise WebError(f"request body larger than {limit:,} bytes", 413)
+    data = bytearray()
+    async for chunk in request.stream():
+        data += chunk
+        if len(data) > limit:
+            raise WebError(f"request body larger than {limit:,} bytes", 413)
+    if not data:
+        raise WebError("empty request body: send a JSON object")
+    return parse_json(bytes(data), "request body")
+
+
+def json_object(data: Any, allowed: Collection[str], required: Collection[str] = ()) -> dict[str, Any]:
+    """``data`` as an object of ``allowed`` keys (a near-miss is named) with every ``required`` one."""
+    if not isinstance(data, dict):
+        raise FileFormatError("request body: expected a JSON object")
+    check_keys(data, tuple(allowed), "request body")
+    missing = [key for key in required if key not in data]
+    if missing:
+        raise FileFormatError(f"request body: missing key {missing[0]!r}")
+    return data
+
+
+def game_state(data: Any, source: str = "game state") -> GameState:
+    """A game state read by the file format's own reader (:meth:`GameState.from_json`)."""
+    return GameState.from_json(data, source)
+
+
+def safe_path(root: Path, relative: str) -> Path:
+    """``root / relative``, refused unless it stays inside ``root``: no absolute path, no ``..``, no
+    symlink that leads out (the resolved path is checked)."""
+    if not relative or relative.startswith(("/", "\\")) or Path(relative).is_absolute() or "\x00" in relative:
+        raise WebError(f"path {relative!r} must be relative to the results folder", 400)
+    if any(part == ".." for part in Path(relative).parts):
+        raise WebError(f"path {relative!r} may not contain '..'", 400)
+    base = root.resolve()
+    target = (base / relative).resolve()
+    if target != base and base not in target.parents:
+        raise WebError(f"path {relative!r} leads out of the results folder", 403)
+    if not target.exists():
+        raise WebError(f"no {relative!r} in the results folder", 404)
+    return target

@@ -1,0 +1,145 @@
+"""Engine calls off the event loop: a few worker threads, each with its own Workspace (engines and caches).
+
+An engine serves one state at a time, so each worker thread owns one :class:`Workspace`; the native
+engine's empty boards are shared on disk and its recent states in memory per thread, which makes the
+first advice on a standard board instant once :meth:`EngineService.warm` has run.
+
+Answers are also remembered by the server as a whole (:meth:`EngineService.cached`): the advice is
+deterministic, so the early states of everyone's games repeat (the first shot is always the same cell,
+then a miss or a hit, ...), and those are the states that take the engine longest. A state asked by
+several requests at once is computed once, the others wait for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+from battlelog.engines import DEFAULT_ENGINE, Engine, engine_class, progress
+from battlelog.engines.workspace import Workspace
+from battlelog.errors import BattlelogError
+from battlelog.rules.config import GameConfig
+from battlelog.rules.state import GameState
+from battlelog.web.jobs import Job
+
+Result = TypeVar("Result")
+
+#: The largest board the server computes (rows x cols cells): beyond it an exact answer may take minutes.
+MAX_CELLS = 12 * 12
+#: The most ships a fleet may have on the server.
+MAX_SHIPS = 8
+#: How many answers the server remembers (a 10x10 answer is some 2 kB of JSON).
+ANSWERS = 8192
+
+
+def check_budget(config: GameConfig, engine: str = DEFAULT_ENGINE) -> None:
+    """Refuse in one line a board or fleet too large for the server's budget or the engine's."""
+    if config.cell_count > MAX_CELLS:  # cell_count, not size: a rectangular board is counted as well
+        raise BattlelogError(f"{config.label()} has {config.cell_count} cells: the server computes at most {MAX_CELLS} (use the command line)")
+    if len(config.ships) > MAX_SHIPS:
+        raise BattlelogError(f"a fleet of {len(config.ships)} ships is more than the server's {MAX_SHIPS}")
+    engine_class(engine).check_board(config)
+
+
+class EngineService:
+    """A pool of worker threads, each with a Workspace; :meth:`run` awaits a call on one of them."""
+
+    def __init__(self, workers: int = 2, engine: str = DEFAULT_ENGINE) -> None:
+        self.engine_name = engine
+        self._local = threading.local()
+        self._workspaces: list[Workspace] = []
+        self._lock = threading.Lock()
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="battlelog-engine")
+        self._answers: OrderedDict[str, bytes] = OrderedDict()
+        self._flying: dict[str, asyncio.Future[bytes]] = {}
+        self.workers = workers
+        self._running = 0  # calls submitted to the pool and not finished (read on the event loop)
+        self._background: set[asyncio.Task[None]] = set()
+
+    def _workspace(self) -> Workspace:
+        workspace = getattr(self._local, "workspace", None)
+        if workspace is None:
+            workspace = self._local.workspace = Workspace()
+            with self._lock:
+                self._workspaces.append(workspace)
+        return workspace
+
+    def engine(self) -> Engine:
+        """This worker thread's engine (call only from inside :meth:`run`)."""
+        return self._workspace().engine(self.engine_name)
+
+    async def run(self, call: Callable[[], Result], job: Job | None = None) -> Result:
+        """``call()`` on a worker thread, awaited without blocking the event loop; with a ``job``, the
+        engine's progress goes to it, and a cancelled job stops the call at its next report."""
+
+        def watched() -> Result:
+            if job is None:
+                return call()
+            job.listen("waiting", 0.0)  # cancelled while it waited for a thread: never starts
+            with progress.listening(job.listen):
+                return call()
+
+        self._running += 1
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._pool, watched)
+        finally:
+            self._running -= 1
+
+    @property
+    def idle(self) -> bool:
+        """Whether a worker thread has nothing to do."""
+        return self._running < self.workers
+
+    def prefetch(self, key: str, compute: Callable[[], Awaitable[bytes]]) -> None:
+        """Compute ``key``'s answer in the background if a worker is idle (and it is not known yet):
+        the answer a person will probably ask for next, ready by the time they have decided."""
+        if not self.idle or key in self._answers or key in self._flying:
+            return
+
+        async def quietly() -> None:
+            try:
+                await self.cached(key, compute)
+            except Exception:  # noqa: BLE001 - a guess that fails (a contradiction) is simply not kept
+                pass
+
+        task = asyncio.get_running_loop().create_task(quietly())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def cached(self, key: str, compute: Callable[[], Awaitable[bytes]]) -> bytes:
+        """The answer remembered under ``key``, else ``compute()``'s (shared with the requests that ask
+        for it meanwhile, and remembered unless it failed). Runs on the event loop, so needs no lock."""
+        if key in self._answers:
+            self._answers.move_to_end(key)
+            return self._answers[key]
+        if key in self._flying:
+            return await asyncio.shield(self._flying[key])
+        future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+        self._flying[key] = future
+        try:
+            answer = await compute()
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved: no "never retrieved" warning when nobody else waited
+            raise
+        finally:
+            del self._flying[key]
+        future.set_result(answer)
+        self._answers[key] = answer
+        while len(self._answers) > ANSWERS:
+            self._answers.popitem(last=False)
+        return answer
+
+    def warm(self, config: GameConfig) -> None:
+        """Compute ``config``'s empty board in the background, so the first advice on it is instant."""
+        self._pool.submit(lambda: self.engine().marginals(GameState.empty(config)))
+
+    def close(self) -> None:
+        """Stop the workers (a running call finishes first) and close every workspace."""
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        for workspace in self._workspaces:
+            workspace.close()

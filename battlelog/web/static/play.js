@@ -1,0 +1,99 @@
+// A game against the computer: place your fleet, then alternate shots until one fleet is sunk.
+"use strict";
+
+const play = { board: null, fleet: [], horizontal: true, game: null, view: null, heat: null };
+
+function fleetCells(fleet, cols) {
+  const out = new Set();
+  for (const p of fleet) for (let k = 0; k < p.length; k++) out.add((p.row + (p.horizontal ? 0 : k)) * cols + p.col + (p.horizontal ? k : 0));
+  return out;
+}
+
+function drawPlay() {
+  const board = play.board;
+  const v = play.view;
+  const over = v && v.winner;
+  drawBoard($("play-theirs"), {
+    id: "theirs", state: v ? v.you : board, ships: over ? v.reveal : [],
+    onClick: v && !over ? (r, c) => shootAt(r, c) : null,
+  });
+  drawBoard($("play-mine"), {
+    id: "mine", state: v ? v.computer : board, ships: v ? v.fleet : play.fleet, cells: v && $("play-heat").checked ? play.heat : null,
+    onClick: v ? null : (r, c) => placeAt(r, c),
+  });
+  $("play-placing").hidden = !!v;
+  const next = play.fleet.length < board.ships.length ? board.ships[play.fleet.length] : null;
+  $("play-place-status").textContent = next === null ? "Your fleet is placed: start the game."
+    : `Click your board to place ship ${play.fleet.length} (length ${next}), ${play.horizontal ? "horizontal" : "vertical"}; or take a random fleet.`;
+  $("play-start").disabled = false;
+  if (!v) { $("play-status").textContent = ""; return; }
+  const yours = v.you.shots.length, its = v.computer.shots.length;
+  $("play-status").textContent = over
+    ? `${v.winner === "you" ? "You won" : "The computer won"}: you shot ${yours} times, the computer ${its} times.`
+    : `Your turn. You have shot ${yours} times, the computer ${its} times.`;
+  $("play-status").className = over ? "status over" : "status";
+}
+
+function placeAt(r, c) {
+  const board = play.board;
+  if (play.fleet.length >= board.ships.length) return;
+  const length = board.ships[play.fleet.length];
+  const p = { ship: play.fleet.length, length, row: r, col: c, horizontal: play.horizontal };
+  const { rows, cols } = boardShape(board);
+  const taken = fleetCells(play.fleet, cols);
+  const mine = fleetCells([p], cols);
+  if ((play.horizontal ? c + length > cols : r + length > rows) || [...mine].some((x) => taken.has(x))) {
+    $("play-error").textContent = "That ship does not fit there.";
+    return;
+  }
+  $("play-error").textContent = "";
+  play.fleet.push(p);
+  drawPlay();
+}
+
+async function startGame() {
+  $("play-error").textContent = "";
+  const body = { board: play.board, player: $("play-player").value };
+  if (play.fleet.length === play.board.ships.length) body.fleet = play.fleet;
+  try {
+    const answer = await api("/api/play/new", body);
+    play.game = answer.game; play.view = answer; play.heat = null;
+  } catch (e) { $("play-error").textContent = `Refused: ${e.message}`; }
+  drawPlay();
+}
+
+async function shootAt(r, c) {
+  $("play-error").textContent = "";
+  try {
+    play.view = await api("/api/play/shoot", { game: play.game, row: r, col: c });
+    if ($("play-heat").checked) await loadHeat();
+  } catch (e) { $("play-error").textContent = `Refused: ${e.message}`; }
+  drawPlay();
+}
+
+async function loadHeat() {
+  play.heat = (await api("/api/play/heat", { game: play.game })).cells;
+}
+
+function resetPlay() {
+  Object.assign(play, { board: boardJson("play"), fleet: [], game: null, view: null, heat: null });
+  drawPlay();
+}
+
+function setupPlay() {
+  for (const id of ["play-size", "play-ships", "play-touch", "play-sinks"]) $(id).addEventListener("change", resetPlay);
+  $("play-rotate").addEventListener("click", () => { play.horizontal = !play.horizontal; drawPlay(); });
+  document.addEventListener("keydown", (e) => {
+    if ((e.key === "r" || e.key === "R") && !$("view-play").hidden && !play.view) { play.horizontal = !play.horizontal; drawPlay(); }
+  });
+  $("play-clear").addEventListener("click", () => { play.fleet = []; drawPlay(); });
+  $("play-random").addEventListener("click", () => { play.fleet = []; startGame(); });
+  $("play-start").addEventListener("click", startGame);
+  $("play-heat").addEventListener("change", async () => {
+    if ($("play-heat").checked && play.game) {
+      try { await loadHeat(); } catch (e) { $("play-error").textContent = `Refused: ${e.message}`; }
+    }
+    drawPlay();
+  });
+  resetPlay();
+}
