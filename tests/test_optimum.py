@@ -39,9 +39,9 @@ Cell = tuple[int, int]
 def brute_optimum(config: GameConfig) -> Fraction:
     """The smallest expected number of shots over all policies, by exhaustive recursion.
 
-    Cells are bits of plain integers (bit r * N + c), each ship of each layout one mask.
+    Cells are bits of plain integers (bit r * C + c on a board of C columns), each ship of each layout one mask.
     """
-    n = config.size
+    n = config.cols
     layouts = [[(sum(1 << (r * n + c) for r, c in p.cells), p.ship) for p in layout] for layout in all_layouts(config)]
     everything = [sum(mask for mask, _ in layout) for layout in layouts]
 
@@ -56,7 +56,7 @@ def brute_optimum(config: GameConfig) -> Fraction:
         if all(everything[i] & ~shot == 0 for i in alive):
             return Fraction(0)
         best: Fraction | None = None
-        for x in range(n * n):
+        for x in range(config.cell_count):
             bit = 1 << x
             if shot & bit:
                 continue
@@ -77,6 +77,8 @@ TINY = [
     GameConfig(3, (2, 2)),
     GameConfig(3, (2, 1)),
     GameConfig(3, (3,)),
+    GameConfig(2, (2, 1), cols=4),  # rectangles: four symmetries, not eight
+    GameConfig(3, (2, 2), cols=2),
 ]
 
 

@@ -1,4 +1,4 @@
-"""The symmetries of an instance: the square's 8 rotations and reflections, times the relabellings
+"""The symmetries of an instance: the board's (a square's 8 rotations and reflections, a rectangle's 4), times the relabellings
 of ships of equal length.
 
 Both map layouts to layouts and answers to answers (a relabelling renames "sunk ship i"), and the
