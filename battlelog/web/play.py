@@ -57,7 +57,7 @@ def read_fleet(raw: Any, config: GameConfig) -> tuple[Placement, ...]:
         if placement not in config.placements(ship):
             raise BattlelogError(f"{where} does not lie on the board")
         layout.append(placement)
-    if layouts_overlap(layout) or not config.rules.legal(layout, config.size):
+    if layouts_overlap(layout) or not config.rules.legal(layout, config.rows, config.cols):
         raise BattlelogError(f"fleet: ships overlap or touch where the rules ({config.rules.text() or 'standard'}) forbid it")
     return tuple(layout)
 
