@@ -164,6 +164,16 @@ def test_every_player_finishes_a_game_on_a_rectangle(player: str, touch: str) ->
     assert {cell for p in layout for cell in p.cells} <= set(cells) and result.score == len(cells)
 
 
+@pytest.mark.parametrize(("player", "options", "rows", "cols"), [("mc", {"samples": 50}, 3, 5), ("optimal", {}, 2, 3)])
+def test_the_sampling_and_optimal_players_finish_a_game_on_a_rectangle(player: str, options: dict, rows: int, cols: int) -> None:
+    config = GameConfig(rows, (2, 1), cols=cols)
+    layout = layout_for(config, 3, 0)
+    result = play_game(config, layout, make_player(player, game_seeds(3, 0)[1], **options))
+    cells = [s.cell for s in result.state.shots]
+    assert len(cells) == len(set(cells)) and all(0 <= r < rows and 0 <= c < cols for r, c in cells)
+    assert {cell for p in layout for cell in p.cells} <= set(cells)
+
+
 # ----- the command line and experiments -----------------------------------------------------------
 @pytest.mark.parametrize(
     ("argv", "message"),
