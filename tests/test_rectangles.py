@@ -164,6 +164,16 @@ def test_every_player_finishes_a_game_on_a_rectangle(player: str, touch: str) ->
     assert {cell for p in layout for cell in p.cells} <= set(cells) and result.score == len(cells)
 
 
+@pytest.mark.parametrize(("player", "options", "rows", "cols"), [("mc", {"samples": 50}, 3, 5), ("optimal", {}, 2, 3)])
+def test_the_sampling_and_optimal_players_finish_a_game_on_a_rectangle(player: str, options: dict, rows: int, cols: int) -> None:
+    config = GameConfig(rows, (2, 1), cols=cols)
+    layout = layout_for(config, 3, 0)
+    result = play_game(config, layout, make_player(player, game_seeds(3, 0)[1], **options))
+    cells = [s.cell for s in result.state.shots]
+    assert len(cells) == len(set(cells)) and all(0 <= r < rows and 0 <= c < cols for r, c in cells)
+    assert {cell for p in layout for cell in p.cells} <= set(cells)
+
+
 # ----- the command line and experiments -----------------------------------------------------------
 @pytest.mark.parametrize(
     ("argv", "message"),
@@ -252,3 +262,19 @@ def test_advise_scripted_on_a_rectangle(tmp_path: Path) -> None:
     assert "\n10 layouts fit your answers\n" in done.stdout
     saved = json.loads((tmp_path / "game.json").read_text())
     assert (saved["rows"], saved["cols"]) == (3, 4) and "size" not in saved and len(saved["shots"]) == 2
+
+
+def test_the_worked_rectangle_of_the_rules_page() -> None:
+    """docs/rules.md: 2x3 with ships 2 and 1. Touching allowed: 28 layouts, corners covered in 13,
+    the middle column in 16; no contact: 4 layouts, the middle column empty. Counted by the oracle
+    and by the native engine."""
+    from battlelog.engines import make_engine
+
+    for touch, models, corner, middle in (("allowed", 28, 13, 16), ("none", 4, 3, 0)):
+        table = oracle.layouts(2, (2, 1), touch, 3)
+        assert len(table) == models
+        covered = (table.owner >= 0).sum(axis=0).reshape(2, 3)
+        assert covered.tolist() == [[corner, middle, corner]] * 2
+        got = make_engine("native").marginals(GameState.empty(GameConfig(2, (2, 1), Rules(touch), cols=3)))
+        assert got.models == models
+        np.testing.assert_allclose(got.cells, covered / models, atol=1e-12)
