@@ -16,7 +16,7 @@ from scipy import stats as scipy_stats
 
 from battlelog.engines import make_engine, progress
 from battlelog.engines import workspace as workspace_module
-from battlelog.engines.native import cache, jit, layered
+from battlelog.engines.native import cache, few, jit, layered
 from battlelog.engines.native.engine import NativeEngine, sweep_order
 from battlelog.engines.native.tables import SweepTables
 from battlelog.engines.workspace import Workspace
@@ -33,6 +33,13 @@ from brute import all_layouts, brute_marginals, consistent, consistent_layouts
 from engine_cases import move_asked_of, shots
 
 STANDARD = GameConfig(10, (5, 4, 3, 3, 2))
+
+
+@pytest.fixture(autouse=True)
+def sweep_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine sweeps every state here, however few its layouts: this file checks the sweep (the
+    listing of late states has its own tests, tests/test_native_few.py)."""
+    monkeypatch.setattr(few, "PAIR_LIMIT", 0)
 
 
 @pytest.fixture(autouse=True)

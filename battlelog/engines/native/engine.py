@@ -25,8 +25,9 @@ from battlelog.engines import budget, progress
 from battlelog.engines.base import Engine, Marginals
 from battlelog.engines.canonical import PosteriorKey, canonical_form, posterior_key
 from battlelog.engines.native.counts import Counts
+from battlelog.engines.native.few import LISTING_BYTES, few_counts
 from battlelog.engines.native.layered import LayeredModel, sweep
-from battlelog.engines.native.tables import SweepTables, check_board_bits
+from battlelog.engines.native.tables import SweepTables, check_board_bits, check_problem_bits
 from battlelog.engines.workspace import Workspace
 from battlelog.errors import Inconsistent
 from battlelog.model.ground import Problem, ground_problem
@@ -101,8 +102,21 @@ class NativeEngine(Engine):
         return result
 
     def counts(self, state: GameState) -> Counts:
-        """Exact integer counts of the layouts consistent with ``state`` (no cache of marginals involved)."""
-        return _counts(self._models_of(state))
+        """Exact integer counts of the layouts consistent with ``state`` (no cache of marginals involved).
+
+        A state with few layouts is answered by listing them (:mod:`battlelog.engines.native.few`),
+        which costs far less than a sweep of the whole board; the others are swept.
+        """
+        if self._kept is not None and self._kept[0] == posterior_key(state):
+            return _counts([self._kept[1]])
+        problem = ground_problem(state)
+        check_problem_bits(problem)  # the sweep's limit holds whichever way the problem is counted
+        listed = few_counts(problem) if self.memory_budget >= LISTING_BYTES else None
+        if listed is not None:
+            if listed.models == 0:
+                raise Inconsistent("no layout of the fleet fits all the answers")
+            return listed
+        return _counts(self._models(problem, posterior_key(state), sweep_order(state)))
 
     def problem_counts(self, problem: Problem, order: Symmetry = IDENTITY) -> Counts:
         """Exact integer counts of a ground problem as given (its touch rule included), swept in ``order``."""

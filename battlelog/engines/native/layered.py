@@ -86,6 +86,8 @@ class LayeredModel:
         #: The most memory the sweep needed at once (the graph so far and one level's working arrays).
         self.peak = peak
         self.budget = budget
+        #: What draws read, computed on the first: see :meth:`_backward`.
+        self._drawing: tuple[list[np.ndarray], dict[int, list[np.ndarray]]] | None = None
 
     @property
     def rebuilds(self) -> bool:
@@ -126,13 +128,13 @@ class LayeredModel:
         """
         if self.paths == 0:
             raise BattlelogError("there is no layout to draw from")
-        ends = self._backward_at_segment_ends()
+        ends, kept = self._backward()
         at = np.zeros(count, dtype=np.int64)
         out = np.zeros((count, self.tables.cell_count), dtype=np.int8)
         with jit.quiet():
-            for segment, end in zip(self.segments, ends):
+            for index, (segment, end) in enumerate(zip(self.segments, ends)):
                 levels = self._levels_of(segment)
-                bwd = _backward_through(levels, end, len(self.tables.kinds))
+                bwd = kept[index] if index in kept else _backward_through(levels, end, len(self.tables.kinds))
                 for offset, level in enumerate(levels):
                     run = jit.kernels(len(level.fwd))
                     taken = run.choose(bwd[offset], bwd[offset + 1], level.first, level.child, at, rng.integers(0, bwd[offset][at]))
@@ -141,14 +143,32 @@ class LayeredModel:
         return out
 
     # ----- internals ----------------------------------------------------------------------------------
-    def _backward_at_segment_ends(self) -> list[np.ndarray]:
-        """The backward counts of the states just after each segment (the last one: the final state)."""
-        ends = [np.ones(1, dtype=np.int64)]
-        with jit.quiet():
-            for segment in reversed(self.segments[1:]):
-                ends.append(_backward_through(self._levels_of(segment), ends[-1], len(self.tables.kinds))[0])
-        ends.reverse()
-        return ends
+    def _backward(self) -> tuple[list[np.ndarray], dict[int, list[np.ndarray]]]:
+        """The backward counts of the states just after each segment (the last one's: the final
+        state), and, by segment index, every level's backward counts where the segment's levels are
+        kept and the budget has room for them (8 bytes a state).
+
+        Computed on the first draw and kept with the model, so that drawing board after board from
+        one model (an experiment's boards, a player's samples) walks forward only: the draws are the
+        same as if each recomputed them. A rebuilt segment's are recomputed per draw, as its levels are.
+        """
+        if self._drawing is None:
+            ends = [np.ones(1, dtype=np.int64)]
+            kept: dict[int, list[np.ndarray]] = {}
+            held = self.nbytes
+            with jit.quiet():
+                for index in range(len(self.segments) - 1, -1, -1):
+                    segment = self.segments[index]
+                    through = _backward_through(self._levels_of(segment), ends[-1], len(self.tables.kinds))
+                    size = sum(b.nbytes for b in through)
+                    if segment.levels is not None and held + size <= self.budget:
+                        kept[index] = through
+                        held += size
+                    if index > 0:
+                        ends.append(through[0])
+            ends.reverse()
+            self._drawing = (ends, kept)
+        return self._drawing
 
     def _levels_of(self, segment: Segment) -> list[Level]:
         """The segment's levels: kept, or rebuilt from its start (the same states, in the same order)."""

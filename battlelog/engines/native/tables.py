@@ -106,6 +106,17 @@ def check_board_bits(config: GameConfig) -> None:
     check_key_bits(f"a game on {config.label()}", config.size, field_bits, count_bits, config.rules.touch)
 
 
+def check_problem_bits(problem: Problem) -> None:
+    """The one-line error :class:`SweepTables` gives for a problem whose frontier would not fit 64 bits,
+    without building the tables (cheap when even unmerged ships fit, as they do on every usual board)."""
+    field_bits, count_bits = key_fields(max(problem.ships), [1] * len(problem.ships))
+    if field_bits * (problem.size + 1) + profile_bits(problem.touch, problem.size) + sum(count_bits) <= 64:
+        return
+    kinds = kinds_of(problem)
+    field_bits, count_bits = key_fields(max(kind.length for kind in kinds), [len(kind.ships) for kind in kinds])
+    check_key_bits(problem.label(), problem.size, field_bits, count_bits, problem.touch)
+
+
 class SweepTables:
     """Everything the kernel reads about one problem swept in row-major order of its image under ``symmetry``."""
 
