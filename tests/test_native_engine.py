@@ -180,6 +180,21 @@ def test_samples_are_consistent_and_uniform() -> None:
     assert again == engine().sample(SAMPLED, 50, np.random.default_rng(5))  # reproducible from the generator
 
 
+def test_draws_from_a_model_drawn_from_before_are_those_of_a_new_model() -> None:
+    """The backward counts kept after a first draw give the draws a new model gives, kept levels or
+    rebuilt ones (a budget that keeps only segment starts, and one that leaves no room to keep them)."""
+    state = pdf_game(GameConfig(6, (4, 3, 3)), 2).prefix(6)
+    tables = SweepTables(Problem.from_model(ground(state)), sweep_order(state))
+    whole = layered.sweep(tables, 2**31)
+    for budget, keep in ((2**31, True), (2**31, False), (whole.nbytes + 1, True)):
+        used = layered.sweep(tables, budget, keep_levels=keep)
+        used.draw(7, np.random.default_rng(1))
+        for seed in (2, 3):
+            again = layered.sweep(tables, budget, keep_levels=keep).draw(9, np.random.default_rng(seed))
+            np.testing.assert_array_equal(used.draw(9, np.random.default_rng(seed)), again)
+        assert bool(used._drawing and used._drawing[1]) == (keep and budget > whole.nbytes * 2)
+
+
 # ----- caches -------------------------------------------------------------------------------------------
 def test_a_state_and_its_images_share_one_cache_entry_and_agree_exactly() -> None:
     state = pdf_game(GameConfig(7, (5, 5, 4)), 4).prefix(9)

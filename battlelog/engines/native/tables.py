@@ -156,6 +156,7 @@ class SweepTables:
             self.settled[last + 1 :] |= self.count_mask[k] << np.uint64(self.count_shift[k])
         #: The state before the first cell: nothing placed, every ship still to place.
         self.root = int(sum(len(kind.ships) << int(self.count_shift[k]) for k, kind in enumerate(self.kinds)))
+        self._covered: dict[tuple[int, int], np.ndarray] = {}
 
     def _swept(self, placement: Placement, image: np.ndarray) -> tuple[int, int]:
         """(first swept cell, orientation) of a placement's image."""
@@ -174,13 +175,19 @@ class SweepTables:
 
     def covered_cells(self, kind: int, orientation: int) -> np.ndarray:
         """``out[t, j]``: the original row-major index of the t-th cell of the placement of ``kind`` in
-        ``orientation`` that starts at swept cell j (or -1 where no such placement fits the board)."""
+        ``orientation`` that starts at swept cell j (or -1 where no such placement fits the board).
+        Kept once computed: every draw names its ships with it."""
+        if (kind, orientation) in self._covered:
+            return self._covered[kind, orientation]
         n, length = self.size, int(self.lengths[kind])
         step = 1 if orientation == HORIZONTAL else n
         original = self.symmetry.inverse.index_map(n)
         swept = np.arange(self.cell_count)[None, :] + step * np.arange(length)[:, None]
         fits = (swept[-1] < self.cell_count) & ((swept[-1] // n == swept[0] // n) if orientation == HORIZONTAL else True)
-        return np.where(fits[None, :], original[np.minimum(swept, self.cell_count - 1)], -1)
+        out = np.where(fits[None, :], original[np.minimum(swept, self.cell_count - 1)], -1)
+        out.setflags(write=False)
+        self._covered[kind, orientation] = out
+        return out
 
     def placement_index(self, ship: int) -> tuple[np.ndarray, np.ndarray]:
         """For each of ``ship``'s canonical placements (config order): its (orientation, swept start),
