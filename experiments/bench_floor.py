@@ -46,7 +46,7 @@ def late_states(config: GameConfig, games: int, seed: int) -> list[GameState]:
         player = make_player("problog", game_seeds(seed, game)[1])
         player.use(workspace)
         play_game(config, layout_for(config, seed, game), player, on_shot=states.append)
-        out += [s for s in states[:-1] if 20 <= engine.marginals(s).models <= 200]
+        out += [s for s in states[:-1] if 20 <= (engine.marginals(s).models or 0) <= 200]
     return out
 
 
