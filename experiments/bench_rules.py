@@ -4,7 +4,8 @@ Every row runs in a process of its own with an empty cache folder (numba's compi
 on disk like any installed program's: run once first to warm it), so a time is a first move's or a
 first game's as a new process meets it, and the peak is that child's VmHWM, interpreter included.
 Boards of the games are drawn as an experiment draws them (rejection under ``allowed``, the native
-engine's exact sampler under ``diagonal`` and ``none``), before any clock starts. The first game of
+engine's exact sampler under ``diagonal`` and ``none``), before any clock starts, and the sampler's
+model is then freed: an experiment draws in its parent process, so a worker's peak never includes it. The first game of
 a child is reported apart (it pays for loading numba's kernel, under ``allowed``, and for an empty
 board nothing remembers); the mean is over the games after it, as an experiment's worker plays them.
 
@@ -41,6 +42,7 @@ def child(task: dict[str, Any]) -> dict[str, Any]:
     """One measurement: the empty board, or ``games`` greedy games in one workspace."""
     from battlelog.engines.workspace import Workspace
     from battlelog.players import make_player
+    from battlelog.runner import seeds
     from battlelog.runner.loop import play_game
     from battlelog.runner.seeds import game_seeds, layout_for
 
@@ -51,6 +53,7 @@ def child(task: dict[str, Any]) -> dict[str, Any]:
         marginals = workspace.engine("native").marginals(GameState.empty(config))
         return {"seconds": time.perf_counter() - start, "models": marginals.models}
     layouts = [layout_for(config, task["seed"], game) for game in range(task["games"] + 1)]  # drawn before any clock
+    seeds._sampler().close()  # an experiment draws its boards in the parent process: a worker never holds the sampler's model
     seconds = []
     for game, layout in enumerate(layouts):
         player = make_player("problog", game_seeds(task["seed"], game)[1])
