@@ -117,6 +117,10 @@ def check_problem_bits(problem: Problem) -> None:
     check_key_bits(problem.label(), problem.size, field_bits, count_bits, problem.touch)
 
 
+#: ``SweepTables.placement_index`` by (board size, ship length, symmetry): a few dozen entries in a process.
+_PLACEMENT_INDEX: dict[tuple[int, int, Symmetry], tuple[np.ndarray, np.ndarray]] = {}
+
+
 class SweepTables:
     """Everything the kernel reads about one problem swept in row-major order of its image under ``symmetry``."""
 
@@ -192,9 +196,15 @@ class SweepTables:
     def placement_index(self, ship: int) -> tuple[np.ndarray, np.ndarray]:
         """For each of ``ship``'s canonical placements (config order): its (orientation, swept start),
         so that a per-(kind, orientation, start) table can be read per placement."""
-        image = self.symmetry.index_map(self.size)
-        pairs = [self._swept(p, image) for p in ship_placements(self.size, ship, self.problem.ships[ship])]
-        return np.array([o for _, o in pairs], dtype=np.int64), np.array([s for s, _ in pairs], dtype=np.int64)
+        key = (self.size, self.problem.ships[ship], self.symmetry)  # geometry only: the same for every state
+        if key not in _PLACEMENT_INDEX:
+            image = self.symmetry.index_map(self.size)
+            pairs = [self._swept(p, image) for p in ship_placements(self.size, ship, self.problem.ships[ship])]
+            index = np.array([o for _, o in pairs], dtype=np.int64), np.array([s for s, _ in pairs], dtype=np.int64)
+            for array in index:
+                array.setflags(write=False)
+            _PLACEMENT_INDEX[key] = index
+        return _PLACEMENT_INDEX[key]
 
     def kind_of(self, ship: int) -> int:
         """The index of the kind ``ship`` belongs to."""
