@@ -4,7 +4,8 @@ Every row runs in a process of its own with an empty cache folder (numba's compi
 on disk like any installed program's: run once first to warm it), so a time is a first move's or a
 first game's as a new process meets it, and the peak is that child's VmHWM, interpreter included.
 Boards of the games are drawn as an experiment draws them (rejection under ``allowed``, the native
-engine's exact sampler under ``diagonal`` and ``none``), before any clock starts. The first game of
+engine's exact sampler under ``diagonal`` and ``none``) in this process, as an experiment draws them
+in its parent process: a worker's peak never includes the sampler's model. The first game of
 a child is reported apart (it pays for loading numba's kernel, under ``allowed``, and for an empty
 board nothing remembers); the mean is over the games after it, as an experiment's worker plays them.
 
@@ -18,6 +19,7 @@ Prints a Markdown table to stdout; issue 17's targets are in its last column.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 from typing import Any
@@ -28,6 +30,7 @@ from battlelog.report.markdown import duration, markdown_table, megabytes
 from battlelog.rules.config import GameConfig
 from battlelog.rules.state import GameState
 from battlelog.rules.variants import Rules
+from battlelog.runner.seeds import layout_for
 
 SCRIPT = __file__
 CONFIGS = "10:5,4,3,3,2,10:4,3,3,2,2,2,1,1,1,1,12:5,4,3,3,2,12x10:5,4,3,3,2,8x12:5,4,3,3,2"
@@ -42,8 +45,9 @@ def child(task: dict[str, Any]) -> dict[str, Any]:
     """One measurement: the empty board, or ``games`` greedy games in one workspace."""
     from battlelog.engines.workspace import Workspace
     from battlelog.players import make_player
+    from battlelog.rules.geometry import Placement
     from battlelog.runner.loop import play_game
-    from battlelog.runner.seeds import game_seeds, layout_for
+    from battlelog.runner.seeds import game_seeds
 
     config = GameConfig(task["rows"], tuple(task["ships"]), Rules(touch=task["touch"]), cols=task["cols"])
     workspace = Workspace()
@@ -51,7 +55,7 @@ def child(task: dict[str, Any]) -> dict[str, Any]:
         start = time.perf_counter()
         marginals = workspace.engine("native").marginals(GameState.empty(config))
         return {"seconds": time.perf_counter() - start, "models": marginals.models}
-    layouts = [layout_for(config, task["seed"], game) for game in range(task["games"] + 1)]  # drawn before any clock
+    layouts = [tuple(Placement(*fields) for fields in layout) for layout in task["layouts"]]
     seconds = []
     for game, layout in enumerate(layouts):
         player = make_player("problog", game_seeds(task["seed"], game)[1])
@@ -76,7 +80,10 @@ def main() -> None:
         for touch in args.touch.split(","):
             base = {"rows": config.rows, "cols": config.cols, "ships": list(config.ships), "touch": touch}
             empty = run_child({**base, "task": "empty"}, args.limit, SCRIPT)
-            games = run_child({**base, "task": "games", "games": args.games, "seed": args.seed}, args.limit * args.games, SCRIPT)
+            # Drawn here, as an experiment draws its boards in the parent process: a worker never holds the sampler's model.
+            ruled = GameConfig(config.rows, config.ships, Rules(touch=touch), cols=config.cols)
+            layouts = [[dataclasses.astuple(p) for p in layout_for(ruled, args.seed, game)] for game in range(args.games + 1)]
+            games = run_child({**base, "task": "games", "games": args.games, "seed": args.seed, "layouts": layouts}, args.limit * args.games, SCRIPT)
             target = TARGETS.get((config.rows, config.cols, config.ships, touch))
             rows.append([
                 config.label(), touch,

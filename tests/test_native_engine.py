@@ -16,7 +16,7 @@ from scipy import stats as scipy_stats
 
 from battlelog.engines import make_engine, progress
 from battlelog.engines import workspace as workspace_module
-from battlelog.engines.native import cache, jit, layered
+from battlelog.engines.native import cache, few, jit, layered
 from battlelog.engines.native.engine import NativeEngine, sweep_order
 from battlelog.engines.native.tables import SweepTables
 from battlelog.engines.workspace import Workspace
@@ -33,6 +33,13 @@ from brute import all_layouts, brute_marginals, consistent, consistent_layouts
 from engine_cases import move_asked_of, shots
 
 STANDARD = GameConfig(10, (5, 4, 3, 3, 2))
+
+
+@pytest.fixture(autouse=True)
+def sweep_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine sweeps every state here, however few its layouts: this file checks the sweep (the
+    listing of late states has its own tests, tests/test_native_few.py)."""
+    monkeypatch.setattr(few, "PAIR_LIMIT", 0)
 
 
 @pytest.fixture(autouse=True)
@@ -171,6 +178,21 @@ def test_samples_are_consistent_and_uniform() -> None:
     assert scipy_stats.chisquare(list(seen.values()), [expected] * len(layouts)).pvalue > 1e-4
     again = engine().sample(SAMPLED, 50, np.random.default_rng(5))
     assert again == engine().sample(SAMPLED, 50, np.random.default_rng(5))  # reproducible from the generator
+
+
+def test_draws_from_a_model_drawn_from_before_are_those_of_a_new_model() -> None:
+    """The backward counts kept after a first draw give the draws a new model gives, kept levels or
+    rebuilt ones (a budget that keeps only segment starts, and one that leaves no room to keep them)."""
+    state = pdf_game(GameConfig(6, (4, 3, 3)), 2).prefix(6)
+    tables = SweepTables(Problem.from_model(ground(state)), sweep_order(state))
+    whole = layered.sweep(tables, 2**31)
+    for budget, keep in ((2**31, True), (2**31, False), (whole.nbytes + 1, True)):
+        used = layered.sweep(tables, budget, keep_levels=keep)
+        used.draw(7, np.random.default_rng(1))
+        for seed in (2, 3):
+            again = layered.sweep(tables, budget, keep_levels=keep).draw(9, np.random.default_rng(seed))
+            np.testing.assert_array_equal(used.draw(9, np.random.default_rng(seed)), again)
+        assert bool(used._drawing and used._drawing[1]) == (keep and budget > whole.nbytes * 2)
 
 
 # ----- caches -------------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ import pytest
 from scipy import stats as scipy_stats
 
 from battlelog.engines import Marginals
+from battlelog.engines.native import few
 from battlelog.engines.native.cache import EmptyBoards
 from battlelog.engines.native.engine import NativeEngine
 from battlelog.engines.native.layered import sweep
@@ -34,6 +35,13 @@ from battlelog.rules.variants import Rules
 from brute import consistent
 
 RULES = ("allowed", "diagonal", "none")
+
+
+@pytest.fixture(autouse=True)
+def sweep_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine sweeps every state here, however few its layouts: this file checks the sweep (the
+    listing of late states has its own tests, tests/test_native_few.py)."""
+    monkeypatch.setattr(few, "PAIR_LIMIT", 0)
 
 
 @pytest.fixture(autouse=True)

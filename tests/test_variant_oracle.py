@@ -10,12 +10,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import cache
 
 import numpy as np
 import pytest
 
 from battlelog.engines import Engine, locate_fault, make_engine
+from battlelog.engines.native import few
 from battlelog.model.ground import ground
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement
@@ -123,10 +125,14 @@ def variant_states(sinks: str, touch: str = "allowed") -> tuple[tuple[GameState,
     return tuple(out)
 
 
-@pytest.fixture(scope="module", params=["native", "sdd"])
-def engine(request: pytest.FixtureRequest) -> Engine:
-    """One instance per engine answers every state of every sink rule: its caches must keep rules apart."""
-    return make_engine(request.param)
+@pytest.fixture(scope="module", params=["native", "native swept", "sdd"])
+def engine(request: pytest.FixtureRequest) -> Iterator[Engine]:
+    """One instance per engine answers every state of every sink rule: its caches must keep rules apart.
+    The native engine lists the layouts of states that have few; "native swept" sweeps every state."""
+    with pytest.MonkeyPatch.context() as patch:
+        if request.param == "native swept":
+            patch.setattr(few, "PAIR_LIMIT", 0)
+        yield make_engine(request.param.split()[0])
 
 
 @pytest.mark.parametrize("touch", TOUCH_RULES)

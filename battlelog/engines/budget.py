@@ -77,12 +77,15 @@ def split_until_it_fits(
     try:
         return [build(problem, depth)]
     except BudgetExceeded as exc:
-        cell = problem.split_cell()
-        if depth >= MAX_SPLIT_DEPTH or cell is None:
-            raise BudgetExceeded(
-                f"{exc}: over the {engine} engine's memory budget of {readable(budget)}, even split into {2**depth} cases"
-            ) from None
-        empty, covered = problem.split(cell)
-        return split_until_it_fits(empty, build, engine, budget, depth + 1) + split_until_it_fits(
-            covered, build, engine, budget, depth + 1
+        failure = str(exc)
+    # Split only once out of the except block: the exception's traceback holds the failed attempt's
+    # frames, and with them everything it had built, until then.
+    cell = problem.split_cell()
+    if depth >= MAX_SPLIT_DEPTH or cell is None:
+        raise BudgetExceeded(
+            f"{failure}: over the {engine} engine's memory budget of {readable(budget)}, even split into {2**depth} cases"
         )
+    empty, covered = problem.split(cell)
+    return split_until_it_fits(empty, build, engine, budget, depth + 1) + split_until_it_fits(
+        covered, build, engine, budget, depth + 1
+    )

@@ -7,7 +7,10 @@ answers all eight at once.
 
 from __future__ import annotations
 
-from battlelog.rules.geometry import Cell
+from functools import lru_cache
+
+import numpy as np
+
 from battlelog.rules.state import GameState
 from battlelog.rules.symmetry import IDENTITY, Symmetry, symmetries_of
 
@@ -21,25 +24,49 @@ def posterior_key(state: GameState, symmetry: Symmetry = IDENTITY) -> PosteriorK
     and the hits up to that shot (the order of the other shots does not matter), as row-major cell
     indices. Equal keys mean equal posteriors.
     """
-    rows, n = state.rows, state.cols
-    image = symmetry.index_map(rows, n)
-
-    def cells(of: frozenset[Cell]) -> tuple[int, ...]:
-        return tuple(sorted(int(image[r * n + c]) for r, c in of))
-
-    sinks = []
-    for t in state.sunk_shots:
-        shot = state.shots[t]
-        ship = -1 if shot.ship is None else shot.ship
-        sinks.append((ship, int(image[shot.row * n + shot.col]), cells(state.hits_after(t))))
-    rules = state.config.rules
-    return ((rows, n) if rows != n else n, state.ships, rules.touch, rules.sinks, cells(state.misses), cells(state.hits), tuple(sorted(sinks)))
+    return _keys(state, symmetry.index_map(state.rows, state.cols)[None, :])[0]
 
 
 def canonical_form(state: GameState) -> tuple[PosteriorKey, Symmetry]:
     """The least posterior key among the state's images under the board's symmetries (eight on a
     square, four on a rectangle), and a symmetry that maps the state to it."""
-    return min(((posterior_key(state, s), s) for s in symmetries_of(state.rows, state.cols)), key=lambda pair: pair[0])
+    keys = _keys(state, _all_index_maps(state.rows, state.cols))
+    return min(zip(keys, symmetries_of(state.rows, state.cols)), key=lambda pair: pair[0])
+
+
+def _keys(state: GameState, images: np.ndarray) -> list[PosteriorKey]:
+    """The posterior keys of the state's images under the index maps ``images`` (one row each), all
+    at once: a state is read once, and each image costs a few array operations."""
+    rows, n = state.rows, state.cols
+
+    def cells(of: list[int]) -> list[tuple[int, ...]]:
+        return [tuple(row) for row in np.sort(images[:, of], axis=1).tolist()]
+
+    sinks = []
+    hits: list[int] = []
+    sunk = set(state.sunk_shots)
+    for t, shot in enumerate(state.shots):
+        if shot.is_hit:
+            hits.append(shot.row * n + shot.col)
+        if t in sunk:
+            ship = -1 if shot.ship is None else shot.ship
+            sinks.append((ship, images[:, shot.row * n + shot.col].tolist(), cells(list(hits))))
+    rules = state.config.rules
+    head = ((rows, n) if rows != n else n, state.ships, rules.touch, rules.sinks)
+    misses = cells([r * n + c for r, c in state.misses])
+    hit_cells = cells(hits)
+    return [
+        (*head, misses[i], hit_cells[i], tuple(sorted((ship, at[i], inside[i]) for ship, at, inside in sinks)))
+        for i in range(len(images))
+    ]
+
+
+@lru_cache(maxsize=64)
+def _all_index_maps(rows: int, cols: int) -> np.ndarray:
+    """The board's symmetries' index maps as the rows of one array, in ``symmetries_of`` order."""
+    out = np.stack([s.index_map(rows, cols) for s in symmetries_of(rows, cols)])
+    out.setflags(write=False)
+    return out
 
 
 __all__ = ["PosteriorKey", "canonical_form", "posterior_key"]

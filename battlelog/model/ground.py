@@ -37,11 +37,13 @@ be split into disjoint sub-problems on a cell.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import cached_property
+from functools import cached_property, lru_cache
+
+import numpy as np
 
 from battlelog.errors import Inconsistent
 from battlelog.rules.config import fleet_text
-from battlelog.rules.geometry import Cell, Placement, cell_name
+from battlelog.rules.geometry import Cell, Placement, cell_name, placement_matrix
 from battlelog.rules.state import GameState
 from battlelog.rules.variants import ALLOWED, NAMED, SILENT, TOUCH_RULES
 
@@ -73,35 +75,63 @@ class GroundModel:
         for ship, domain in enumerate(self.domains):
             if not domain:
                 return f"ship {ship} (length {self.state.ships[ship]}) has no placement left that fits the answers"
+        uncovered = set(self.hit_cells)
+        for p in (p for domain in self.domains for p in domain):
+            if not uncovered:
+                break
+            uncovered.difference_update(p.cells)
         for cell in self.hit_cells:
-            if cell not in self.covering:
+            if cell in uncovered:
                 return f"no ship can cover the hit at {cell_name(cell)}"
         return None
 
 
 def ground(state: GameState) -> GroundModel:
     """Prune every ship's canonical placements by the evidence that only rules placements out (the
-    module's docstring derives the test from the transcript rule)."""
+    module's docstring derives the test from the transcript rule).
+
+    A placement on no shot cell passes exactly when no sink was announced for its ship (under
+    ``named``; any sink, under ``unnamed``, is about a placement through its cell): those, most of a
+    state's placements, are told apart with one product of the placements' cell matrix, and only the
+    placements through a hit are tested one by one.
+    """
+    rows, n = state.rows, state.cols
     misses = state.misses
     sinks = state.config.rules.sinks
     hit_at = {s.cell: t for t, s in enumerate(state.shots) if s.is_hit}
+    shot_cells = np.zeros((rows * n, 2))  # column 0: the misses, column 1: the hits
+    shot_cells[[r * n + c for r, c in misses], 0] = 1
+    shot_cells[[r * n + c for r, c in hit_at], 1] = 1
     domains = []
     for ship in range(len(state.ships)):
         # The shots that announce this ship's sink (any sink, when sinks are unnamed).
         announced = {t for t in state.sunk_shots if sinks != NAMED or state.shots[t].ship == ship}
         through = {state.shots[t].cell for t in announced} if sinks == NAMED else set()
-        allowed = []
-        for p in state.config.placements(ship):
-            if not misses.isdisjoint(p.cells) or not through.issubset(p.cells):
+        placements = state.config.placements(ship)
+        shot = _cell_matrix(rows, n, state.ships[ship]) @ shot_cells  # per placement: misses and hits it covers
+        clear, on_hits = shot[:, 0] == 0, shot[:, 1] > 0
+        # a placement on no shot cell passes every test below, unless it must cover a sinking shot
+        keep = clear & ~on_hits if not through else np.zeros(len(placements), dtype=bool)
+        for i in np.flatnonzero(clear & on_hits).tolist():
+            p = placements[i]
+            if not through.issubset(p.cells):
                 continue
             if sinks != SILENT:
                 shots = [hit_at[cell] for cell in p.cells if cell in hit_at]
                 last = max(shots) if len(shots) == len(p.cells) else None
                 if {t for t in shots if t in announced} != ({last} if last is not None else set()):
                     continue
-            allowed.append(p)
-        domains.append(tuple(allowed))
+            keep[i] = True
+        domains.append(tuple([placements[i] for i in np.flatnonzero(keep).tolist()]))
     return GroundModel(state, tuple(domains))
+
+
+@lru_cache(maxsize=64)
+def _cell_matrix(rows: int, cols: int, length: int) -> np.ndarray:
+    """``placement_matrix`` in floating point, so that a product with it runs in BLAS (exact: small integers)."""
+    out = placement_matrix(rows, cols, length).astype(float)
+    out.setflags(write=False)
+    return out
 
 
 @dataclass(frozen=True)

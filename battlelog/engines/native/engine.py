@@ -25,8 +25,9 @@ from battlelog.engines import budget, progress
 from battlelog.engines.base import Engine, Marginals
 from battlelog.engines.canonical import PosteriorKey, canonical_form, posterior_key
 from battlelog.engines.native.counts import Counts
+from battlelog.engines.native.few import LISTING_BYTES, few_counts
 from battlelog.engines.native.layered import LayeredModel, sweep
-from battlelog.engines.native.tables import SweepTables, check_board_bits, sweep_orders
+from battlelog.engines.native.tables import SweepTables, check_board_bits, check_problem_bits, sweep_orders
 from battlelog.engines.workspace import Workspace
 from battlelog.errors import Inconsistent
 from battlelog.model.ground import Problem, ground_problem
@@ -102,12 +103,25 @@ class NativeEngine(Engine):
         return result
 
     def counts(self, state: GameState) -> Counts:
-        """Exact integer counts of the layouts consistent with ``state`` (no cache of marginals involved)."""
-        return _counts(self._models_of(state))
+        """Exact integer counts of the layouts consistent with ``state`` (no cache of marginals involved).
+
+        A state with few layouts is answered by listing them (:mod:`battlelog.engines.native.few`),
+        which costs far less than a sweep of the whole board; the others are swept.
+        """
+        if self._kept is not None and self._kept[0] == posterior_key(state):
+            return _total([Counts.of(self._kept[1])])
+        problem = ground_problem(state)
+        check_problem_bits(problem)  # the sweep's limit holds whichever way the problem is counted
+        listed = few_counts(problem) if self.memory_budget >= LISTING_BYTES else None
+        if listed is not None:
+            if listed.models == 0:
+                raise Inconsistent("no layout of the fleet fits all the answers")
+            return listed
+        return self._counted(problem, posterior_key(state), sweep_order(state))
 
     def problem_counts(self, problem: Problem, order: Symmetry = IDENTITY) -> Counts:
         """Exact integer counts of a ground problem as given (its touch rule included), swept in ``order``."""
-        return _counts(self._models(problem, ("problem", problem), order))
+        return self._counted(problem, ("problem", problem), order)
 
     # ----- sampling -------------------------------------------------------------------------------
     def sample(self, state: GameState, count: int, rng: np.random.Generator) -> list[tuple[Placement, ...]]:
@@ -132,6 +146,25 @@ class NativeEngine(Engine):
             return [self._kept[1]]
         return self._models(ground_problem(state), key, sweep_order(state))
 
+    def _counted(self, problem: Problem, key: PosteriorKey, order: Symmetry) -> Counts:
+        """The counts of ``problem`` swept in ``order``, split into cases while one would exceed the
+        budget. Each case's model is read and dropped before the next case is compiled, so that a
+        split state holds one case at a time; a model of the whole problem is kept for draws."""
+        self._kept = None
+        whole: list[LayeredModel] = []
+
+        def count(part: Problem, depth: int) -> Counts:
+            model = self._compile(part, order, depth)
+            counts = Counts.of(model)
+            if depth == 0:
+                whole.append(model)
+            return counts
+
+        counts = budget.split_until_it_fits(problem, count, self.name, self.memory_budget)
+        if whole:
+            self._kept = (key, whole[0])
+        return _total(counts)
+
     def _models(self, problem: Problem, key: PosteriorKey, order: Symmetry) -> list[LayeredModel]:
         """The layered models of ``problem`` swept in ``order``, split into cases while one would exceed the budget."""
         self._kept = None  # free the previous model before building the next one
@@ -150,11 +183,11 @@ class NativeEngine(Engine):
         self._kept = None
 
 
-def _counts(models: list[LayeredModel]) -> Counts:
-    """The counts of a problem from its layered models (the cases of a split, or the one model)."""
-    counts = Counts.none(models[0].tables.problem)
-    for model in models:
-        counts = counts + Counts.of(model)
+def _total(parts: list[Counts]) -> Counts:
+    """The counts of a problem from those of its cases (the cases of a split, or the one problem)."""
+    counts = parts[0]
+    for part in parts[1:]:
+        counts = counts + part
     if counts.models == 0:
         raise Inconsistent("no layout of the fleet fits all the answers")
     return counts

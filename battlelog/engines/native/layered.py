@@ -12,12 +12,12 @@ model: the model compiled (:mod:`battlelog.engines.native.export` writes it out 
 - a transition's ``fwd x bwd`` counts the layouts that take it, so one backward pass gives, for every
   kind, orientation and start cell, the layouts with such a ship there: every placement's posterior.
 
-Memory. The levels are grouped into segments of about sqrt(cells) levels, and the states at the
-start of each segment are always kept. While the whole graph fits the budget every level is kept
-too; when it would not, the sweep drops the levels it has built and goes on keeping only the
+Memory. The levels are grouped into segments of at most about sqrt(cells) levels, and the states
+at the start of each segment are always kept. While the whole graph fits the budget every level is
+kept too; when it would not, the sweep drops the levels it has built and goes on keeping only the
 segment starts, and reading the model rebuilds one segment at a time from its start (a second
 forward pass, the same states in the same order). The graph then needs the segment starts plus
-one segment, instead of every level.
+one segment, instead of every level; a segment whose levels would not fit is ended early.
 
 Counts are exact 64-bit integers: a level whose forward counts could overflow stops the sweep with
 a one-line error instead of wrapping around.
@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -40,6 +41,8 @@ from battlelog.errors import BattlelogError, BudgetExceeded
 COUNT_LIMIT = float(2**62)
 #: Working bytes per possible transition while a level is expanded (key, action, child index).
 _WORK_BYTES = 8 + 1 + 4
+#: States expanded at a time when a level's transitions are counted before it is allocated.
+_COUNT_SLICE = 1 << 16
 
 SweepProgress = Callable[[float], None]
 
@@ -86,6 +89,8 @@ class LayeredModel:
         #: The most memory the sweep needed at once (the graph so far and one level's working arrays).
         self.peak = peak
         self.budget = budget
+        #: What draws read, computed on the first: see :meth:`_backward`.
+        self._drawing: tuple[list[np.ndarray], dict[int, list[np.ndarray]]] | None = None
 
     @property
     def rebuilds(self) -> bool:
@@ -119,20 +124,18 @@ class LayeredModel:
         return uses
 
     def draw(self, count: int, rng: np.random.Generator) -> np.ndarray:
-        """``count`` paths drawn uniformly among all paths: ``out[i, j]`` is the action path i takes at cell j.
-
-        At every state a walker takes each transition with probability proportional to the ways to
-        finish the board through it, drawn with exact integer arithmetic.
-        """
+        """``count`` paths drawn uniformly among all paths: ``out[i, j]`` is the action path i takes at
+        cell j. At every state a walker takes each transition with probability proportional to the ways
+        to finish the board through it, drawn with exact integer arithmetic."""
         if self.paths == 0:
             raise BattlelogError("there is no layout to draw from")
-        ends = self._backward_at_segment_ends()
+        ends, kept = self._backward()
         at = np.zeros(count, dtype=np.int64)
         out = np.zeros((count, self.tables.cell_count), dtype=np.int8)
         with jit.quiet():
-            for segment, end in zip(self.segments, ends):
+            for index, (segment, end) in enumerate(zip(self.segments, ends)):
                 levels = self._levels_of(segment)
-                bwd = _backward_through(levels, end, len(self.tables.kinds))
+                bwd = kept[index] if index in kept else _backward_through(levels, end, len(self.tables.kinds))
                 for offset, level in enumerate(levels):
                     run = jit.kernels(len(level.fwd))
                     taken = run.choose(bwd[offset], bwd[offset + 1], level.first, level.child, at, rng.integers(0, bwd[offset][at]))
@@ -141,14 +144,25 @@ class LayeredModel:
         return out
 
     # ----- internals ----------------------------------------------------------------------------------
-    def _backward_at_segment_ends(self) -> list[np.ndarray]:
-        """The backward counts of the states just after each segment (the last one: the final state)."""
-        ends = [np.ones(1, dtype=np.int64)]
-        with jit.quiet():
-            for segment in reversed(self.segments[1:]):
-                ends.append(_backward_through(self._levels_of(segment), ends[-1], len(self.tables.kinds))[0])
-        ends.reverse()
-        return ends
+    def _backward(self) -> tuple[list[np.ndarray], dict[int, list[np.ndarray]]]:
+        """The backward counts after each segment (the last one's: the final state) and, by segment, every
+        level's where the segment is kept and the budget has room (8 bytes a state): computed on the
+        first draw, so that board after board drawn from one model walks forward only (the same draws)."""
+        if self._drawing is None:
+            ends, kept, held = [np.ones(1, dtype=np.int64)], {}, self.nbytes
+            with jit.quiet():
+                for index in range(len(self.segments) - 1, -1, -1):
+                    segment = self.segments[index]
+                    through = _backward_through(self._levels_of(segment), ends[-1], len(self.tables.kinds))
+                    size = sum(b.nbytes for b in through)
+                    if segment.levels is not None and held + size <= self.budget:
+                        kept[index] = through
+                        held += size
+                    if index > 0:
+                        ends.append(through[0])
+            ends.reverse()
+            self._drawing = (ends, kept)
+        return self._drawing
 
     def _levels_of(self, segment: Segment) -> list[Level]:
         """The segment's levels: kept, or rebuilt from its start (the same states, in the same order)."""
@@ -180,12 +194,12 @@ def sweep(tables: SweepTables, budget: int, progress: SweepProgress | None = Non
     """Build the layered model of ``tables``'s problem within ``budget`` bytes, or raise BudgetExceeded.
 
     Each level's size is known before its arrays are allocated: the transitions out of ``n`` states
-    are at most ``n * (1 + 2 * kinds)``, and the hash merge is sized from the exact count. With
-    ``keep_levels`` false, only segment starts are kept from the first level on. Otherwise, the first
-    time keeping every level would exceed the budget, the levels kept so far are dropped and the
-    sweep goes on keeping segment starts only. A rebuild recreates exactly the levels of the first
-    pass, so from then on each level is checked as if the earlier levels of its segment were held
-    (as they will be while it is rebuilt); a level that does not fit even so raises BudgetExceeded.
+    are at most ``n * (1 + 2 * kinds)``, or counted exactly first when that bound would not fit, and
+    the hash merge is sized from the exact count. With ``keep_levels`` false, only segment starts are
+    kept from the first level on. Otherwise, the first time keeping every level would exceed the
+    budget, the levels kept so far are dropped and the sweep keeps segment starts only. A rebuild
+    recreates exactly the levels of the first pass, so from then on each level is checked as if the
+    earlier levels of its segment were held; a level that does not fit even so raises BudgetExceeded.
     """
     length = math.isqrt(tables.cell_count - 1) + 1
     keys = np.array([tables.root], dtype=np.uint64)
@@ -194,21 +208,28 @@ def sweep(tables: SweepTables, budget: int, progress: SweepProgress | None = Non
     held = peak = in_segment = 0
     with jit.quiet():
         for j in range(tables.cell_count):
-            if j % length == 0:
+            if not segments or j == segments[-1].stop:
                 segments.append(Segment(j, min(j + length, tables.cell_count), keys, fwd, [] if keep_levels else None))
                 held += keys.nbytes + fwd.nbytes
                 in_segment = 0
-            try:
-                level, next_keys, next_fwd, work = _advance(tables, keys, fwd, j, budget, held + in_segment)
-            except BudgetExceeded:
-                if not keep_levels:
-                    raise
-                keep_levels = False
-                in_segment = sum(level.nbytes for level in segments[-1].levels or ())
-                for segment in segments:
-                    segment.levels = None
-                held = sum(segment.nbytes for segment in segments)
-                level, next_keys, next_fwd, work = _advance(tables, keys, fwd, j, budget, held + in_segment)
+            while True:
+                try:
+                    level, next_keys, next_fwd, work = _advance(tables, keys, fwd, j, budget, held + in_segment)
+                    break
+                except BudgetExceeded:
+                    if keep_levels:  # drop every level: keep segment starts only
+                        keep_levels = False
+                        in_segment = sum(level.nbytes for level in segments[-1].levels or ())
+                        for segment in segments:
+                            segment.levels = None
+                        held = sum(segment.nbytes for segment in segments)
+                    elif in_segment:  # end the segment here: a rebuild then holds fewer levels at once
+                        segments[-1].stop = j
+                        segments.append(Segment(j, min(j + length, tables.cell_count), keys, fwd, None))
+                        held += keys.nbytes + fwd.nbytes
+                        in_segment = 0
+                    else:
+                        raise
             peak = max(peak, held + in_segment + work)
             segments[-1].rebuild = max(segments[-1].rebuild, in_segment + work)
             if keep_levels:
@@ -231,11 +252,8 @@ def sweep(tables: SweepTables, budget: int, progress: SweepProgress | None = Non
 def _advance(
     tables: SweepTables, keys: np.ndarray, fwd: np.ndarray, j: int, budget: int | None, held: int
 ) -> tuple[Level, np.ndarray, np.ndarray, int]:
-    """One level: the transitions out of ``keys`` at cell j, and the next level's states and counts.
-
-    Returns the level, the next states and their forward counts, and the most working memory this
-    needed beyond ``held`` (checked, with ``held``, against ``budget`` before each allocation).
-    """
+    """One level: the transitions out of ``keys`` at cell j, the next states and their forward counts,
+    and the most working memory this needed beyond ``held`` (checked against ``budget`` before each allocation)."""
     kinds = len(tables.kinds)
     total = float(fwd.sum())
     if total * (1 + 2 * kinds) >= COUNT_LIMIT:
@@ -244,27 +262,43 @@ def _advance(
             f"(over {total:.3g} partial layouts at cell {j + 1})"
         )
     bound = len(keys) * (1 + 2 * kinds)
-    _check(tables, budget, held + _WORK_BYTES * bound + 4 * len(keys), j, len(keys))
-    out_keys = np.empty(bound, dtype=np.uint64)
-    out_action = np.empty(bound, dtype=np.int8)
-    first = np.empty(len(keys) + 1, dtype=np.int32)
     run = jit.kernels(len(keys))
-    written = run.expand(
-        keys, j, tables.cols, tables.field_bits, tables.lengths, tables.count_shift, tables.count_mask,
-        tables.starts, tables.required, tables.settled[j + 1], tables.touch, tables.profile_bits, out_keys, out_action, first,
-    )  # fmt: skip
+    try:
+        _check(tables, budget, held + _WORK_BYTES * bound + 4 * len(keys), j, len(keys))
+    except BudgetExceeded:  # the worst case does not fit: count the transitions, and allocate for those
+        bound = _transitions(tables, keys, j, run)
+        _check(tables, budget, held + _WORK_BYTES * bound + 4 * len(keys), j, len(keys), bound)
+    out_keys, out_action, first = np.empty(bound, dtype=np.uint64), np.empty(bound, dtype=np.int8), np.empty(len(keys) + 1, dtype=np.int32)
+    written = _expand(tables, keys, j, run, out_keys, out_action, first)
     table_bits = max(1, (2 * written).bit_length())
-    work = _WORK_BYTES * bound + 4 * len(keys) + 8 * (1 << table_bits) + 24 * written
-    _check(tables, budget, held + work, j, len(keys))
-    table = np.full(1 << table_bits, -1, dtype=np.int64)
+    work = _WORK_BYTES * bound + 4 * len(keys) + 4 * (1 << table_bits) + 24 * written
+    _check(tables, budget, held + work, j, len(keys), written)
+    table = np.full(1 << table_bits, -1, dtype=np.int32)
     child = np.empty(written, dtype=np.int32)
     next_keys, next_fwd = run.merge(fwd, first, out_keys[:written], table, table_bits, child)
     return Level(fwd, first, child, out_action[:written].copy()), next_keys, next_fwd, work
 
 
-def _check(tables: SweepTables, budget: int | None, needed: int, cell: int, states: int) -> int:
-    """``needed``, after raising BudgetExceeded if that would outgrow ``budget`` (or 32-bit indices)."""
-    if (budget is not None and needed > budget) or states * (1 + 2 * len(tables.kinds)) >= 2**31:
+def _expand(tables: SweepTables, keys: np.ndarray, j: int, run: Any, out_keys: np.ndarray, out_action: np.ndarray, first: np.ndarray) -> int:
+    return int(run.expand(
+        keys, j, tables.cols, tables.field_bits, tables.lengths, tables.count_shift, tables.count_mask,
+        tables.starts, tables.required, tables.settled[j + 1], tables.touch, tables.profile_bits, out_keys, out_action, first,
+    ))  # fmt: skip
+
+
+def _transitions(tables: SweepTables, keys: np.ndarray, j: int, run: Any) -> int:
+    """How many transitions leave ``keys`` at cell j, expanded a slice at a time into a small scratch
+    buffer (when a level's worst case, every state taking every action, would not fit)."""
+    most = _COUNT_SLICE * (1 + 2 * len(tables.kinds))
+    scratch = (np.empty(most, dtype=np.uint64), np.empty(most, dtype=np.int8), np.empty(_COUNT_SLICE + 1, dtype=np.int32))
+    return sum(_expand(tables, keys[s : s + _COUNT_SLICE], j, run, *scratch) for s in range(0, len(keys), _COUNT_SLICE))
+
+
+def _check(tables: SweepTables, budget: int | None, needed: int, cell: int, states: int, transitions: int | None = None) -> int:
+    """``needed``, after raising BudgetExceeded if that would outgrow ``budget`` (or 32-bit indices:
+    ``transitions``, when known, else the most that ``states`` can have)."""
+    most = states * (1 + 2 * len(tables.kinds)) if transitions is None else transitions
+    if (budget is not None and needed > budget) or most >= 2**31:
         raise BudgetExceeded(
             f"the compiled model of {tables.problem.label()} needs more than {readable(needed)} "
             f"by cell {cell + 1} of {tables.cell_count} ({states:,} states)"

@@ -113,6 +113,22 @@ def check_board_bits(config: GameConfig) -> None:
     check_key_bits(f"a game on {config.label()}", min(config.rows, config.cols), field_bits, count_bits, config.rules.touch)
 
 
+def check_problem_bits(problem: Problem) -> None:
+    """The one-line error :class:`SweepTables` gives for a problem whose frontier would not fit 64 bits,
+    without building the tables (cheap when even unmerged ships fit, as they do on every usual board)."""
+    width = min(problem.rows, problem.cols)  # the sweep runs across the narrower side
+    field_bits, count_bits = key_fields(max(problem.ships), [1] * len(problem.ships))
+    if field_bits * (width + 1) + profile_bits(problem.touch, width) + sum(count_bits) <= 64:
+        return
+    kinds = kinds_of(problem)
+    field_bits, count_bits = key_fields(max(kind.length for kind in kinds), [len(kind.ships) for kind in kinds])
+    check_key_bits(problem.label(), width, field_bits, count_bits, problem.touch)
+
+
+#: ``SweepTables.placement_index`` by (rows, columns, ship length, symmetry): a few dozen entries in a process.
+_PLACEMENT_INDEX: dict[tuple[int, int, int, Symmetry], tuple[np.ndarray, np.ndarray]] = {}
+
+
 class SweepTables:
     """Everything the kernel reads about one problem swept in row-major order of its image under ``symmetry``."""
 
@@ -154,6 +170,7 @@ class SweepTables:
             self.settled[last + 1 :] |= self.count_mask[k] << np.uint64(self.count_shift[k])
         #: The state before the first cell: nothing placed, every ship still to place.
         self.root = int(sum(len(kind.ships) << int(self.count_shift[k]) for k, kind in enumerate(self.kinds)))
+        self._covered: dict[tuple[int, int], np.ndarray] = {}
 
     def _swept(self, placement: Placement, image: np.ndarray) -> tuple[int, int]:
         """(first swept cell, orientation) of a placement's image."""
@@ -172,21 +189,33 @@ class SweepTables:
 
     def covered_cells(self, kind: int, orientation: int) -> np.ndarray:
         """``out[t, j]``: the original row-major index of the t-th cell of the placement of ``kind`` in
-        ``orientation`` that starts at swept cell j (or -1 where no such placement fits the board)."""
+        ``orientation`` that starts at swept cell j (or -1 where no such placement fits the board).
+        Kept once computed: every draw names its ships with it."""
+        if (kind, orientation) in self._covered:
+            return self._covered[kind, orientation]
         n, length = self.cols, int(self.lengths[kind])
         step = 1 if orientation == HORIZONTAL else n
         original = self.symmetry.inverse.index_map(self.rows, self.cols)
         swept = np.arange(self.cell_count)[None, :] + step * np.arange(length)[:, None]
         fits = (swept[-1] < self.cell_count) & ((swept[-1] // n == swept[0] // n) if orientation == HORIZONTAL else True)
-        return np.where(fits[None, :], original[np.minimum(swept, self.cell_count - 1)], -1)
+        out = np.where(fits[None, :], original[np.minimum(swept, self.cell_count - 1)], -1)
+        out.setflags(write=False)
+        self._covered[kind, orientation] = out
+        return out
 
     def placement_index(self, ship: int) -> tuple[np.ndarray, np.ndarray]:
         """For each of ``ship``'s canonical placements (config order): its (orientation, swept start),
         so that a per-(kind, orientation, start) table can be read per placement."""
         rows, cols = self.problem.rows, self.problem.cols
-        image = self.symmetry.index_map(rows, cols)
-        pairs = [self._swept(p, image) for p in ship_placements(rows, cols, ship, self.problem.ships[ship])]
-        return np.array([o for _, o in pairs], dtype=np.int64), np.array([s for s, _ in pairs], dtype=np.int64)
+        key = (rows, cols, self.problem.ships[ship], self.symmetry)  # geometry only: the same for every state
+        if key not in _PLACEMENT_INDEX:
+            image = self.symmetry.index_map(rows, cols)
+            pairs = [self._swept(p, image) for p in ship_placements(rows, cols, ship, self.problem.ships[ship])]
+            index = np.array([o for _, o in pairs], dtype=np.int64), np.array([s for s, _ in pairs], dtype=np.int64)
+            for array in index:
+                array.setflags(write=False)
+            _PLACEMENT_INDEX[key] = index
+        return _PLACEMENT_INDEX[key]
 
     def kind_of(self, ship: int) -> int:
         """The index of the kind ``ship`` belongs to."""

@@ -1,0 +1,111 @@
+"""The native engine's floor: one marginals call on a late state, and one board drawn under a touch rule.
+
+- marginals: the states of greedy games with 20 to 200 consistent layouts (10x10 5,4,3,3,2 with
+  touching allowed and with no contact, 6x6 4,3,3), one call each with the engine's recent states
+  forgotten before every call (so each call computes). Two variants in one process, interleaved
+  ABBA, each the minimum over rounds: the engine as shipped (states with few layouts are listed,
+  battlelog/engines/native/few.py) and the engine made to sweep every state; an A/A pair (the
+  shipped engine against itself) measures the noise of the ratio. Absolute times on a shared machine
+  are not trusted; the ratios are.
+- boards: ``runner.seeds.layout_for`` under ``diagonal`` and ``none`` (the exact sampler on the
+  empty board's model), per board after the first.
+
+usage:
+  python experiments/bench_floor.py                # about a minute on 2 cores
+  python experiments/bench_floor.py --games 2 --rounds 5 --boards 50
+Prints Markdown tables to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+from functools import partial
+
+from battlelog.engines.native import few, jit
+from battlelog.engines.workspace import Workspace
+from battlelog.players import make_player
+from battlelog.report.markdown import duration, markdown_table
+from battlelog.rules.config import GameConfig
+from battlelog.rules.state import GameState
+from battlelog.rules.variants import Rules
+from battlelog.runner.loop import play_game
+from battlelog.runner.seeds import game_seeds, layout_for
+
+CONFIGS = (GameConfig(10, (5, 4, 3, 3, 2)), GameConfig(10, (5, 4, 3, 3, 2), Rules(touch="none")), GameConfig(6, (4, 3, 3)))
+
+
+def late_states(config: GameConfig, games: int, seed: int) -> list[GameState]:
+    """The states of ``games`` greedy games with 20 to 200 consistent layouts."""
+    workspace = Workspace()
+    engine = workspace.engine("native")
+    out: list[GameState] = []
+    for game in range(games):
+        states: list[GameState] = []
+        player = make_player("problog", game_seeds(seed, game)[1])
+        player.use(workspace)
+        play_game(config, layout_for(config, seed, game), player, on_shot=states.append)
+        out += [s for s in states[:-1] if 20 <= (engine.marginals(s).models or 0) <= 200]
+    return out
+
+
+def per_call(states: list[GameState], sweep_only: bool) -> float:
+    """Seconds per marginals call over ``states``, each computed afresh."""
+    workspace = Workspace()
+    engine = workspace.engine("native")
+    limit = few.PAIR_LIMIT
+    few.PAIR_LIMIT = 0 if sweep_only else limit
+    try:
+        start = time.perf_counter()
+        for state in states:
+            workspace.states.clear()
+            engine.marginals(state)
+        return (time.perf_counter() - start) / len(states)
+    finally:
+        few.PAIR_LIMIT = limit
+
+
+def abba(a: Callable[[], float], b: Callable[[], float], rounds: int) -> tuple[float, float]:
+    """The minima of ``a`` and ``b`` over ``rounds`` ABBA rounds."""
+    best_a = best_b = float("inf")
+    for r in range(rounds):
+        for run in ((a, b) if r % 2 == 0 else (b, a)):
+            took = run()
+            if run is a:
+                best_a = min(best_a, took)
+            else:
+                best_b = min(best_b, took)
+    return best_a, best_b
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=4, help="greedy games per board whose late states are timed")
+    parser.add_argument("--rounds", type=int, default=8, help="ABBA rounds (each variant's minimum is kept)")
+    parser.add_argument("--boards", type=int, default=100, help="boards drawn per touch rule")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    jit.kernels(10**6)  # load the compiled kernel before any clock (as a worker has it)
+    rows = []
+    for config in CONFIGS:
+        states = late_states(config, args.games, args.seed)
+        shipped, sweeping = partial(per_call, states, False), partial(per_call, states, True)
+        listed, swept = abba(shipped, sweeping, args.rounds)
+        one, other = abba(shipped, partial(per_call, states, False), args.rounds)
+        rows.append([config.label(), str(len(states)), duration(listed), duration(swept), f"{swept / listed:.1f}x", f"{other / one:.2f}"])
+    print(markdown_table(["board", "states", "per call", "sweeping every state", "ratio", "A/A ratio"], rows, align="lrrrrr"))
+    print()
+    rows = []
+    for touch in ("diagonal", "none"):
+        config = GameConfig(10, (5, 4, 3, 3, 2), Rules(touch=touch))
+        layout_for(config, args.seed, 0)  # the empty board's model, compiled once per process
+        start = time.perf_counter()
+        for game in range(1, args.boards + 1):
+            layout_for(config, args.seed, game)
+        rows.append([config.label(), str(args.boards), duration((time.perf_counter() - start) / args.boards)])
+    print(markdown_table(["board", "boards", "per board (after the first)"], rows, align="lrr"))
+
+
+if __name__ == "__main__":
+    main()
