@@ -62,10 +62,12 @@ def test_listing_equals_enumeration_on_late_standard_states() -> None:
 
 
 @pytest.mark.parametrize("touch", ["allowed", "diagonal", "none"])
-def test_listing_equals_the_sweep_under_each_touch_rule(touch: str) -> None:
+@pytest.mark.parametrize("shape", [(8, 8), (6, 9)])  # 6x9 is swept transposed, across its 6 rows
+def test_listing_equals_the_sweep_under_each_touch_rule(touch: str, shape: tuple[int, int]) -> None:
     sweeping = NativeEngine()
     listed = 0
-    for state in late_states(GameConfig(8, (4, 3, 3, 2, 1), Rules(touch=touch)), 4, 8):
+    rows, cols = shape
+    for state in late_states(GameConfig(rows, (4, 3, 3, 2, 1), Rules(touch=touch), cols=cols), 4, 8):
         problem = ground_problem(state)
         counts = few.few_counts(problem)
         if counts is None:
@@ -80,10 +82,10 @@ def test_listing_equals_the_sweep_under_each_touch_rule(touch: str) -> None:
 
 
 def test_the_index_of_a_placement_is_its_place_in_ship_placements() -> None:
-    for size in (3, 6, 10, 15):
+    for rows, cols in ((3, 3), (6, 6), (10, 10), (15, 15), (3, 5), (7, 2), (4, 9)):
         for length in (1, 2, 3, 5):
-            placements = ship_placements(size, 0, length)
-            assert [few._canonical_index(p, size) for p in placements] == list(range(len(placements)))
+            placements = ship_placements(rows, cols, 0, length)
+            assert [few._canonical_index(p, rows, cols) for p in placements] == list(range(len(placements)))
 
 
 def test_a_state_with_many_layouts_is_swept() -> None:
