@@ -188,9 +188,10 @@ def test_script_takes_the_rules(capsys) -> None:
         assert status == 2 and err.count("\n") == 1 and "no contact" in err, err
 
 
-def test_optimal_accepts_the_flags_and_its_refusal_names_the_rule(capsys) -> None:
-    one_line_error(capsys, ["optimal", "--size", "3", "--ships", "2", "--touch", "none"], "3x3 2 (no contact): the exact solver knows only the standard rules")
-    one_line_error(capsys, ["optimal", "--size", "3", "--ships", "2", "--sinks", "silent"], "3x3 2 (sinks silent)")
+def test_optimal_takes_the_flags_and_its_refusal_names_the_rule(capsys) -> None:
+    assert main(["optimal", "--size", "3", "--ships", "2,1", "--touch", "none", "--sinks", "silent", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["rules"] == {"touch": "none", "sinks": "silent"}
+    one_line_error(capsys, ["optimal", "--size", "6", "--ships", "3,3,2,2", "--touch", "diagonal"], "6x6 3,3,2,2 (corner contact only): enumerating")
 
 
 def advise(capsys, monkeypatch: pytest.MonkeyPatch, argv: list[str], lines: list[str]) -> str:

@@ -94,10 +94,6 @@ def _config(size: int, ships: tuple[int, ...], touch: str = "allowed", sinks: st
 def test_every_player_finishes_every_game_under_every_rule(name: str, touch: str, sinks: str) -> None:
     for size, ships in FLEETS:
         config = _config(size, ships, touch, sinks)
-        if name == "mc" and touch != "allowed":
-            with pytest.raises(BattlelogError, match=f"touch rule '{touch}'"):
-                check_player(name, config)
-            continue
         check_player(name, config)
         for game in range(GAMES.get(name, 2)):
             layout = sample_layout(config, np.random.default_rng([size, game, 17]))
@@ -114,14 +110,15 @@ def test_every_player_finishes_every_game_under_every_rule(name: str, touch: str
                     assert shot not in certainly_empty(before), (name, config.label, before.to_json(), shot)
 
 
-def test_optimal_refuses_every_rule_but_the_standard_ones() -> None:
+def test_optimal_plays_under_every_rule_and_refuses_only_what_it_cannot_solve() -> None:
+    # Its games, and its exact value, are checked under every rule in tests/test_optimum_rules.py.
     for touch, sinks in product(TOUCHES, SINKS):
         config = _config(3, (2, 1), touch, sinks)
-        if config.rules.is_default:
-            check_player("optimal", config)
-        else:
-            with pytest.raises(BattlelogError):
-                check_player("optimal", config)
+        check_player("optimal", config)
+        result = play_game(config, sample_layout(config, np.random.default_rng(5)), make_player("optimal", 0))
+        assert result.state.over
+        with pytest.raises(BattlelogError, match="too many for an exact solution"):
+            check_player("optimal", _config(6, (3, 3, 2, 2), touch, sinks))
 
 
 @pytest.mark.parametrize(("touch", "sinks"), list(product(TOUCHES, SINKS)))

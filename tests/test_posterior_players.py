@@ -19,9 +19,11 @@ from battlelog.report.stats import paired_difference
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Cell, Placement
 from battlelog.rules.state import GameState
+from battlelog.rules.variants import Rules
 from battlelog.runner.loop import play_game
 from battlelog.runner.seeds import game_seeds, layout_for
 
+import oracle
 from brute import brute_answers, brute_marginals, consistent_layouts, random_states
 
 SMALL = GameConfig(4, (3, 2, 2))
@@ -190,6 +192,29 @@ def test_mc_marginals_converge_to_the_exact_ones() -> None:
             errors[samples].append(float(np.abs(estimate - exact).max()))
     assert max(errors[40_000]) < 0.02
     assert np.mean(errors[100]) > np.mean(errors[2_000]) > np.mean(errors[40_000])
+
+
+@pytest.mark.parametrize(("size", "touch"), [(4, "diagonal"), (5, "none")])
+def test_mc_marginals_converge_to_the_exact_ones_under_a_touch_rule(size: int, touch: str) -> None:
+    # Twenty chains of 2,000 samples each per state, seeded apart, so their estimates are independent
+    # and their spread is the estimate's own error, autocorrelation included. Each cell's mean over
+    # the chains must sit within a two-sided t bound of the oracle's exact marginal (19 degrees of
+    # freedom, 1e-3 shared over every cell of every state); cells the layouts never cover, or always
+    # do, exactly.
+    config = GameConfig(size, (3, 2, 2), Rules(touch))
+    table = oracle.layouts(size, config.ships, touch)
+    posterior = {s: oracle.posterior(table, [(shot.cell, (shot.result, shot.ship)) for shot in s.shots], "named") for s in random_states(config, 40, 29)}
+    states = [s for s, chosen in posterior.items() if s.shots and len(chosen) >= 4][:6]  # something left to estimate
+    chains, samples = 20, 2_000
+    bound = scipy_stats.t.ppf(1 - 1e-3 / (2 * len(states) * size * size), chains - 1)
+    for k, state in enumerate(states):
+        exact = oracle.cell_marginals(table, posterior[state])
+        estimates = np.array([LayoutChain(state).occupancy(samples, 20, np.random.default_rng([k, c])) for c in range(chains)])
+        certain = (exact == 0) | (exact == 1)
+        assert (estimates[:, certain] == exact[certain]).all(), state.shots
+        error = np.abs(estimates.mean(axis=0) - exact)[~certain]
+        spread = estimates.std(axis=0, ddof=1)[~certain] / np.sqrt(chains)
+        assert (error <= bound * spread).all(), (state.shots, float((error / spread).max()), bound)
 
 
 def test_mc_needs_a_positive_whole_number_of_samples() -> None:

@@ -1,7 +1,8 @@
 """The exact optimum of a small instance, and beside it the exact expected score of each player.
 
 The optimum is the smallest expected number of shots over all policies, on a layout drawn
-uniformly, with the spec's answers (sunk announcements name the ship). It is found by branch and
+uniformly from those legal under the touch rule (--touch), with the answers the sink rule gives
+(--sinks; by default the spec's: sunk announcements name the ship). It is found by branch and
 bound over belief states (the layouts still consistent with the answers, and the hits), with the
 board's symmetries; every figure is an exact fraction (printed rounded, and exactly with --json).
 By default only the optimum is computed; --players adds the exact expectation of each player named
@@ -18,6 +19,7 @@ examples:
   battlelog optimal --size 4 --ships 3,2
   battlelog optimal --size 4 --ships 3,2,2 --players pdf,problog,mc[samples=50]
   battlelog optimal --size 3 --ships 2 --json
+  battlelog optimal --size 4 --ships 3,2,2 --touch none --sinks silent --players problog
 """
 
 from __future__ import annotations
@@ -101,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
     figures = {
         **config.board_json(),
         "ships": list(config.ships),
+        "rules": config.rules.to_json(),
         "layouts": len(solver.layouts),
         "optimal": float(optimum),
         "players": {name: float(value) for name, value in values.items()},

@@ -9,11 +9,16 @@ every hit between them. Drawing each ship independently and rejecting the whole 
 The chain instead moves between consistent layouts. One sweep is, in turn:
 
 1. for each ship, a heat-bath move: a new placement drawn uniformly among those that keep the
-   layout consistent given the other ships (the current one among them);
+   layout consistent and legal under the touch rule given the other ships (the current one among them);
 2. the same for a pair of ships drawn at random, jointly, so that two ships can swap the hits they
    cover;
 3. an independence proposal: every ship redrawn from its own placements, kept only if the layout is
-   consistent.
+   consistent and legal under the touch rule.
+
+The touch rule enters through each placement's keep-out zone (``Rules.keep_out``: its cells, and
+under ``diagonal`` their side neighbours, under ``none`` all eight): a placement may join the other
+ships only if its zone holds none of their cells. Contact is symmetric, so that is exactly "no two
+ships overlap or touch as the rule forbids"; under ``allowed`` the zone is the placement's cells.
 
 Each move leaves the uniform distribution over consistent layouts unchanged (the heat-bath moves
 draw from its conditionals; the third proposes symmetrically and accepts exactly the consistent
@@ -30,7 +35,6 @@ from collections.abc import Iterable
 import numpy as np
 from numba import njit
 
-from battlelog.engines.base import refuse_touch
 from battlelog.errors import Inconsistent
 from battlelog.model.ground import ground
 from battlelog.rules.config import GameConfig
@@ -52,14 +56,16 @@ class LayoutChain:
 
     def __init__(self, state: GameState) -> None:
         config = state.config
-        refuse_touch(config.rules.touch, "mc sampler's")
         self.state = state
         self.domains = ground(state).domains  # each ship's placements the evidence allows on its own
-        masks, starts = [], [0]
+        masks, zones, starts = [], [], [0]
         for domain in self.domains:
             masks += [cells_words(p.cells, config) for p in domain]
+            zones += [cells_words(config.rules.keep_out(p, config.rows, config.cols), config) for p in domain]
             starts.append(starts[-1] + len(domain))
         self.masks = np.array(masks, dtype=np.uint64).reshape(-1, _words(config))
+        #: Each placement's keep-out zone: the cells no other ship may cover beside it.
+        self.zones = np.array(zones, dtype=np.uint64).reshape(-1, _words(config))
         self.starts = np.array(starts, dtype=np.int64)
         self.hits = cells_words(state.hits, config)
 
@@ -68,10 +74,10 @@ class LayoutChain:
         ships = len(self.domains)
         orders = np.concatenate([rng.permutation(len(domain)) for domain in self.domains])
         start = np.full(ships, -1, dtype=np.int64)
-        if not _fill(self.masks, self.starts, self.hits, orders, start, np.zeros_like(self.hits)):
+        if not _fill(self.masks, self.zones, self.starts, self.hits, orders, start, np.zeros_like(self.hits)):
             raise Inconsistent("no layout of the fleet fits all the answers")
         draws = rng.random((burn_in + samples, 2 * ships + 3))
-        counts = _run(self.masks, self.starts, self.hits, start, draws, burn_in)
+        counts = _run(self.masks, self.zones, self.starts, self.hits, start, draws, burn_in)
         rows, cols = self.state.rows, self.state.cols
         return (counts[: rows * cols] / samples).reshape(rows, cols)
 
@@ -102,7 +108,9 @@ def _union_except(masks: np.ndarray, layout: np.ndarray, skip_a: int, skip_b: in
 
 
 @njit(cache=True)
-def _fill(masks: np.ndarray, starts: np.ndarray, hits: np.ndarray, orders: np.ndarray, layout: np.ndarray, union: np.ndarray) -> bool:
+def _fill(
+    masks: np.ndarray, zones: np.ndarray, starts: np.ndarray, hits: np.ndarray, orders: np.ndarray, layout: np.ndarray, union: np.ndarray
+) -> bool:
     """Complete ``layout`` (-1 for ships not placed yet) to a consistent layout, depth first in the
     shuffled ``orders``: first cover the lowest uncovered hit with some unplaced ship, then place the
     rest anywhere free. Every consistent completion is reachable, so it fails only when none exists."""
@@ -120,9 +128,9 @@ def _fill(masks: np.ndarray, starts: np.ndarray, hits: np.ndarray, orders: np.nd
             row = starts[ship] + orders[starts[ship] + position]
             if target_word >= 0 and not masks[row, target_word] & target_bit:
                 continue
-            if _disjoint(masks[row], union):
+            if _disjoint(zones[row], union):
                 layout[ship] = row
-                if _fill(masks, starts, hits, orders, layout, union | masks[row]):
+                if _fill(masks, zones, starts, hits, orders, layout, union | masks[row]):
                     return True
                 layout[ship] = -1
         if target_word < 0:
@@ -131,15 +139,17 @@ def _fill(masks: np.ndarray, starts: np.ndarray, hits: np.ndarray, orders: np.nd
 
 
 @njit(cache=True)
-def _heat_bath_one(masks: np.ndarray, starts: np.ndarray, hits: np.ndarray, layout: np.ndarray, ship: int, u: float) -> None:
+def _heat_bath_one(
+    masks: np.ndarray, zones: np.ndarray, starts: np.ndarray, hits: np.ndarray, layout: np.ndarray, ship: int, u: float
+) -> None:
     others = _union_except(masks, layout, ship, -1)
     count = 0
     for row in range(starts[ship], starts[ship + 1]):
-        if _disjoint(masks[row], others) and _covers(others | masks[row], hits):
+        if _disjoint(zones[row], others) and _covers(others | masks[row], hits):
             count += 1
     pick = int(u * count)
     for row in range(starts[ship], starts[ship + 1]):
-        if _disjoint(masks[row], others) and _covers(others | masks[row], hits):
+        if _disjoint(zones[row], others) and _covers(others | masks[row], hits):
             if pick == 0:
                 layout[ship] = row
                 return
@@ -147,17 +157,19 @@ def _heat_bath_one(masks: np.ndarray, starts: np.ndarray, hits: np.ndarray, layo
 
 
 @njit(cache=True)
-def _heat_bath_pair(masks: np.ndarray, starts: np.ndarray, hits: np.ndarray, layout: np.ndarray, a: int, b: int, u: float) -> None:
+def _heat_bath_pair(
+    masks: np.ndarray, zones: np.ndarray, starts: np.ndarray, hits: np.ndarray, layout: np.ndarray, a: int, b: int, u: float
+) -> None:
     others = _union_except(masks, layout, a, b)
     count = 0
     for pass_ in range(2):
         pick = int(u * count)
         for ra in range(starts[a], starts[a + 1]):
-            if not _disjoint(masks[ra], others):
+            if not _disjoint(zones[ra], others):
                 continue
             both = others | masks[ra]
             for rb in range(starts[b], starts[b + 1]):
-                if _disjoint(masks[rb], both) and _covers(both | masks[rb], hits):
+                if _disjoint(zones[rb], both) and _covers(both | masks[rb], hits):
                     if pass_ == 0:
                         count += 1
                     elif pick == 0:
@@ -169,13 +181,15 @@ def _heat_bath_pair(masks: np.ndarray, starts: np.ndarray, hits: np.ndarray, lay
 
 
 @njit(cache=True)
-def _independent(masks: np.ndarray, starts: np.ndarray, hits: np.ndarray, layout: np.ndarray, draws: np.ndarray) -> None:
+def _independent(
+    masks: np.ndarray, zones: np.ndarray, starts: np.ndarray, hits: np.ndarray, layout: np.ndarray, draws: np.ndarray
+) -> None:
     ships = layout.shape[0]
     proposal = np.empty(ships, dtype=np.int64)
     union = np.zeros(masks.shape[1], dtype=np.uint64)
     for i in range(ships):
         row = starts[i] + int(draws[i] * (starts[i + 1] - starts[i]))
-        if not _disjoint(masks[row], union):
+        if not _disjoint(zones[row], union):
             return
         union |= masks[row]
         proposal[i] = row
@@ -184,7 +198,9 @@ def _independent(masks: np.ndarray, starts: np.ndarray, hits: np.ndarray, layout
 
 
 @njit(cache=True)
-def _run(masks: np.ndarray, starts: np.ndarray, hits: np.ndarray, layout: np.ndarray, draws: np.ndarray, burn_in: int) -> np.ndarray:
+def _run(
+    masks: np.ndarray, zones: np.ndarray, starts: np.ndarray, hits: np.ndarray, layout: np.ndarray, draws: np.ndarray, burn_in: int
+) -> np.ndarray:
     """Sweep the chain once per row of ``draws``; count each cell's coverage after ``burn_in`` sweeps."""
     ships = layout.shape[0]
     words = masks.shape[1]
@@ -192,12 +208,12 @@ def _run(masks: np.ndarray, starts: np.ndarray, hits: np.ndarray, layout: np.nda
     for sweep in range(draws.shape[0]):
         u = draws[sweep]
         for ship in range(ships):
-            _heat_bath_one(masks, starts, hits, layout, ship, u[ship])
+            _heat_bath_one(masks, zones, starts, hits, layout, ship, u[ship])
         if ships > 1:
             a = int(u[ships] * ships)
             b = (a + 1 + int(u[ships + 1] * (ships - 1))) % ships
-            _heat_bath_pair(masks, starts, hits, layout, a, b, u[ships + 2])
-        _independent(masks, starts, hits, layout, u[ships + 3 :])
+            _heat_bath_pair(masks, zones, starts, hits, layout, a, b, u[ships + 2])
+        _independent(masks, zones, starts, hits, layout, u[ships + 3 :])
         if sweep >= burn_in:
             for i in range(ships):
                 row = masks[layout[i]]

@@ -1,8 +1,9 @@
 """Every layout of a small instance as bit masks, and the layouts a game state leaves possible.
 
 The exact optimum and the exact expectation of a player are sums over layouts, so both start from
-the full list of layouts (each ship one canonical placement, no overlap), each held as one bit mask
-per ship over the cells (bit ``r * N + c``). Boards of up to 8 x 8 fit one 64-bit word.
+the full list of layouts (each ship one canonical placement, no overlap, no contact the touch rule
+forbids), each held as one bit mask per ship over the cells (bit ``r * N + c``). Boards of up to
+8 x 8 fit one 64-bit word. The answers a layout gives follow the sink rule (see :func:`answer_code`).
 """
 
 from __future__ import annotations
@@ -13,10 +14,11 @@ from functools import cached_property
 import numpy as np
 
 from battlelog.errors import BattlelogError
-from battlelog.rules.answers import HIT_CODE, MISS_CODE, SUNK_CODE
+from battlelog.rules.answers import HIT_CODE, MISS_CODE, SUNK, SUNK_CODE
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Cell, cell_index, cells_mask
 from battlelog.rules.state import GameState
+from battlelog.rules.variants import NAMED, SILENT, UNNAMED
 
 #: Largest board whose cells fit the 64-bit masks used here.
 MAX_CELLS = 64
@@ -26,9 +28,22 @@ SOLVABLE_LAYOUTS = 4_000
 #: Boards with more cells than this are refused: every shot multiplies the belief states.
 SOLVABLE_CELLS = 36
 
+#: How each sink rule codes a sinking shot, as ``battlelog.optimum.search`` reads it: ``sunk ship i``
+#: (SUNK_CODE + i), ``sunk`` (SUNK_CODE) or ``hit`` (HIT_CODE).
+SINKS_NAMED, SINKS_UNNAMED, SINKS_SILENT = 0, 1, 2
+SINK_MODES = {NAMED: SINKS_NAMED, UNNAMED: SINKS_UNNAMED, SILENT: SINKS_SILENT}
+
+
 def placement_masks(config: GameConfig, ship: int) -> np.ndarray:
     """The mask of each canonical placement of ``ship``, in ``config.placements(ship)`` order."""
     return np.array([cells_mask(p.cells, config.cols) for p in config.placements(ship)], dtype=np.uint64)
+
+
+def zone_masks(config: GameConfig, ship: int) -> np.ndarray:
+    """The cells no other ship may cover beside each placement of ``ship`` (``Rules.keep_out``): its
+    own cells under ``allowed``, with their side (``diagonal``) or all eight (``none``) neighbours."""
+    rules, rows, n = config.rules, config.rows, config.cols
+    return np.array([cells_mask(rules.keep_out(p, rows, n), n) for p in config.placements(ship)], dtype=np.uint64)
 
 
 @dataclass(frozen=True)
@@ -42,20 +57,20 @@ class LayoutTable:
 
     @classmethod
     def build(cls, config: GameConfig, max_layouts: int) -> LayoutTable:
-        """Enumerate the layouts ship by ship, dropping overlaps as soon as they appear.
+        """Enumerate the layouts ship by ship, dropping overlaps and forbidden contacts as soon as
+        they appear (a placement must avoid the keep-out zones of the ships before it: contact is
+        symmetric, so that is every pair once).
 
         Refuses (one-line error) when the board is too large for the masks or the fleet has more
         than ``max_layouts`` layouts.
         """
-        if not config.rules.is_default:
-            raise BattlelogError(f"{config.label()}: the exact solver knows only the standard rules so far")
         if config.cell_count > MAX_CELLS:
             raise BattlelogError(f"{config.label()}: boards above 8x8 do not fit this enumeration's 64-bit masks")
         placement = np.zeros((1, 0), dtype=np.int32)
         masks = np.zeros((1, 0), dtype=np.uint64)
-        union = np.zeros(1, dtype=np.uint64)
+        union = np.zeros(1, dtype=np.uint64)  # the keep-out zones of the ships placed so far
         for ship in range(len(config.ships)):
-            options = placement_masks(config, ship)
+            options, zones = placement_masks(config, ship), zone_masks(config, ship)
             free = (union[:, None] & options[None, :]) == 0
             rows, cols = np.nonzero(free)
             if len(rows) > max_layouts:
@@ -65,7 +80,7 @@ class LayoutTable:
                 )
             placement = np.concatenate([placement[rows], cols[:, None].astype(np.int32)], axis=1)
             masks = np.concatenate([masks[rows], options[cols][:, None]], axis=1)
-            union = union[rows] | options[cols]
+            union = union[rows] | zones[cols]
         return cls(config, placement, masks)
 
     def __len__(self) -> int:
@@ -89,12 +104,27 @@ class LayoutTable:
         return out
 
     def consistent(self, state: GameState) -> np.ndarray:
-        """Indices of the layouts that satisfy every piece of the spec's evidence in ``state``."""
+        """Indices of the layouts that give exactly the answers of ``state`` (the transcript rule,
+        docs/rules.md: no ship on a miss, some ship on every hit, and each hit shot's ship passes
+        the sink rule's test; under ``silent`` there is none)."""
         size = state.cols
         union = self.union
         ok = (union & np.uint64(cells_mask(state.misses, size))) == 0
         hits = np.uint64(cells_mask(state.hits, size))
         ok &= (union & hits) == hits
+        sinks = state.config.rules.sinks
+        if sinks == UNNAMED:
+            # A hit shot at x said "sunk" exactly when the ship covering x lay inside the hits by then.
+            for t, shot in enumerate(state.shots):
+                if shot.is_hit:
+                    x = cell_index(shot.cell, size)
+                    owner = np.maximum(self.owner[:, x], 0).astype(np.int64)
+                    mask = self.ship_masks[np.arange(len(self)), owner]
+                    inside = (mask & ~np.uint64(cells_mask(state.hits_after(t), size))) == 0
+                    ok &= inside == (shot.result == SUNK)
+            return np.flatnonzero(ok).astype(np.int32)
+        if sinks == SILENT:
+            return np.flatnonzero(ok).astype(np.int32)
         for ship, t, cell in state.sinks:
             inside = np.uint64(cells_mask(state.hits_after(t), size))
             mask = self.ship_masks[:, ship]
@@ -105,7 +135,7 @@ class LayoutTable:
 
     def answers(self, layouts: np.ndarray, hits: int, cell: Cell) -> np.ndarray:
         """The answer code (``battlelog.rules.answers``) each of ``layouts`` gives to a shot at ``cell`` when
-        ``hits`` (a mask) are hit."""
+        ``hits`` (a mask) are hit, as the sink rule words a sinking shot (:func:`answer_code`)."""
         size = self.config.cols
         x = cell[0] * size + cell[1]
         owner = self.owner[layouts, x].astype(np.int64)
@@ -114,8 +144,17 @@ class LayoutTable:
         if len(covered):
             ships = owner[covered]
             rest = self.ship_masks[layouts[covered], ships] & ~np.uint64(hits | (1 << x))
-            out[covered] = np.where(rest == 0, SUNK_CODE + ships, HIT_CODE)
+            out[covered] = np.where(rest == 0, answer_code(self.config, ships), HIT_CODE)
         return out
+
+
+def answer_code(config: GameConfig, ship: np.ndarray) -> np.ndarray:
+    """The code of a shot that sinks ``ship`` under ``config``'s sink rule: SUNK_CODE + ship (named),
+    SUNK_CODE (unnamed) or HIT_CODE (silent: the last cell is answered "hit")."""
+    mode = SINK_MODES[config.rules.sinks]
+    if mode == SINKS_NAMED:
+        return SUNK_CODE + ship
+    return np.full_like(ship, SUNK_CODE if mode == SINKS_UNNAMED else HIT_CODE)
 
 
 def solvable_layouts(config: GameConfig, max_layouts: int = SOLVABLE_LAYOUTS, max_cells: int = SOLVABLE_CELLS) -> LayoutTable:

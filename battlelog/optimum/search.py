@@ -5,18 +5,23 @@ A belief state is (C, H): the layouts still consistent with the answers (indices
 on: misses only matter through C, and every future answer of a layout follows from the layout and H.
 Values are integer totals: ``T(C, H)`` is the sum over the layouts of C of the shots still to fire,
 
-    T(C, H) = 0                                     when every ship is sunk,
+    T(C, H) = 0                                     when every ship cell is hit,
     T(C, H) = |C| + min_x  sum_a T(C_a, H_a)        otherwise,
 
-where C_a are the layouts giving answer a at x. The expected number of shots is T / |C|, so the
-search never rounds. Only cells that some layout of C covers are worth a shot: a certain miss leaves
+where C_a are the layouts giving answer a at x (as the sink rule words it: "sunk ship i", "sunk",
+or under silent sinks only "hit"; the game ends when every ship cell is hit under every rule). The
+expected number of shots is T / |C|, so the search never rounds. Only cells that some layout of C covers are worth a shot: a certain miss leaves
 C unchanged and costs a shot.
 
 The table of solved states is keyed by a canonical form of (C, H) under the instance's symmetries.
 (C, H) itself is too big to store, but H with, per ship, the set P_i of its placements found in C
-determines C: C is exactly the non-overlapping layouts drawn from the P_i that cover H (every answer
-of the spec constrains one ship's placement or the union of ships, and each P_i placement appears in
-some consistent layout). That key takes N*N + sum_i |placements of i| bits.
+determines C: C is exactly the layouts legal under the touch rule drawn from the P_i that cover H
+(under every sink rule an answer constrains one ship's placement, by the per-ship tests of
+docs/rules.md, or the union of ships; each P_i placement appears in some consistent layout, so it
+passes its ship's test). That key takes N*N + sum_i |placements of i| bits. The symmetries
+(:mod:`battlelog.optimum.group`) map legal layouts to legal ones under every touch rule (they keep
+side and corner neighbours) and answers to answers under every sink rule (a relabelling renames
+"sunk ship i", and changes nothing when sinks are unnamed or silent).
 
 ``search(C, H, beta)`` returns T(C, H) exactly when it is below ``beta``; otherwise some value in
 [beta, T(C, H)], a lower bound (fail-high). Lower bounds found this way are stored too. Per action,
@@ -30,6 +35,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from battlelog.optimum.layouts import SINKS_NAMED, SINKS_SILENT
 from battlelog.rules.answers import HIT_CODE, MISS_CODE, SUNK_CODE
 
 #: Slots of the shared statistics array (the progress thread reads them while the search runs).
@@ -41,8 +47,10 @@ RUNNING, STOP_ASKED, STOP_TO_GROW = 0, 1, 2
 #: Table flags.
 EMPTY, LOWER, EXACT = 0, 1, 2
 
-#: Option slots: what the search may use, so that each device's worth can be measured.
-OPT_BOUND, OPT_ORDER = range(2)
+#: Option slots: what the search may use, so that each device's worth can be measured; and, not a
+#: device, how the sink rule words a sinking shot (``layouts.SINKS_NAMED``, ``SINKS_UNNAMED`` or
+#: ``SINKS_SILENT``).
+OPT_BOUND, OPT_ORDER, OPT_SINKS = range(3)
 #: Lower bounds (see lower_bound): remaining ship cells only; plus the next shot's chance of a miss;
 #: plus the misses expected before the next hit.
 BOUND_CELLS, BOUND_ONE_STEP, BOUND_MISSES = 0, 1, 2
@@ -259,6 +267,7 @@ def search(
     n_cells = owner.shape[1]
     ships = ship_masks.shape[1]
     bound = options[OPT_BOUND]
+    sinks = options[OPT_SINKS]
 
     # How many layouts cover each unshot cell: the one-step bound, and which cells are worth a shot.
     cover = np.zeros(n_cells, dtype=np.int64)
@@ -304,7 +313,9 @@ def search(
                 after = hits
             else:
                 after = hits | bit
-                kind = SUNK_CODE + ship if (ship_masks[lay, ship] & ~after) == 0 else HIT_CODE
+                kind = HIT_CODE
+                if (ship_masks[lay, ship] & ~after) == 0 and sinks != SINKS_SILENT:
+                    kind = SUNK_CODE + (ship if sinks == SINKS_NAMED else 0)
             answer[a, j] = kind
             sizes[a, kind] += 1
             _count_cells(union[lay] & ~after, child_cover[kind])

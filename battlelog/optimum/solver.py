@@ -21,7 +21,7 @@ import numpy as np
 from battlelog.errors import BattlelogError, BudgetExceeded
 from battlelog.optimum import DEFAULT_MEMORY, search
 from battlelog.optimum.group import Symmetries
-from battlelog.optimum.layouts import SOLVABLE_CELLS, SOLVABLE_LAYOUTS, solvable_layouts
+from battlelog.optimum.layouts import SINK_MODES, SOLVABLE_CELLS, SOLVABLE_LAYOUTS, solvable_layouts
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Cell, cells_mask
 from battlelog.rules.state import GameState
@@ -96,7 +96,8 @@ class StateTable:
 
 
 class Solver:
-    """The optimal policy of one instance (uniform prior over layouts, the spec's answers)."""
+    """The optimal policy of one instance (uniform prior over the layouts legal under the touch rule,
+    answers as the sink rule words them)."""
 
     def __init__(
         self,
@@ -117,7 +118,7 @@ class Solver:
         self.capacity = 1 << max(10, (memory // StateTable.entry_bytes(self._words)).bit_length() - 1)
         self.table = StateTable.empty(min(FIRST_CAPACITY, self.capacity), self._words)
         self.stats = np.zeros(search.STATS, dtype=np.int64)
-        self._options = np.array([settings.bound, settings.order], dtype=np.int64)
+        self._options = np.array([settings.bound, settings.order, SINK_MODES[config.rules.sinks]], dtype=np.int64)
         self._lock = threading.Lock()
 
     # ----- searching ---------------------------------------------------------------------------

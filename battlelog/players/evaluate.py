@@ -6,7 +6,8 @@ the answers by the answer they give, and each part continues the game. Summed ov
 
     T(state, C) = |C| + (1 / |candidates|) * sum over candidates x, answers a of T(state + (x, a), C_a),
 
-with T = 0 once every ship is sunk; the expectation is T / (number of layouts), a fraction, exact.
+with T = 0 once every ship cell is hit (the answers, and so the split, follow the game's sink rule,
+and the layouts its touch rule); the expectation is T / (number of layouts), a fraction, exact.
 States with equal consistent layouts and equal :meth:`Player.decision_key` are played alike, so each
 is walked once.
 
@@ -32,6 +33,7 @@ from battlelog.rules.answers import decode_answer
 from battlelog.rules.geometry import Cell, cell_index, cells_mask
 from battlelog.rules.referee import Referee
 from battlelog.rules.state import GameState
+from battlelog.rules.variants import NAMED
 
 #: An exact total: an integer until a tie makes it a fraction.
 Total = int | Fraction
@@ -104,6 +106,7 @@ def _game_walk(player: Player, table: LayoutTable, counter: _Counter) -> Total:
     """T of the empty board, splitting the layouts by their answers."""
     config = table.config
     size = config.cols
+    named = config.rules.sinks == NAMED  # the table's answers follow the sink rule (LayoutTable.answers)
     memo: dict[tuple[bytes, Hashable], Total] = {}
     possible_cells: dict[int, frozenset[Cell]] = {}
 
@@ -125,7 +128,7 @@ def _game_walk(player: Player, table: LayoutTable, counter: _Counter) -> Total:
             for cell in cells:
                 answers = table.answers(layouts, hits, cell)
                 for answer in np.unique(answers):
-                    result, ship = decode_answer(int(answer))
+                    result, ship = decode_answer(int(answer), named)
                     summed += total(state.with_shot(cell[0], cell[1], result, ship), layouts[answers == answer])
             memo[key] = _average(len(layouts), summed, len(cells))
             counter.tick()

@@ -14,6 +14,7 @@ from battlelog.players.base import ScoringPlayer, idle_cells, masked
 from battlelog.players.knowledge import ruled_out
 from battlelog.rules.geometry import Cell
 from battlelog.rules.state import GameState
+from battlelog.rules.variants import ALLOWED
 
 
 def target_list(state: GameState) -> list[Cell]:
@@ -50,8 +51,9 @@ def open_cells(state: GameState) -> list[Cell]:
 
 def target_key(state: GameState, possible: frozenset[Cell]) -> Hashable:
     """The target list and the shot cells that are not idle: what the target list's future depends on
-    (under rules other than the standard ones, the ordered shots: always right)."""
-    if not state.config.rules.is_default:
+    (under a touch rule other than ``allowed``, the ordered shots: always right). The sink rule does
+    not matter: a sink counts as a hit, and with touching allowed no cell is ever ruled out."""
+    if state.config.rules.touch != ALLOWED:
         return state.shots, frozenset()
     return tuple(target_list(state)), state.shot_cells - idle_cells(state, possible)
 

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from battlelog.engines.base import refuse_touch
 from battlelog.errors import BattlelogError
 from battlelog.players.base import Player, Seed, masked, pick_best
-from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Cell
 from battlelog.rules.state import GameState
 
@@ -22,17 +18,11 @@ class MonteCarloPlayer(Player):
     draws are uniform over the layouts consistent with the answers in the limit (battlelog.engines.chain).
 
     Its choice is random beyond ties (the estimate is), so it has no candidates and no exact
-    expectation. It plays every sink rule (the chain's per-ship domains come from the same grounding
-    as the engines'), but refuses the touch rules ``diagonal`` and ``none`` in one line: its moves do
-    not keep ships apart, so it would not be a correct chain over the legal layouts.
+    expectation. It plays every rule: the chain's per-ship domains come from the same grounding as
+    the engines' (the sink rule), and its moves keep ships apart as the touch rule says.
     """
 
     name = "mc"
-
-    @classmethod
-    def check_board(cls, config: GameConfig, **options: Any) -> None:
-        """A touch rule the chain does not respect is refused before the first game."""
-        refuse_touch(config.rules.touch, "mc sampler's")
 
     def __init__(self, seed: Seed = None, samples: int = 1000) -> None:
         super().__init__(seed)
