@@ -212,4 +212,4 @@ def test_the_documented_rules_examples_are_valid_states() -> None:
     text = (Path(__file__).resolve().parent.parent / "docs" / "formats.md").read_text()
     section = text[text.index("### Rules") : text.index("## Marginals")]
     examples = [GameState.from_json(json.loads(block)) for block in re.findall(r"```json\n(.*?)```", section, re.S)]
-    assert [s.config.rules for s in examples] == [Rules(touch="none"), UNNAMED, SILENT]
+    assert [s.config.rules for s in examples] == [Rules(salvo=2), Rules(touch="none"), UNNAMED, SILENT]
