@@ -46,8 +46,10 @@ class ParityPlayer(ScoringPlayer):
 
     def decision_key(self, state: GameState, possible: frozenset[Cell]) -> Hashable:
         """As hunt-target's, but the idle cells left are told apart by their place on every lattice
-        the hunt may use."""
+        the hunt may use; and the lengths not certainly sunk, which under unnamed sinks follow from
+        the hits at each sink's time, not from the consistent layouts alone (later sinks are judged
+        on later hits, so these and the key's state decide every later spacing)."""
         spacings = sorted(set(state.ships))
         idle = idle_cells(state, possible) - state.shot_cells
         lattices = sorted(tuple((r + c) % d for d in spacings) for r, c in idle)
-        return target_key(state, possible), tuple(lattices)
+        return target_key(state, possible), tuple(lattices), afloat_lengths(state)
