@@ -13,7 +13,7 @@ from battlelog.rules.answers import HIT_CODE, MISS_CODE, SUNK_CODE
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement, cell_name
 from battlelog.rules.state import GameState
-from battlelog.rules.variants import ALLOWED, NAMED, SILENT, UNNAMED
+from battlelog.rules.variants import NAMED, SILENT, UNNAMED
 
 
 @dataclass(frozen=True)
@@ -104,12 +104,6 @@ class Engine(ABC):
 
     def close(self) -> None:
         """Release the compiled models the engine holds (what its workspace holds is the workspace's)."""
-
-
-def refuse_touch(touch: str, engine: str) -> None:
-    """A one-line refusal from an engine that does not yet count ``touch`` (any rule but ``allowed``)."""
-    if touch != ALLOWED:
-        raise BattlelogError(f"the {engine} engine does not count touch rule {touch!r} yet")
 
 
 def locate_fault(state: GameState, engine: Engine) -> StateError:
