@@ -7,6 +7,7 @@ anything else is logged and answered 500 in one line, and the server keeps servi
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections import OrderedDict
 from collections.abc import AsyncIterator
@@ -71,16 +72,21 @@ async def page(request: Request) -> Response:
 
 
 def create_app(results_dir: Path | None = None, service: EngineService | None = None, warm: bool = True) -> Starlette:
-    """The app; ``results_dir`` (or None) is the folder whose experiments it shows."""
+    """The app; ``results_dir`` (or None) is the folder whose experiments it shows. ``warm``: start the
+    worker processes at once and read or compute the standard board's opening book in the background."""
     engines = service or EngineService()
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        opening = None
         if warm:
             engines.warm(STANDARD)
+            opening = asyncio.get_running_loop().create_task(advise.keep_book(engines, STANDARD))
         try:
             yield
         finally:
+            if opening is not None:
+                opening.cancel()
             engines.close()
 
     app = Starlette(
