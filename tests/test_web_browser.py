@@ -16,6 +16,7 @@ import pytest
 from battlelog.rules.config import GameConfig
 from battlelog.rules.layouts import sample_layout
 from battlelog.rules.referee import Referee
+from battlelog.rules.variants import Rules
 
 import test_replay_browser
 from web_cases import LiveServer, small_experiment
@@ -127,6 +128,38 @@ def test_the_answers_offered_follow_the_sink_rule(browser: Any, server: LiveServ
         browser.find_element(By.ID, "advise-new").click()
         _wait(browser, lambda b, want=expected[sinks]: offered(b) == want, seconds=10)
         assert len(browser.find_elements(By.CSS_SELECTOR, "#advise-board .cell")) == 36
+    _no_errors(browser)
+
+
+def test_a_rectangular_salvo_game_advised_volley_by_volley(browser: Any, server: LiveServer) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    browser.get(server.url)
+    _wait(browser, lambda b: _shot_count(b) == 0)
+    for field, text in (("advise-size", "4x6"), ("advise-ships", "3,2")):
+        browser.find_element(By.ID, field).clear()
+        browser.find_element(By.ID, field).send_keys(text)
+    Select(browser.find_element(By.ID, "advise-salvo")).select_by_value("2")
+    browser.find_element(By.ID, "advise-new").click()
+    _wait(browser, lambda b: "Volley 1, shot 1" in b.find_element(By.ID, "advise-status").text)
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#advise-board .cell")) == 24
+    config = GameConfig(4, (3, 2), Rules(salvo=2), cols=6)
+    referee = Referee(config, sample_layout(config, np.random.default_rng(7)))
+    shots = 0
+    while not referee.over:
+        if shots % 2 == 0:  # a new volley: its second cell is shown dashed, and fired next whatever the answer
+            planned = browser.find_element(By.CSS_SELECTOR, "#advise-board .volley").get_attribute("id")
+        suggested = browser.find_element(By.CSS_SELECTOR, "#advise-board .suggest").get_attribute("id")
+        if shots % 2 == 1:
+            assert suggested == planned
+        _, row, col = suggested.split("-")
+        result, ship = referee.shoot(int(row), int(col))
+        browser.find_element(By.ID, f"answer-{result}" + (f"-{ship}" if ship is not None else "")).click()
+        shots += 1
+        _wait(browser, lambda b, n=shots: _shot_count(b) == n or "Every ship is sunk" in b.find_element(By.ID, "advise-status").text)
+    volleys = (shots + 1) // 2
+    assert browser.find_element(By.ID, "advise-status").text == f"Every ship is sunk after {volleys} volleys ({shots} shots)."
     _no_errors(browser)
 
 

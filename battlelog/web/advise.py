@@ -27,6 +27,7 @@ from battlelog.rules.answers import HIT, MISS
 from battlelog.rules.config import GameConfig
 from battlelog.rules.state import GameState
 from battlelog.rules.variants import SINK_RULES, TOUCH_RULES
+from battlelog.views.advise import volley_cells, volley_start
 from battlelog.views.display import most_likely
 from battlelog.web import book
 from battlelog.web.jobs import Job
@@ -37,15 +38,24 @@ from battlelog.web.service import MAX_CELLS, MAX_SHIPS, EngineService, check_bud
 def advice(state: GameState, engine: Engine) -> dict[str, Any]:
     """The marginals JSON of ``state`` plus ``suggest``: the exact player's shot (None once the game is over).
 
-    Ties go to the first cell in reading order, as ``battlelog advise`` says.
+    Ties go to the first cell in reading order, as ``battlelog advise`` says. Under salvo, also
+    ``volley``: ``{"volley": v, "cells": [...]}``, the cells still to fire in the volley under way (or
+    the next), chosen before any of its answers as ``battlelog advise`` does; ``suggest`` is the first.
     """
     try:
         marginals = solve(state, engine)
+        if state.config.rules.is_salvo and not state.over:
+            start = volley_start(state)
+            plan = volley_cells(state, marginals if start == len(state.shots) else solve(state.prefix(start), engine))
+        else:
+            best = most_likely(state, marginals.cells)
+            plan = best[:1]
     except StateError as exc:
         raise WebError(str(exc), 409) from None
     out = marginals.to_json()
-    best = most_likely(state, marginals.cells)
-    out["suggest"] = {"row": best[0][0], "col": best[0][1]} if best else None
+    out["suggest"] = {"row": plan[0][0], "col": plan[0][1]} if plan else None
+    if state.config.rules.is_salvo:
+        out["volley"] = {"volley": state.next_volley()[0], "cells": [{"row": r, "col": c} for r, c in plan]} if plan else None
     return out
 
 
@@ -64,9 +74,10 @@ async def marginals_endpoint(request: Request) -> Response:
         answer = await service.cached(answer_key(state, service), lambda: computed(state, service, job))
     suggest = json.loads(answer)["suggest"]
     if suggest is not None:  # the next answer is most likely a miss or a hit at the suggested cell
+        volley = state.next_volley()[0] if state.config.rules.is_salvo else None
         for result in (MISS, HIT):
             try:
-                following = state.with_shot(suggest["row"], suggest["col"], result)
+                following = state.with_shot(suggest["row"], suggest["col"], result, None, volley)
             except BattlelogError:
                 continue
             service.prefetch(answer_key(following, service), partial(computed, following, service, None))

@@ -71,9 +71,10 @@ async def page(request: Request) -> Response:
     return FileResponse(STATIC / "index.html", media_type="text/html; charset=utf-8")
 
 
-def create_app(results_dir: Path | None = None, service: EngineService | None = None, warm: bool = True) -> Starlette:
+def create_app(results_dir: Path | None = None, service: EngineService | None = None, warm: bool = True, book: bool = True) -> Starlette:
     """The app; ``results_dir`` (or None) is the folder whose experiments it shows. ``warm``: start the
-    worker processes at once and read or compute the standard board's opening book in the background."""
+    worker processes at once, and (with ``book``) read or compute the standard board's opening book in
+    the background."""
     engines = service or EngineService()
 
     @asynccontextmanager
@@ -81,6 +82,7 @@ def create_app(results_dir: Path | None = None, service: EngineService | None = 
         opening = None
         if warm:
             engines.warm(STANDARD)
+        if warm and book:
             opening = asyncio.get_running_loop().create_task(advise.keep_book(engines, STANDARD))
         try:
             yield

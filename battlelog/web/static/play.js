@@ -1,7 +1,7 @@
 // A game against the computer: place your fleet, then alternate shots until one fleet is sunk.
 "use strict";
 
-const play = { board: null, fleet: [], horizontal: true, game: null, view: null, heat: null };
+const play = { board: null, fleet: [], horizontal: true, game: null, view: null, heat: null, volley: [] };
 
 function fleetCells(fleet, cols) {
   const out = new Set();
@@ -14,7 +14,7 @@ function drawPlay() {
   const v = play.view;
   const over = v && v.winner;
   drawBoard($("play-theirs"), {
-    id: "theirs", state: v ? v.you : board, ships: over ? v.reveal : [],
+    id: "theirs", state: v ? v.you : board, ships: over ? v.reveal : [], volley: play.volley,
     onClick: v && !over ? (r, c) => shootAt(r, c) : null,
   });
   drawBoard($("play-mine"), {
@@ -28,9 +28,16 @@ function drawPlay() {
   $("play-start").disabled = false;
   if (!v) { $("play-status").textContent = ""; return; }
   const yours = v.you.shots.length, its = v.computer.shots.length;
-  $("play-status").textContent = over
-    ? `${v.winner === "you" ? "You won" : "The computer won"}: you shot ${yours} times, the computer ${its} times.`
-    : `Your turn. You have shot ${yours} times, the computer ${its} times.`;
+  const won = `${v.winner === "you" ? "You won" : "The computer won"}: `;
+  if (v.salvo) {
+    const counts = `you fired ${v.salvo.you} volleys (${yours} shots), the computer ${v.salvo.computer} (${its} shots).`;
+    $("play-status").textContent = over ? won + counts
+      : `Your volley: pick ${v.salvo.next} cells (${play.volley.length} picked; click a picked cell to drop it). So far ${counts}`;
+  } else {
+    $("play-status").textContent = over
+      ? `${won}you shot ${yours} times, the computer ${its} times.`
+      : `Your turn. You have shot ${yours} times, the computer ${its} times.`;
+  }
   $("play-status").className = over ? "status over" : "status";
 }
 
@@ -57,15 +64,25 @@ async function startGame() {
   if (play.fleet.length === play.board.ships.length) body.fleet = play.fleet;
   try {
     const answer = await api("/api/play/new", body);
-    play.game = answer.game; play.view = answer; play.heat = null;
+    play.game = answer.game; play.view = answer; play.heat = null; play.volley = [];
   } catch (e) { $("play-error").textContent = `Refused: ${e.message}`; }
   drawPlay();
 }
 
 async function shootAt(r, c) {
   $("play-error").textContent = "";
+  let body = { game: play.game, row: r, col: c };
+  if (play.view.salvo) {
+    // Under salvo a click picks a cell of the volley (or drops it); the volley goes once it is whole.
+    const at = play.volley.findIndex((p) => p.row === r && p.col === c);
+    if (at >= 0) play.volley.splice(at, 1);
+    else if (!play.view.you.shots.some((s) => s.row === r && s.col === c)) play.volley.push({ row: r, col: c });
+    if (play.volley.length < play.view.salvo.next) { drawPlay(); return; }
+    body = { game: play.game, cells: play.volley };
+    play.volley = [];
+  }
   try {
-    play.view = await api("/api/play/shoot", { game: play.game, row: r, col: c });
+    play.view = await api("/api/play/shoot", body);
     if ($("play-heat").checked) await loadHeat();
   } catch (e) { $("play-error").textContent = `Refused: ${e.message}`; }
   drawPlay();
@@ -76,12 +93,12 @@ async function loadHeat() {
 }
 
 function resetPlay() {
-  Object.assign(play, { board: boardJson("play"), fleet: [], game: null, view: null, heat: null });
+  Object.assign(play, { board: boardJson("play"), fleet: [], game: null, view: null, heat: null, volley: [] });
   drawPlay();
 }
 
 function setupPlay() {
-  for (const id of ["play-size", "play-ships", "play-touch", "play-sinks"]) $(id).addEventListener("change", resetPlay);
+  for (const id of ["play-size", "play-ships", "play-touch", "play-sinks", "play-salvo"]) $(id).addEventListener("change", resetPlay);
   $("play-rotate").addEventListener("click", () => { play.horizontal = !play.horizontal; drawPlay(); });
   document.addEventListener("keydown", (e) => {
     if ((e.key === "r" || e.key === "R") && !$("view-play").hidden && !play.view) { play.horizontal = !play.horizontal; drawPlay(); }
