@@ -120,9 +120,10 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--workers", type=int, default=2, help="the server's engine processes (serve --workers)")
+    parser.add_argument("--book", type=int, default=1000, help="the server's opening book (serve --book; default 1000)")
     parser.add_argument("--think", type=float, default=0.0, help="a client's mean pause before an answer (s; default 0)")
     args = parser.parse_args()
-    argv = [sys.executable, "-m", "battlelog.cli", "serve", "--port", "0", "--workers", str(args.workers)]
+    argv = [sys.executable, "-m", "battlelog.cli", "serve", "--port", "0", "--workers", str(args.workers), "--book", str(args.book)]
     server = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
     try:
         assert server.stdout is not None
@@ -144,7 +145,7 @@ def main() -> int:
         server.wait(timeout=30)
     total = len(tally.first) + len(tally.later)
     think = f", thinking {args.think:g} s per answer on average" if args.think else ", answering at once"
-    print(f"{args.clients} clients for {args.seconds:g} s against `battlelog serve --workers {args.workers}` on {CONFIG.label()}{think}:")
+    print(f"{args.clients} clients for {args.seconds:g} s against `battlelog serve --workers {args.workers} --book {args.book}` on {CONFIG.label()}{think}:")
     print(f"(the server was ready after {waited:.0f} s, its opening book {book['states']} states)")
     print(f"{total} advice requests ({total / took:.0f}/s), {tally.games} games finished, {len(tally.errors)} errors")
     print(f"  empty board:          {percentiles(tally.first)}")

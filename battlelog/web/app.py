@@ -25,7 +25,7 @@ from starlette.staticfiles import StaticFiles
 
 from battlelog.errors import BattlelogError
 from battlelog.rules.config import GameConfig
-from battlelog.web import advise, jobs, play, results
+from battlelog.web import advise, book, jobs, play, results
 from battlelog.web.requests import WebError
 from battlelog.web.service import EngineService
 
@@ -71,10 +71,10 @@ async def page(request: Request) -> Response:
     return FileResponse(STATIC / "index.html", media_type="text/html; charset=utf-8")
 
 
-def create_app(results_dir: Path | None = None, service: EngineService | None = None, warm: bool = True, book: bool = True) -> Starlette:
+def create_app(results_dir: Path | None = None, service: EngineService | None = None, warm: bool = True, book_states: int = book.SIZE) -> Starlette:
     """The app; ``results_dir`` (or None) is the folder whose experiments it shows. ``warm``: start the
-    worker processes at once, and (with ``book``) read or compute the standard board's opening book in
-    the background."""
+    worker processes at once, and read or compute the standard board's opening book of ``book_states``
+    states in the background (:mod:`battlelog.web.book`)."""
     engines = service or EngineService()
 
     @asynccontextmanager
@@ -82,8 +82,8 @@ def create_app(results_dir: Path | None = None, service: EngineService | None = 
         opening = None
         if warm:
             engines.warm(STANDARD)
-        if warm and book:
-            opening = asyncio.get_running_loop().create_task(advise.keep_book(engines, STANDARD))
+        if warm and book_states > 0:
+            opening = asyncio.get_running_loop().create_task(advise.keep_book(engines, STANDARD, book_states))
         try:
             yield
         finally:

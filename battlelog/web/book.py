@@ -36,7 +36,8 @@ from battlelog.rules.variants import NAMED, UNNAMED
 
 #: Bump when what a book file holds changes.
 FORMAT = 1
-#: How many states the book holds, the most likely first (chosen by measurement: docs/web.md, "Load").
+#: How many states the book holds by default (``battlelog serve --book``), the most likely first
+#: (chosen by measurement: docs/web.md, "Load").
 SIZE = 1000
 #: How often (states) a book being built is written to disk.
 SAVE_EVERY = 100

@@ -6,8 +6,9 @@ few worker processes (started with ``spawn``, once, on first use), each with its
 :class:`Workspace` (engines, recent states, the empty boards on disk). A call is a module-level
 function ``fn(workspace, *args)`` whose arguments and answer are sent between processes (plain data).
 
-Progress and cancel cross the processes through a small shared array, one slot per worker: the call
-it runs, the fraction done, and the call to cancel. The engine's progress listener (in the worker)
+Progress and cancel cross the processes through a shared array of slots, call ``n`` in slot ``n %
+SLOTS`` (far more slots than calls can run at once): the call running there, the fraction done, and
+the call to cancel. The engine's progress listener (in the worker)
 writes the fraction and raises :class:`Cancelled` at its next report once the slot names its call;
 the awaiting coroutine copies the fraction to the request's :class:`Job` and marks the cancel.
 """
@@ -30,36 +31,35 @@ from battlelog.web.requests import WebError
 
 Result = TypeVar("Result")
 
-#: One slot per worker: the call it runs (0: none), the fraction done (< 0: unknown), the call to cancel.
+#: A slot: the call running in it (0: none), the fraction done (< 0: unknown), the call to cancel.
 _FIELDS = 3
+#: How many slots (a call uses slot ``call % SLOTS``).
+SLOTS = 1 << 14
 #: How often (seconds) a watched call's progress is read and its cancel passed on.
 POLL = 0.05
 
 # ----- in the worker process ----------------------------------------------------------------------
 class _Worker:
-    """This worker process's shared slots, its slot and its workspace (set by :func:`_start`)."""
+    """This worker process's shared slots and workspace (set by :func:`_start`)."""
 
     slots: Any = None
-    base = 0
     workspace: Workspace | None = None
 
 
-def _start(slots: Any, counter: Any) -> None:
-    """A worker's initializer: take the next slot, make the workspace."""
-    with counter.get_lock():
-        _Worker.base = counter.value * _FIELDS
-        counter.value += 1
+def _start(slots: Any) -> None:
+    """A worker's initializer: keep the slots, make the workspace."""
     _Worker.slots, _Worker.workspace = slots, Workspace()
 
 
 def _listen(call: int, what: str, fraction: float | None) -> None:
-    if _Worker.slots[_Worker.base + 2] == call:
+    base = call % SLOTS * _FIELDS
+    if _Worker.slots[base + 2] == call:
         raise Cancelled
-    _Worker.slots[_Worker.base + 1] = -1.0 if fraction is None else fraction
+    _Worker.slots[base + 1] = -1.0 if fraction is None else fraction
 
 
 def _run(call: int, fn: Callable[..., Result], args: tuple[Any, ...]) -> Result:
-    slots, base = _Worker.slots, _Worker.base
+    slots, base = _Worker.slots, call % SLOTS * _FIELDS
     slots[base + 1] = -1.0
     slots[base] = call
     try:
@@ -76,8 +76,7 @@ class ProcessPool:
     def __init__(self, workers: int) -> None:
         self.workers = workers
         self._context = multiprocessing.get_context("spawn")  # no fork of a threaded server
-        self._slots = self._context.RawArray("d", _FIELDS * workers)
-        self._counter = self._context.Value("i", 0)
+        self._slots = self._context.RawArray("d", _FIELDS * SLOTS)
         self._pool: ProcessPoolExecutor | None = None
         self._calls = itertools.count(1)
         #: Calls submitted and not finished (read on the event loop).
@@ -85,9 +84,7 @@ class ProcessPool:
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            with self._counter.get_lock():
-                self._counter.value = 0
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=self._context, initializer=_start, initargs=(self._slots, self._counter))
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=self._context, initializer=_start, initargs=(self._slots,))
         return self._pool
 
     def start(self) -> None:
@@ -97,10 +94,9 @@ class ProcessPool:
             pool.submit(int)
 
     def _slot_of(self, call: int) -> int | None:
-        for slot in range(self.workers):
-            if self._slots[slot * _FIELDS] == call:
-                return slot
-        return None
+        """The start of ``call``'s slot while it runs, else None."""
+        base = call % SLOTS * _FIELDS
+        return base if self._slots[base] == call else None
 
     async def call(self, fn: Callable[..., Result], *args: Any, job: Job | None = None) -> Result:
         """``fn(workspace, *args)`` in a worker; with a ``job``, its progress is copied to the job and the
@@ -116,14 +112,14 @@ class ProcessPool:
         try:
             while job is not None and not waiting.done():
                 await asyncio.wait({waiting}, timeout=POLL)
-                slot = self._slot_of(call)
+                base = self._slot_of(call)
                 if job.cancelled:
                     if submitted.cancel():
                         raise Cancelled
-                    if slot is not None:
-                        self._slots[slot * _FIELDS + 2] = call
-                elif slot is not None:
-                    fraction = self._slots[slot * _FIELDS + 1]
+                    if base is not None:
+                        self._slots[base + 2] = call
+                elif base is not None:
+                    fraction = self._slots[base + 1]
                     job.fraction = None if fraction < 0 else fraction
             try:
                 return await waiting
