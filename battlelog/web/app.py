@@ -83,6 +83,7 @@ def create_app(results_dir: Path | None = None, service: EngineService | None = 
         if warm:
             engines.warm(STANDARD)
         if warm and book_states > 0:
+            engines.book_status = {"board": STANDARD.label(), "size": book_states, "ready": False}
             opening = asyncio.get_running_loop().create_task(advise.keep_book(engines, STANDARD, book_states))
         try:
             yield

@@ -64,7 +64,8 @@ class EngineService:
         self._answers: OrderedDict[str, bytes] = OrderedDict()
         #: The opening book's answers (:mod:`battlelog.web.book`): never dropped.
         self.book: dict[str, bytes] = {}
-        self.book_status: dict[str, object] = {}
+        #: The opening book's progress (:func:`battlelog.web.advise.keep_book`): none until one is kept.
+        self.book_status: dict[str, object] = {"size": 0, "ready": True}
         #: How the answers were served: from the book, remembered, shared with a call in flight, computed.
         self.served = {"book": 0, "remembered": 0, "shared": 0, "computed": 0}
         self._flying: dict[str, asyncio.Future[bytes]] = {}
