@@ -120,7 +120,7 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--workers", type=int, default=2, help="the server's engine processes (serve --workers)")
-    parser.add_argument("--book", type=int, default=1000, help="the server's opening book (serve --book; default 1000)")
+    parser.add_argument("--book", type=int, default=4000, help="the server's opening book (serve --book; default 4000)")
     parser.add_argument("--think", type=float, default=0.0, help="a client's mean pause before an answer (s; default 0)")
     args = parser.parse_args()
     argv = [sys.executable, "-m", "battlelog.cli", "serve", "--port", "0", "--workers", str(args.workers), "--book", str(args.book)]

@@ -13,6 +13,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from battlelog.engines import make_engine
+from battlelog.engines.solve import solve
+from battlelog.errors import StateError
 from battlelog.rules.config import GameConfig
 from battlelog.rules.state import GameState
 from battlelog.web import book
@@ -56,8 +58,8 @@ def check_answer(state: GameState, text: bytes, engine_name: str = "sdd") -> Non
 def test_the_book_on_disk_is_the_fresh_engines_answers_in_the_adviser_tree(built: tuple[EngineService, Path]) -> None:
     service, folder = built
     assert service.book_status["ready"] and len(service.book) == 40
-    stored = book.load(SMALL, service.engine_name, folder)
-    assert stored == service.book
+    stored, refused = book.load(SMALL, service.engine_name, folder)
+    assert stored == service.book and refused == service.book_refused
     states = {key: GameState.from_json(json.loads(key)[1]) for key in stored}
     for key, state in states.items():
         check_answer(state, stored[key])
@@ -65,6 +67,19 @@ def test_the_book_on_disk_is_the_fresh_engines_answers_in_the_adviser_tree(built
             parent = state.prefix(len(state.shots) - 1)
             suggest = json.loads(stored[answer_key(parent, service)])["suggest"]
             assert (suggest["row"], suggest["col"]) == state.shots[-1].cell
+    engine = make_engine("sdd")
+    try:
+        for key in refused:  # what the walk was refused is a contradiction to a fresh engine too
+            with pytest.raises(StateError):
+                solve(GameState.from_json(json.loads(key)[1]), engine)
+    finally:
+        engine.close()
+    again = EngineService(workers=1)  # a second start walks the book from disk without the engine
+    try:
+        asyncio.run(keep_book(again, SMALL, 40, folder))
+        assert again.book == service.book and again.served["computed"] == 0 and again.processes._pool is None
+    finally:
+        again.close()
     depths = sorted(len(state.shots) for state in states.values())
     assert depths[:3] == [0, 1, 1] and depths[-1] >= 4  # the miss and the hit after the first shot, then deeper
 
@@ -72,20 +87,21 @@ def test_the_book_on_disk_is_the_fresh_engines_answers_in_the_adviser_tree(built
 def test_a_stale_or_damaged_book_is_never_used(built: tuple[EngineService, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     service, folder = built
     path = book.book_path(SMALL, service.engine_name, folder)
-    assert book.load(SMALL, service.engine_name, folder)
-    assert book.load(GameConfig(6, (3, 2)), service.engine_name, folder) == {}  # another fleet: another file
-    assert book.load(SMALL, "sdd", folder) == {}
+    nothing: tuple[dict[str, bytes], set[str]] = ({}, set())
+    assert book.load(SMALL, service.engine_name, folder)[0]
+    assert book.load(GameConfig(6, (3, 2)), service.engine_name, folder) == nothing  # another fleet: another file
+    assert book.load(SMALL, "sdd", folder) == nothing
     monkeypatch.setattr(book, "source_digest", lambda: "another version of battlelog")
-    assert book.load(SMALL, service.engine_name, folder) == {}
+    assert book.load(SMALL, service.engine_name, folder) == nothing
     monkeypatch.undo()
     text = path.read_text()
     try:
         path.write_text(text[: len(text) // 2])
-        assert book.load(SMALL, service.engine_name, folder) == {}
+        assert book.load(SMALL, service.engine_name, folder) == nothing
         data = json.loads(text)
         data["answers"][next(iter(data["answers"]))] = 3
         path.write_text(json.dumps(data))
-        assert book.load(SMALL, service.engine_name, folder) == {}
+        assert book.load(SMALL, service.engine_name, folder) == nothing
     finally:
         path.write_text(text)
 
@@ -104,7 +120,7 @@ def test_the_server_answers_book_states_from_the_book(built: tuple[EngineService
 def test_the_standard_book_in_the_users_cache_is_the_engines() -> None:
     """The 10x10 book the server keeps on disk (when this version's exists): a sample of its deepest
     states against an engine with nothing remembered."""
-    stored = book.load(STANDARD, "native")
+    stored = book.load(STANDARD, "native")[0]
     if not stored:
         pytest.skip("no 10x10 opening book for this version of battlelog in the user's cache")
     keys = sorted(stored, key=lambda key: -len(json.loads(key)[1]["shots"]))[:2] + [next(iter(stored))]

@@ -182,6 +182,15 @@ def test_a_whole_game_against_the_computer(browser: Any, server: LiveServer) -> 
     browser.find_element(By.ID, "mine-2-5").click()
     assert {e.get_attribute("id") for e in browser.find_elements(By.CSS_SELECTOR, "#play-mine .ship")} == {
         "mine-0-0", "mine-0-1", "mine-0-2", "mine-2-4", "mine-3-4", "mine-2-5", "mine-3-5"}  # fmt: skip
+    # Drag ship 1 by its lower cell (D5) to F1: it moves to E1-F1; dropped onto ship 0 it stays.
+    drag = """const dt = new DataTransfer(), [from, to] = arguments;
+      document.getElementById(from).dispatchEvent(new DragEvent("dragstart", {dataTransfer: dt, bubbles: true}));
+      document.getElementById(to).dispatchEvent(new DragEvent("drop", {dataTransfer: dt, bubbles: true, cancelable: true}));"""
+    browser.execute_script(drag, "mine-3-4", "mine-5-0")
+    browser.execute_script(drag, "mine-2-5", "mine-0-1")
+    assert browser.find_element(By.ID, "play-error").text == "That ship does not fit there."
+    assert {e.get_attribute("id") for e in browser.find_elements(By.CSS_SELECTOR, "#play-mine .ship")} == {
+        "mine-0-0", "mine-0-1", "mine-0-2", "mine-4-0", "mine-5-0", "mine-2-5", "mine-3-5"}  # fmt: skip
     browser.find_element(By.ID, "play-start").click()
     _wait(browser, lambda b: b.find_element(By.ID, "play-status").text.startswith("Your turn"))
     browser.find_element(By.ID, "play-heat").click()  # the computer's heat map of your board, from now on

@@ -27,9 +27,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--results", metavar="DIR", help="a folder of experiment results to show (e.g. experiments/results)")
     parser.add_argument("--workers", type=int, default=2, help="processes that run advice, and threads that run games against the computer (default: 2)")
     parser.add_argument(
-        "--book", type=int, default=1000, metavar="STATES",  # battlelog.web.book.SIZE (not imported: the CLI starts light)
+        "--book", type=int, default=4000, metavar="STATES",  # battlelog.web.book.SIZE (not imported: the CLI starts light)
         help="the 10x10 opening book's size: the most likely early states of an advised game, answered in advance "
-        "and kept in the user's cache folder (default: 1000; 0: none)",
+        "and kept in the user's cache folder (default: 4000; 0: none)",
     )  # fmt: skip
 
 

@@ -97,26 +97,36 @@ async def computed(state: GameState, service: EngineService, job: Job | None) ->
 
 
 async def book_answer(state: GameState, service: EngineService) -> bytes:
-    """The answer to a state of the opening book, computed unless it is known, and kept in the book."""
+    """The answer to a state of the opening book, computed unless it is known, and kept in the book; a
+    state the engine refuses (a contradiction) is remembered as such, so the book is walked again
+    without the engine."""
     key = answer_key(state, service)
+    if key in service.book_refused:
+        raise WebError("refused by the engine when the book was computed", 409)
     if key not in service.book:
-        service.book[key] = await service.cached(key, lambda: computed(state, service, None))
+        try:
+            service.book[key] = await service.cached(key, lambda: computed(state, service, None))
+        except WebError as exc:
+            if exc.status == 409:
+                service.book_refused.add(key)
+            raise
     return service.book[key]
 
 
 async def keep_book(service: EngineService, config: GameConfig, size: int = book.SIZE, directory: Path | None = None) -> None:
-    """The opening book of ``config``: read from disk, completed in the background (saved after every
-    level), then marked ready in ``service.book_status``."""
+    """The opening book of ``config``: read from disk, completed in the background (saved every
+    :data:`book.SAVE_EVERY` states), then marked ready in ``service.book_status``."""
     service.book_status = {"board": config.label(), "size": size, "ready": False}
-    loaded = await asyncio.to_thread(book.load, config, service.engine_name, directory)
-    service.book.update(loaded)
-    known = len(service.book)
+    answers, refused = await asyncio.to_thread(book.load, config, service.engine_name, directory)
+    service.book.update(answers)
+    service.book_refused |= refused
+    known = len(service.book) + len(service.book_refused)
 
     def saved() -> None:
         nonlocal known
-        if len(service.book) > known:
-            book.save(config, service.engine_name, service.book, directory)
-            known = len(service.book)
+        if len(service.book) + len(service.book_refused) > known:
+            book.save(config, service.engine_name, service.book, service.book_refused, directory)
+            known = len(service.book) + len(service.book_refused)
 
     await book.build(config, size, lambda state: book_answer(state, service), service.workers, saved)
     service.book_status["ready"] = True

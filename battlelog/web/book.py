@@ -5,7 +5,7 @@ cell, then a miss, a hit or a sink of one of the ships afloat, then the next sug
 Those early states are the expensive ones (0.1 to 1 s each on 10x10, against milliseconds later in
 the game) and every adviser meets them, so the server computes the tree to :data:`DEPTH` shots once,
 in the background, with the same call that answers a request (:func:`battlelog.web.advise.computed`),
-and keeps it on disk next to the native engine's empty boards (``~/.cache/battlelog/web-book-v1/``).
+and keeps it on disk next to the native engine's empty boards (``~/.cache/battlelog/web-book-v2/``), with the states it refused.
 
 A file is used only if it was written by the same battlelog source (a digest of every module of the
 package, so any change of the engine, the rules or the advice discards it), the same engine and the
@@ -35,10 +35,10 @@ from battlelog.rules.state import GameState
 from battlelog.rules.variants import NAMED, UNNAMED
 
 #: Bump when what a book file holds changes.
-FORMAT = 1
+FORMAT = 2
 #: How many states the book holds by default (``battlelog serve --book``), the most likely first
 #: (chosen by measurement: docs/web.md, "Load").
-SIZE = 1000
+SIZE = 4000
 #: How often (states) a book being built is written to disk.
 SAVE_EVERY = 100
 
@@ -67,24 +67,27 @@ def book_path(config: GameConfig, engine: str, directory: Path | None = None) ->
     return (directory or cache_dir()) / f"web-book-v{FORMAT}" / f"{engine}-{config.shape}-{name}.json"
 
 
-def load(config: GameConfig, engine: str, directory: Path | None = None) -> dict[str, bytes]:
-    """The book's answers on disk, by answer key; empty when there is none, or it is stale or damaged."""
+def load(config: GameConfig, engine: str, directory: Path | None = None) -> tuple[dict[str, bytes], set[str]]:
+    """The book's answers on disk by answer key, and the keys of the states the engine refused (a
+    contradiction: a sink the hits cannot make); nothing when there is none, or it is stale or damaged."""
     try:
         data = json.loads(book_path(config, engine, directory).read_text())
     except (OSError, ValueError):
-        return {}
-    if not isinstance(data, dict) or data.get("meta") != meta(config, engine) or not isinstance(data.get("answers"), dict):
-        return {}
-    answers = data["answers"]
+        return {}, set()
+    if not isinstance(data, dict) or data.get("meta") != meta(config, engine):
+        return {}, set()
+    answers, refused = data.get("answers"), data.get("refused")
+    if not isinstance(answers, dict) or not isinstance(refused, list) or not all(isinstance(key, str) for key in refused):
+        return {}, set()
     if not all(isinstance(key, str) and isinstance(value, str) for key, value in answers.items()):
-        return {}
-    return {key: value.encode() for key, value in answers.items()}
+        return {}, set()
+    return {key: value.encode() for key, value in answers.items()}, set(refused)
 
 
-def save(config: GameConfig, engine: str, answers: dict[str, bytes], directory: Path | None = None) -> None:
+def save(config: GameConfig, engine: str, answers: dict[str, bytes], refused: set[str], directory: Path | None = None) -> None:
     """Write atomically; a book that cannot be written is not an error (the server computes it again)."""
     path = book_path(config, engine, directory)
-    text = json.dumps({"meta": meta(config, engine), "answers": {key: value.decode() for key, value in answers.items()}})
+    text = json.dumps({"meta": meta(config, engine), "answers": {key: value.decode() for key, value in answers.items()}, "refused": sorted(refused)})
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         scratch = path.with_suffix(f".{os.getpid()}.tmp")

@@ -64,6 +64,8 @@ class EngineService:
         self._answers: OrderedDict[str, bytes] = OrderedDict()
         #: The opening book's answers (:mod:`battlelog.web.book`): never dropped.
         self.book: dict[str, bytes] = {}
+        #: The states the engine refused while the book was computed (contradictions).
+        self.book_refused: set[str] = set()
         #: The opening book's progress (:func:`battlelog.web.advise.keep_book`): none until one is kept.
         self.book_status: dict[str, object] = {"size": 0, "ready": True}
         #: How the answers were served: from the book, remembered, shared with a call in flight, computed.

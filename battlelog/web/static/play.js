@@ -20,11 +20,13 @@ function drawPlay() {
   drawBoard($("play-mine"), {
     id: "mine", state: v ? v.computer : board, ships: v ? v.fleet : play.fleet, cells: v && $("play-heat").checked ? play.heat : null,
     onClick: v ? null : (r, c) => placeAt(r, c),
+    drag: v ? null : { canDrag: (r, c) => shipAt(r, c) >= 0, start: dragStart, drop: dropAt },
   });
   $("play-placing").hidden = !!v;
   const next = play.fleet.length < board.ships.length ? board.ships[play.fleet.length] : null;
   $("play-place-status").textContent = next === null ? "Your fleet is placed: start the game."
     : `Click your board to place ship ${play.fleet.length} (length ${next}), ${play.horizontal ? "horizontal" : "vertical"}; or take a random fleet.`;
+  if (play.fleet.length) $("play-place-status").textContent += " Drag a placed ship to move it.";
   $("play-start").disabled = false;
   if (!v) { $("play-status").textContent = ""; return; }
   const yours = v.you.shots.length, its = v.computer.shots.length;
@@ -41,20 +43,53 @@ function drawPlay() {
   $("play-status").className = over ? "status over" : "status";
 }
 
+function fits(p, others) {
+  // Whether placement p lies on the board without overlapping the `others` (the server checks the touch rule).
+  const { rows, cols } = boardShape(play.board);
+  if (p.row < 0 || p.col < 0 || (p.horizontal ? p.col + p.length > cols || p.row >= rows : p.row + p.length > rows || p.col >= cols)) return false;
+  const taken = fleetCells(others, cols);
+  return ![...fleetCells([p], cols)].some((x) => taken.has(x));
+}
+
 function placeAt(r, c) {
   const board = play.board;
   if (play.fleet.length >= board.ships.length) return;
   const length = board.ships[play.fleet.length];
   const p = { ship: play.fleet.length, length, row: r, col: c, horizontal: play.horizontal };
-  const { rows, cols } = boardShape(board);
-  const taken = fleetCells(play.fleet, cols);
-  const mine = fleetCells([p], cols);
-  if ((play.horizontal ? c + length > cols : r + length > rows) || [...mine].some((x) => taken.has(x))) {
+  if (!fits(p, play.fleet)) {
     $("play-error").textContent = "That ship does not fit there.";
     return;
   }
   $("play-error").textContent = "";
   play.fleet.push(p);
+  drawPlay();
+}
+
+// Dragging a placed ship: the cell it is held by lands on the cell it is dropped on, in the same direction.
+const dragging = { ship: -1, offset: 0 };
+
+function shipAt(r, c) {
+  const { cols } = boardShape(play.board);
+  return play.fleet.findIndex((p) => fleetCells([p], cols).has(r * cols + c));
+}
+
+function dragStart(r, c) {
+  dragging.ship = shipAt(r, c);
+  const p = play.fleet[dragging.ship];
+  dragging.offset = p ? (p.horizontal ? c - p.col : r - p.row) : 0;
+}
+
+function dropAt(r, c) {
+  const p = play.fleet[dragging.ship];
+  dragging.ship = -1;
+  if (!p) return;
+  const moved = { ...p, row: p.horizontal ? r : r - dragging.offset, col: p.horizontal ? c - dragging.offset : c };
+  if (!fits(moved, play.fleet.filter((q) => q.ship !== p.ship))) {
+    $("play-error").textContent = "That ship does not fit there.";
+    return;
+  }
+  $("play-error").textContent = "";
+  play.fleet[p.ship] = moved;
   drawPlay();
 }
 
