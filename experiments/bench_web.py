@@ -6,13 +6,17 @@ the suggested shot as a referee would, and starts a new game when every ship is 
 be 200 with a suggestion on an unshot cell (or none once the game is over); any other answer counts as
 an error. The loop is bounded in time and stops by itself; only the loopback address is used.
 
-The clock starts once the server has answered the empty board once (it computes it at start).
+The clock starts once the server has answered the empty board once (it computes it at start) and its
+opening book is ready (read from the user's cache folder, or computed the first time: minutes).
 Prints the requests, errors, throughput and the latency percentiles of an advice request, apart for the
-empty board (the first request of a game) and after the first shot (issue 19's target: p95 <= 250 ms).
+empty board (the first request of a game) and after the first shot (issue 19's target: p95 <= 250 ms),
+and how the server answered them (from the book, remembered, computed). With --think S a client waits
+a random 0 to 2S seconds before each answer, as a person would (the default, 0, answers at once).
 
 usage:
   python experiments/bench_web.py                          # 50 clients for 60 s
   python experiments/bench_web.py --clients 10 --seconds 10
+  python experiments/bench_web.py --think 2                # people who take 2 s per answer on average
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import asyncio
 import subprocess
 import sys
 import time
+from typing import Any
 
 import httpx
 import numpy as np
@@ -44,7 +49,7 @@ class Tally:
         self.games = 0
 
 
-async def client(http: httpx.AsyncClient, url: str, seed: int, until: float, tally: Tally) -> None:
+async def client(http: httpx.AsyncClient, url: str, seed: int, until: float, tally: Tally, think: float) -> None:
     """Advise games one after another until the clock passes ``until``."""
     rng = np.random.default_rng(seed)
     while time.monotonic() < until:
@@ -72,21 +77,26 @@ async def client(http: httpx.AsyncClient, url: str, seed: int, until: float, tal
                 tally.errors.append(f"suggested {cell}, already shot")
                 return
             state = state.with_shot(*cell, *referee.shoot(*cell))
+            if think:
+                await asyncio.sleep(rng.uniform(0, 2 * think))
 
 
-def ready(url: str) -> None:
-    """Wait until the server answers the empty board (it computes it at start, loading the engine's kernel)."""
+def ready(url: str) -> dict[str, Any]:
+    """Wait until the server answers the empty board (it computes it at start, loading the engine's
+    kernel) and its opening book is ready; its book's status."""
     empty = GameState.empty(CONFIG).to_json()
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 1800
     while True:
         try:
             if httpx.post(f"{url}api/marginals", json=empty, timeout=60).status_code == 200:
-                return
+                book: dict[str, Any] = httpx.get(f"{url}api/options").json()["book"]
+                if book.get("ready"):
+                    return book
         except httpx.HTTPError:
             pass
         if time.monotonic() > deadline:
-            raise SystemExit("bench_web: the server did not answer within 120 s")
-        time.sleep(0.2)
+            raise SystemExit("bench_web: the server was not ready within 30 minutes")
+        time.sleep(0.5)
 
 
 def percentiles(values: list[float]) -> str:
@@ -96,12 +106,12 @@ def percentiles(values: list[float]) -> str:
     return f"{len(values):6d} requests  p50 {p50:7.1f} ms  p95 {p95:7.1f} ms  p99 {p99:7.1f} ms  max {1000 * max(values):7.1f} ms"
 
 
-async def load(url: str, clients: int, seconds: float) -> Tally:
+async def load(url: str, clients: int, seconds: float, think: float) -> Tally:
     tally = Tally()
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
     async with httpx.AsyncClient(limits=limits, timeout=60) as http:
         until = time.monotonic() + seconds
-        await asyncio.gather(*(client(http, url, seed, until, tally) for seed in range(clients)))
+        await asyncio.gather(*(client(http, url, seed, until, tally, think) for seed in range(clients)))
     return tally
 
 
@@ -109,9 +119,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=60.0)
-    parser.add_argument("--workers", type=int, default=2, help="the server's engine threads (serve --workers)")
+    parser.add_argument("--workers", type=int, default=2, help="the server's engine processes (serve --workers)")
+    parser.add_argument("--book", type=int, default=4000, help="the server's opening book (serve --book; default 4000)")
+    parser.add_argument("--think", type=float, default=0.0, help="a client's mean pause before an answer (s; default 0)")
     args = parser.parse_args()
-    argv = [sys.executable, "-m", "battlelog.cli", "serve", "--port", "0", "--workers", str(args.workers)]
+    argv = [sys.executable, "-m", "battlelog.cli", "serve", "--port", "0", "--workers", str(args.workers), "--book", str(args.book)]
     server = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
     try:
         assert server.stdout is not None
@@ -120,18 +132,25 @@ def main() -> int:
             print(f"bench_web: the server did not start: {line!r}", file=sys.stderr)
             return 1
         url = line.split()[3]
-        ready(url)
+        waited = time.perf_counter()
+        book = ready(url)
+        waited = time.perf_counter() - waited
+        before = httpx.get(f"{url}api/options").json()["served"]
         began = time.perf_counter()
-        tally = asyncio.run(load(url, args.clients, args.seconds))
+        tally = asyncio.run(load(url, args.clients, args.seconds, args.think))
         took = time.perf_counter() - began
+        after = httpx.get(f"{url}api/options").json()["served"]
     finally:
         server.terminate()
         server.wait(timeout=30)
     total = len(tally.first) + len(tally.later)
-    print(f"{args.clients} clients for {args.seconds:g} s against `battlelog serve --workers {args.workers}` on {CONFIG.label()}:")
+    think = f", thinking {args.think:g} s per answer on average" if args.think else ", answering at once"
+    print(f"{args.clients} clients for {args.seconds:g} s against `battlelog serve --workers {args.workers} --book {args.book}` on {CONFIG.label()}{think}:")
+    print(f"(the server was ready after {waited:.0f} s, its opening book {book['states']} states)")
     print(f"{total} advice requests ({total / took:.0f}/s), {tally.games} games finished, {len(tally.errors)} errors")
     print(f"  empty board:          {percentiles(tally.first)}")
     print(f"  after the first shot: {percentiles(tally.later)}")
+    print("  answered: " + ", ".join(f"{after[how] - before[how]} {how}" for how in after))
     for error in tally.errors[:5]:
         print(f"  error: {error}")
     return 1 if tally.errors else 0

@@ -299,11 +299,11 @@ def test_the_likely_next_answers_are_computed_while_the_person_decides(client: T
 def test_an_unexpected_failure_is_one_line_and_the_server_keeps_serving(monkeypatch: pytest.MonkeyPatch, results: Path) -> None:
     from battlelog.web import advise
 
-    def broken(state: object, service: object) -> object:
+    async def broken(state: object, service: object, job: object) -> bytes:
         raise RuntimeError("a bug\nwith two lines")
 
     with TestClient(create_app(results, warm=False), raise_server_exceptions=False) as fresh:
-        monkeypatch.setattr(advise, "advice", broken)
+        monkeypatch.setattr(advise, "computed", broken)
         one_line_error(fresh.post("/api/marginals", json=STATE), 500, "internal error (RuntimeError)")
         monkeypatch.undo()
         assert fresh.post("/api/marginals", json=STATE).status_code == 200

@@ -16,6 +16,7 @@ import pytest
 from battlelog.rules.config import GameConfig
 from battlelog.rules.layouts import sample_layout
 from battlelog.rules.referee import Referee
+from battlelog.rules.variants import Rules
 
 import test_replay_browser
 from web_cases import LiveServer, small_experiment
@@ -130,6 +131,38 @@ def test_the_answers_offered_follow_the_sink_rule(browser: Any, server: LiveServ
     _no_errors(browser)
 
 
+def test_a_rectangular_salvo_game_advised_volley_by_volley(browser: Any, server: LiveServer) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    browser.get(server.url)
+    _wait(browser, lambda b: _shot_count(b) == 0)
+    for field, text in (("advise-size", "4x6"), ("advise-ships", "3,2")):
+        browser.find_element(By.ID, field).clear()
+        browser.find_element(By.ID, field).send_keys(text)
+    Select(browser.find_element(By.ID, "advise-salvo")).select_by_value("2")
+    browser.find_element(By.ID, "advise-new").click()
+    _wait(browser, lambda b: "Volley 1, shot 1" in b.find_element(By.ID, "advise-status").text)
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#advise-board .cell")) == 24
+    config = GameConfig(4, (3, 2), Rules(salvo=2), cols=6)
+    referee = Referee(config, sample_layout(config, np.random.default_rng(7)))
+    shots = 0
+    while not referee.over:
+        if shots % 2 == 0:  # a new volley: its second cell is shown dashed, and fired next whatever the answer
+            planned = browser.find_element(By.CSS_SELECTOR, "#advise-board .volley").get_attribute("id")
+        suggested = browser.find_element(By.CSS_SELECTOR, "#advise-board .suggest").get_attribute("id")
+        if shots % 2 == 1:
+            assert suggested == planned
+        _, row, col = suggested.split("-")
+        result, ship = referee.shoot(int(row), int(col))
+        browser.find_element(By.ID, f"answer-{result}" + (f"-{ship}" if ship is not None else "")).click()
+        shots += 1
+        _wait(browser, lambda b, n=shots: _shot_count(b) == n or "Every ship is sunk" in b.find_element(By.ID, "advise-status").text)
+    volleys = (shots + 1) // 2
+    assert browser.find_element(By.ID, "advise-status").text == f"Every ship is sunk after {volleys} volleys ({shots} shots)."
+    _no_errors(browser)
+
+
 def test_a_whole_game_against_the_computer(browser: Any, server: LiveServer) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
@@ -149,6 +182,15 @@ def test_a_whole_game_against_the_computer(browser: Any, server: LiveServer) -> 
     browser.find_element(By.ID, "mine-2-5").click()
     assert {e.get_attribute("id") for e in browser.find_elements(By.CSS_SELECTOR, "#play-mine .ship")} == {
         "mine-0-0", "mine-0-1", "mine-0-2", "mine-2-4", "mine-3-4", "mine-2-5", "mine-3-5"}  # fmt: skip
+    # Drag ship 1 by its lower cell (D5) to F1: it moves to E1-F1; dropped onto ship 0 it stays.
+    drag = """const dt = new DataTransfer(), [from, to] = arguments;
+      document.getElementById(from).dispatchEvent(new DragEvent("dragstart", {dataTransfer: dt, bubbles: true}));
+      document.getElementById(to).dispatchEvent(new DragEvent("drop", {dataTransfer: dt, bubbles: true, cancelable: true}));"""
+    browser.execute_script(drag, "mine-3-4", "mine-5-0")
+    browser.execute_script(drag, "mine-2-5", "mine-0-1")
+    assert browser.find_element(By.ID, "play-error").text == "That ship does not fit there."
+    assert {e.get_attribute("id") for e in browser.find_elements(By.CSS_SELECTOR, "#play-mine .ship")} == {
+        "mine-0-0", "mine-0-1", "mine-0-2", "mine-4-0", "mine-5-0", "mine-2-5", "mine-3-5"}  # fmt: skip
     browser.find_element(By.ID, "play-start").click()
     _wait(browser, lambda b: b.find_element(By.ID, "play-status").text.startswith("Your turn"))
     browser.find_element(By.ID, "play-heat").click()  # the computer's heat map of your board, from now on

@@ -60,6 +60,7 @@ def test_a_port_in_use_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
         (["serve", "--port", "70000"], "not a port number"),
         (["serve", "--results", "/nonexistent-folder"], "not a folder"),
         (["serve", "--workers", "0"], "at least 1"),
+        (["serve", "--book", "-1"], "--book must be"),
         (["serve", "--host", "no-such-host.invalid"], "cannot resolve"),
     ],
 )

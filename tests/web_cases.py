@@ -29,9 +29,10 @@ def one_line_error(response: Any, status: int, words: str) -> None:
 
 
 class LiveServer:
-    """The app under uvicorn on a free port of 127.0.0.1, in a thread of this process, as `battlelog serve` runs it."""
+    """The app under uvicorn on a free port of 127.0.0.1, in a thread of this process, as `battlelog serve` runs it
+    (without the opening book unless ``book_states``: computing it would take the tests' cores for minutes)."""
 
-    def __init__(self, results: Path | None) -> None:
+    def __init__(self, results: Path | None, book_states: int = 0) -> None:
         import threading
 
         import uvicorn
@@ -41,7 +42,7 @@ class LiveServer:
 
         self.socket = bind("127.0.0.1", 0)
         self.url = f"http://127.0.0.1:{self.socket.getsockname()[1]}"
-        config = uvicorn.Config(create_app(results), log_level="warning", lifespan="on")
+        config = uvicorn.Config(create_app(results, book_states=book_states), log_level="warning", lifespan="on")
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.socket]}, daemon=True)
         self.thread.start()

@@ -25,7 +25,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="the address to listen on (default: 127.0.0.1, this machine only)")
     parser.add_argument("--port", type=int, default=8000, help="the port to listen on (default: 8000; 0 picks a free one)")
     parser.add_argument("--results", metavar="DIR", help="a folder of experiment results to show (e.g. experiments/results)")
-    parser.add_argument("--workers", type=int, default=2, help="threads that run engine calls (default: 2)")
+    parser.add_argument("--workers", type=int, default=2, help="processes that run advice, and threads that run games against the computer (default: 2)")
+    parser.add_argument(
+        "--book", type=int, default=4000, metavar="STATES",  # battlelog.web.book.SIZE (not imported: the CLI starts light)
+        help="the 10x10 opening book's size: the most likely early states of an advised game, answered in advance "
+        "and kept in the user's cache folder (default: 4000; 0: none)",
+    )  # fmt: skip
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -67,6 +72,8 @@ def run(args: argparse.Namespace) -> int:
             raise BattlelogError(f"--results {args.results}: not a folder")
     if args.workers < 1:
         raise BattlelogError("--workers must be at least 1")
+    if not 0 <= args.book <= 100_000:
+        raise BattlelogError("--book must be 0 to 100000 states")
     import uvicorn  # imported here: the other commands never load the web stack
 
     from battlelog.web.app import create_app
@@ -79,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         print(warning, file=sys.stderr)
     shown = f"[{args.host}]" if ":" in args.host else args.host
     print(f"battlelog: serving on http://{shown}:{port}/ (Ctrl-C stops it)", flush=True)
-    app = create_app(results, EngineService(args.workers))
+    app = create_app(results, EngineService(args.workers), book_states=args.book)
     config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=5)
     try:
         uvicorn.Server(config).run(sockets=[sock])  # shuts down gracefully on Ctrl-C, then raises it again

@@ -8,39 +8,61 @@ reason :func:`battlelog.engines.solve.solve` gives, naming the shot at fault.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from battlelog.engines import Engine
 from battlelog.engines.solve import solve
+from battlelog.engines.workspace import Workspace
 from battlelog.errors import BattlelogError, StateError
 from battlelog.players import PLAYERS
 from battlelog.rules.answers import HIT, MISS
+from battlelog.rules.config import GameConfig
 from battlelog.rules.state import GameState
 from battlelog.rules.variants import SINK_RULES, TOUCH_RULES
+from battlelog.views.advise import volley_cells, volley_start
 from battlelog.views.display import most_likely
+from battlelog.web import book
 from battlelog.web.jobs import Job
 from battlelog.web.requests import WebError, game_state, read_body
 from battlelog.web.service import MAX_CELLS, MAX_SHIPS, EngineService, check_budget
 
 
-def advice(state: GameState, service: EngineService) -> dict[str, Any]:
+def advice(state: GameState, engine: Engine) -> dict[str, Any]:
     """The marginals JSON of ``state`` plus ``suggest``: the exact player's shot (None once the game is over).
 
-    Runs on a worker thread. Ties go to the first cell in reading order, as ``battlelog advise`` says.
+    Ties go to the first cell in reading order, as ``battlelog advise`` says. Under salvo, also
+    ``volley``: ``{"volley": v, "cells": [...]}``, the cells still to fire in the volley under way (or
+    the next), chosen before any of its answers as ``battlelog advise`` does; ``suggest`` is the first.
     """
     try:
-        marginals = solve(state, service.engine())
+        marginals = solve(state, engine)
+        if state.config.rules.is_salvo and not state.over:
+            start = volley_start(state)
+            plan = volley_cells(state, marginals if start == len(state.shots) else solve(state.prefix(start), engine))
+        else:
+            best = most_likely(state, marginals.cells)
+            plan = best[:1]
     except StateError as exc:
         raise WebError(str(exc), 409) from None
     out = marginals.to_json()
-    best = most_likely(state, marginals.cells)
-    out["suggest"] = {"row": best[0][0], "col": best[0][1]} if best else None
+    out["suggest"] = {"row": plan[0][0], "col": plan[0][1]} if plan else None
+    if state.config.rules.is_salvo:
+        out["volley"] = {"volley": state.next_volley()[0], "cells": [{"row": r, "col": c} for r, c in plan]} if plan else None
     return out
+
+
+def advice_text(workspace: Workspace, engine: str, state: dict[str, Any]) -> bytes:
+    """:func:`advice` as JSON text; runs in a worker process (:mod:`battlelog.web.workers`)."""
+    answer = advice(GameState.from_json(state), workspace.engine(engine))
+    return json.dumps(answer, separators=(",", ":")).encode()
 
 
 async def marginals_endpoint(request: Request) -> Response:
@@ -52,9 +74,10 @@ async def marginals_endpoint(request: Request) -> Response:
         answer = await service.cached(answer_key(state, service), lambda: computed(state, service, job))
     suggest = json.loads(answer)["suggest"]
     if suggest is not None:  # the next answer is most likely a miss or a hit at the suggested cell
+        volley = state.next_volley()[0] if state.config.rules.is_salvo else None
         for result in (MISS, HIT):
             try:
-                following = state.with_shot(suggest["row"], suggest["col"], result)
+                following = state.with_shot(suggest["row"], suggest["col"], result, None, volley)
             except BattlelogError:
                 continue
             service.prefetch(answer_key(following, service), partial(computed, following, service, None))
@@ -67,13 +90,52 @@ def answer_key(state: GameState, service: EngineService) -> str:
 
 
 async def computed(state: GameState, service: EngineService, job: Job | None) -> bytes:
-    """The answer's JSON text, computed on a worker thread."""
-    answer = await service.run(lambda: advice(state, service), job)
-    return json.dumps(answer, separators=(",", ":")).encode()
+    """The answer's JSON text, computed in a worker process."""
+    if job is not None:
+        job.what = state.config.label()
+    return await service.processes.call(advice_text, service.engine_name, state.to_json(), job=job)
+
+
+async def book_answer(state: GameState, service: EngineService) -> bytes:
+    """The answer to a state of the opening book, computed unless it is known, and kept in the book; a
+    state the engine refuses (a contradiction) is remembered as such, so the book is walked again
+    without the engine."""
+    key = answer_key(state, service)
+    if key in service.book_refused:
+        raise WebError("refused by the engine when the book was computed", 409)
+    if key not in service.book:
+        try:
+            service.book[key] = await service.cached(key, lambda: computed(state, service, None))
+        except WebError as exc:
+            if exc.status == 409:
+                service.book_refused.add(key)
+            raise
+    return service.book[key]
+
+
+async def keep_book(service: EngineService, config: GameConfig, size: int = book.SIZE, directory: Path | None = None) -> None:
+    """The opening book of ``config``: read from disk, completed in the background (saved every
+    :data:`book.SAVE_EVERY` states), then marked ready in ``service.book_status``."""
+    service.book_status = {"board": config.label(), "size": size, "ready": False}
+    answers, refused = await asyncio.to_thread(book.load, config, service.engine_name, directory)
+    service.book.update(answers)
+    service.book_refused |= refused
+    known = len(service.book) + len(service.book_refused)
+
+    def saved() -> None:
+        nonlocal known
+        if len(service.book) + len(service.book_refused) > known:
+            book.save(config, service.engine_name, service.book, service.book_refused, directory)
+            known = len(service.book) + len(service.book_refused)
+
+    await book.build(config, size, lambda state: book_answer(state, service), service.workers, saved)
+    service.book_status["ready"] = True
 
 
 async def options_endpoint(request: Request) -> JSONResponse:
-    """What the page offers: rule variants, players, the server's limits, whether results are served."""
+    """What the page offers: rule variants, players, the server's limits, whether results are served,
+    and the opening book's progress."""
+    service: EngineService = request.app.state.service
     return JSONResponse(
         {
             "touch": list(TOUCH_RULES),
@@ -82,6 +144,8 @@ async def options_endpoint(request: Request) -> JSONResponse:
             "max_cells": MAX_CELLS,
             "max_ships": MAX_SHIPS,
             "results": request.app.state.results is not None,
+            "book": {**service.book_status, "states": len(service.book)},
+            "served": service.served,
         }
     )
 

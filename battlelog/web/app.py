@@ -7,6 +7,7 @@ anything else is logged and answered 500 in one line, and the server keeps servi
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections import OrderedDict
 from collections.abc import AsyncIterator
@@ -24,7 +25,7 @@ from starlette.staticfiles import StaticFiles
 
 from battlelog.errors import BattlelogError
 from battlelog.rules.config import GameConfig
-from battlelog.web import advise, jobs, play, results
+from battlelog.web import advise, book, jobs, play, results
 from battlelog.web.requests import WebError
 from battlelog.web.service import EngineService
 
@@ -70,17 +71,25 @@ async def page(request: Request) -> Response:
     return FileResponse(STATIC / "index.html", media_type="text/html; charset=utf-8")
 
 
-def create_app(results_dir: Path | None = None, service: EngineService | None = None, warm: bool = True) -> Starlette:
-    """The app; ``results_dir`` (or None) is the folder whose experiments it shows."""
+def create_app(results_dir: Path | None = None, service: EngineService | None = None, warm: bool = True, book_states: int = book.SIZE) -> Starlette:
+    """The app; ``results_dir`` (or None) is the folder whose experiments it shows. ``warm``: start the
+    worker processes at once, and read or compute the standard board's opening book of ``book_states``
+    states in the background (:mod:`battlelog.web.book`)."""
     engines = service or EngineService()
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        opening = None
         if warm:
             engines.warm(STANDARD)
+        if warm and book_states > 0:
+            engines.book_status = {"board": STANDARD.label(), "size": book_states, "ready": False}
+            opening = asyncio.get_running_loop().create_task(advise.keep_book(engines, STANDARD, book_states))
         try:
             yield
         finally:
+            if opening is not None:
+                opening.cancel()
             engines.close()
 
     app = Starlette(

@@ -29,6 +29,9 @@ class Cancelled(WebError):
     def __init__(self) -> None:
         super().__init__("cancelled: the request was cancelled before its answer was ready", 409)
 
+    def __reduce__(self) -> tuple[type[Cancelled], tuple[()]]:  # type: ignore[override]
+        return Cancelled, ()
+
 
 @dataclass
 class Job:

@@ -23,12 +23,13 @@ from battlelog.engines.solve import solve
 from battlelog.errors import BattlelogError
 from battlelog.players import PLAYERS, Player, check_player, make_player
 from battlelog.rules.config import GameConfig
-from battlelog.rules.geometry import Placement
+from battlelog.rules.geometry import Cell, Placement
 from battlelog.rules.layouts import layouts_overlap, sample_layout
 from battlelog.rules.referee import Referee
 from battlelog.rules.state import GameState
 from battlelog.web.requests import WebError, game_state, json_object, read_body
-from battlelog.web.service import EngineService, check_budget
+from battlelog.web.service import MAX_CELLS, EngineService, check_budget
+from battlelog.wording import count_noun
 
 #: How many games the server keeps at once (the oldest goes first): each computer player keeps its engine's
 #: recent states, a few MB at most.
@@ -79,24 +80,44 @@ class Match:
         out["fleet"] = layout_json(self.your_fleet.layout)
         if self.winner is not None:
             out["reveal"] = layout_json(self.its_fleet.layout)
+        if self.yours.config.rules.is_salvo:  # your next volley's size, and the volleys each side began
+            out["salvo"] = {"next": 0 if self.winner else self.yours.next_volley()[1], "you": self.yours.volleys, "computer": self.its.volleys}
         return out
 
-    def shoot(self, row: int, col: int) -> dict[str, Any]:
-        """Your shot, then (unless it ended the game) the computer's; runs on a worker thread."""
+    def fire(self, cells: list[Cell]) -> dict[str, Any]:
+        """Your shot (your volley, under salvo), then, unless it ended the game, the computer's; runs on
+        a worker thread. A volley is checked whole before any of it is fired."""
         with self.lock:
             if self.winner is not None:
                 raise WebError(f"the game is over: {'you' if self.winner == 'you' else 'the computer'} won", 409)
-            result, ship = self.its_fleet.shoot(row, col)
-            self.yours = self.yours.with_shot(row, col, result, ship)
+            volley, size = self.yours.next_volley()
+            if len(cells) != size:
+                raise BattlelogError(f"your volley is {count_noun(size, 'shot')}: send {size} cells, not {len(cells)}")
+            unshot = set(self.yours.unshot)
+            for k, cell in enumerate(cells):
+                if cell not in unshot or cell in cells[:k]:
+                    raise BattlelogError(f"row {cell[0]}, col {cell[1]} is off the board or already shot")
+            self.yours = fired(self.its_fleet, self.yours, cells, volley)
             if self.its_fleet.over:
                 self.winner = "you"
                 return self.view()
-            cell = self.computer.choose(self.its)
-            result, ship = self.your_fleet.shoot(*cell)
-            self.its = self.its.with_shot(*cell, result, ship)
+            volley, size = self.its.next_volley()
+            picks = self.computer.choose_volley(self.its, size) if self.its.config.rules.is_salvo else [self.computer.choose(self.its)]
+            self.its = fired(self.your_fleet, self.its, picks, volley)
             if self.your_fleet.over:
                 self.winner = "computer"
             return self.view()
+
+
+def fired(referee: Referee, state: GameState, cells: list[Cell], volley: int) -> GameState:
+    """``state`` after the shots at ``cells``, answered by ``referee`` (one volley under salvo, whose
+    rest is not fired once its fleet is sunk: the game is over)."""
+    salvo = state.config.rules.is_salvo
+    for cell in cells:
+        if referee.over:
+            break
+        state = state.with_shot(*cell, *referee.shoot(*cell), volley if salvo else None)
+    return state
 
 
 def _games(request: Request) -> OrderedDict[str, Match]:
@@ -140,13 +161,23 @@ async def new_game(request: Request) -> JSONResponse:
 
 
 async def shoot(request: Request) -> JSONResponse:
-    data = json_object(await read_body(request), ("game", "row", "col"), ("game", "row", "col"))
+    """Your shot ``row``, ``col``, or under salvo your volley ``cells`` ([{"row", "col"}, ...]), and the
+    computer's answer to it."""
+    data = json_object(await read_body(request), ("game", "row", "col", "cells"), ("game",))
     match = _match(request, data)
-    row, col = data["row"], data["col"]
-    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (row, col)):
+    if "cells" in data:
+        if "row" in data or "col" in data or not isinstance(data["cells"], list) or len(data["cells"]) > MAX_CELLS:
+            raise BattlelogError("send either row and col, or cells: a list of {row, col}")
+        items = [json_object(item, ("row", "col"), ("row", "col")) for item in data["cells"]]
+        cells = [(item["row"], item["col"]) for item in items]
+    elif "row" in data and "col" in data:
+        cells = [(data["row"], data["col"])]
+    else:
+        raise BattlelogError("send row and col (or, under salvo, cells: a list of {row, col})")
+    if not all(isinstance(v, int) and not isinstance(v, bool) for cell in cells for v in cell):
         raise BattlelogError("row and col must be whole numbers")
     service: EngineService = request.app.state.service
-    return JSONResponse(await service.run(lambda: match.shoot(row, col)))
+    return JSONResponse(await service.run(lambda: match.fire(cells)))
 
 
 async def heat(request: Request) -> JSONResponse:

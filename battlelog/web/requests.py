@@ -27,6 +27,9 @@ class WebError(BattlelogError):
         super().__init__(message)
         self.status = status
 
+    def __reduce__(self) -> tuple[type[WebError], tuple[str, int]]:  # raised in a worker process: keep the status
+        return type(self), (str(self), self.status)
+
 
 async def read_body(request: Request, limit: int = MAX_BODY) -> Any:
     """The request's JSON value; a body over ``limit`` bytes is refused before it is read whole."""

@@ -1,13 +1,17 @@
-"""Engine calls off the event loop: a few worker threads, each with its own Workspace (engines and caches).
+"""Engine calls off the event loop: worker processes for advice, a few threads for the rest.
 
-An engine serves one state at a time, so each worker thread owns one :class:`Workspace`; the native
-engine's empty boards are shared on disk and its recent states in memory per thread, which makes the
-first advice on a standard board instant once :meth:`EngineService.warm` has run.
+Advice (``/api/marginals``, the server's load) runs in worker processes (:mod:`battlelog.web.workers`,
+:attr:`EngineService.processes`), so the event loop never waits for the interpreter lock. Games against
+the computer and replays, whose players and games live in the server, run on worker threads
+(:meth:`EngineService.run`). An engine serves one state at a time, so each worker owns one
+:class:`Workspace`; the native engine's empty boards are shared on disk, which makes the first advice
+on a standard board instant once :meth:`EngineService.warm` has run.
 
 Answers are also remembered by the server as a whole (:meth:`EngineService.cached`): the advice is
 deterministic, so the early states of everyone's games repeat (the first shot is always the same cell,
 then a miss or a hit, ...), and those are the states that take the engine longest. A state asked by
-several requests at once is computed once, the others wait for it.
+several requests at once is computed once, the others wait for it. An opening book
+(:mod:`battlelog.web.book`) adds the early states of the standard game, kept apart and never dropped.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from battlelog.errors import BattlelogError
 from battlelog.rules.config import GameConfig
 from battlelog.rules.state import GameState
 from battlelog.web.jobs import Job
+from battlelog.web.workers import ProcessPool
 
 Result = TypeVar("Result")
 
@@ -46,7 +51,8 @@ def check_budget(config: GameConfig, engine: str = DEFAULT_ENGINE) -> None:
 
 
 class EngineService:
-    """A pool of worker threads, each with a Workspace; :meth:`run` awaits a call on one of them."""
+    """Worker processes (:attr:`processes`) and threads (:meth:`run`), each with a Workspace, and the
+    answers remembered."""
 
     def __init__(self, workers: int = 2, engine: str = DEFAULT_ENGINE) -> None:
         self.engine_name = engine
@@ -54,10 +60,18 @@ class EngineService:
         self._workspaces: list[Workspace] = []
         self._lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="battlelog-engine")
+        self.processes = ProcessPool(workers)
         self._answers: OrderedDict[str, bytes] = OrderedDict()
+        #: The opening book's answers (:mod:`battlelog.web.book`): never dropped.
+        self.book: dict[str, bytes] = {}
+        #: The states the engine refused while the book was computed (contradictions).
+        self.book_refused: set[str] = set()
+        #: The opening book's progress (:func:`battlelog.web.advise.keep_book`): none until one is kept.
+        self.book_status: dict[str, object] = {"size": 0, "ready": True}
+        #: How the answers were served: from the book, remembered, shared with a call in flight, computed.
+        self.served = {"book": 0, "remembered": 0, "shared": 0, "computed": 0}
         self._flying: dict[str, asyncio.Future[bytes]] = {}
         self.workers = workers
-        self._running = 0  # calls submitted to the pool and not finished (read on the event loop)
         self._background: set[asyncio.Task[None]] = set()
 
     def _workspace(self) -> Workspace:
@@ -83,21 +97,17 @@ class EngineService:
             with progress.listening(job.listen):
                 return call()
 
-        self._running += 1
-        try:
-            return await asyncio.get_running_loop().run_in_executor(self._pool, watched)
-        finally:
-            self._running -= 1
+        return await asyncio.get_running_loop().run_in_executor(self._pool, watched)
 
     @property
     def idle(self) -> bool:
-        """Whether a worker thread has nothing to do."""
-        return self._running < self.workers
+        """Whether a worker process has nothing to do."""
+        return self.processes.running < self.workers
 
     def prefetch(self, key: str, compute: Callable[[], Awaitable[bytes]]) -> None:
         """Compute ``key``'s answer in the background if a worker is idle (and it is not known yet):
         the answer a person will probably ask for next, ready by the time they have decided."""
-        if not self.idle or key in self._answers or key in self._flying:
+        if not self.idle or self.known(key) or key in self._flying:
             return
 
         async def quietly() -> None:
@@ -113,11 +123,17 @@ class EngineService:
     async def cached(self, key: str, compute: Callable[[], Awaitable[bytes]]) -> bytes:
         """The answer remembered under ``key``, else ``compute()``'s (shared with the requests that ask
         for it meanwhile, and remembered unless it failed). Runs on the event loop, so needs no lock."""
+        if key in self.book:
+            self.served["book"] += 1
+            return self.book[key]
         if key in self._answers:
+            self.served["remembered"] += 1
             self._answers.move_to_end(key)
             return self._answers[key]
         if key in self._flying:
+            self.served["shared"] += 1
             return await asyncio.shield(self._flying[key])
+        self.served["computed"] += 1
         future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
         self._flying[key] = future
         try:
@@ -134,12 +150,19 @@ class EngineService:
             self._answers.popitem(last=False)
         return answer
 
+    def known(self, key: str) -> bool:
+        """Whether ``key``'s answer is remembered (in the book or among the recent answers)."""
+        return key in self.book or key in self._answers
+
     def warm(self, config: GameConfig) -> None:
-        """Compute ``config``'s empty board in the background, so the first advice on it is instant."""
+        """Start the worker processes, and compute ``config``'s empty board in the background (kept on
+        disk by the native engine), so the first advice on it is instant."""
+        self.processes.start()
         self._pool.submit(lambda: self.engine().marginals(GameState.empty(config)))
 
     def close(self) -> None:
         """Stop the workers (a running call finishes first) and close every workspace."""
+        self.processes.close()
         self._pool.shutdown(wait=True, cancel_futures=True)
         for workspace in self._workspaces:
             workspace.close()

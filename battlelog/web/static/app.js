@@ -4,14 +4,21 @@
 const $ = (id) => document.getElementById(id);
 
 function boardJson(prefix) {
-  // A game state without shots (the file format) from a setup form.
+  // A game state without shots (the file format) from a setup form: a size (10) or rows x cols (8x12).
   const ships = $(`${prefix}-ships`).value.split(",").map((s) => s.trim()).filter((s) => s).map(Number);
-  const state = { size: Number($(`${prefix}-size`).value), ships };
-  const touch = $(`${prefix}-touch`).value, sinks = $(`${prefix}-sinks`).value;
-  if (touch !== "allowed" || sinks !== "named") state.rules = { touch, sinks };
+  const shape = $(`${prefix}-size`).value.trim().match(/^(\d+)\s*[x×]\s*(\d+)$/i);
+  const state = shape ? { rows: Number(shape[1]), cols: Number(shape[2]), ships } : { size: Number($(`${prefix}-size`).value), ships };
+  const touch = $(`${prefix}-touch`).value, sinks = $(`${prefix}-sinks`).value, salvo = $(`${prefix}-salvo`).value;
+  const rules = {};
+  if (touch !== "allowed") rules.touch = touch;
+  if (sinks !== "named") rules.sinks = sinks;
+  if (salvo !== "1") rules.salvo = salvo === "ships" ? "ships" : Number(salvo);
+  if (Object.keys(rules).length) state.rules = rules;
   state.shots = [];
   return state;
 }
+
+function salvoRule(state) { return (state.rules && state.rules.salvo) || 1; }
 
 function show(view) {
   for (const tab of document.querySelectorAll(".tab")) tab.classList.toggle("active", tab.dataset.view === view);
@@ -38,8 +45,10 @@ function sinksRule(state) { return (state.rules && state.rules.sinks) || "named"
 function drawAdvice() {
   const { state, answer } = advise;
   const target = advise.selected || (answer && answer.suggest);
+  const volley = answer && answer.volley;
   drawBoard($("advise-board"), {
     id: "advise", state, cells: answer && answer.cells, suggest: answer && answer.suggest, selected: advise.selected,
+    volley: volley ? volley.cells.slice(1) : [],
     onClick: (r, c) => { advise.selected = { row: r, col: c }; drawAdvice(); },
   });
   $("advise-cell").textContent = target ? cellName(target.row, target.col) : "–";
@@ -50,7 +59,9 @@ function drawAdvice() {
     b.disabled = !target; b.addEventListener("click", () => answerShot(result, ship)); buttons.appendChild(b);
   };
   if (answer && answer.suggest === null) {
-    $("advise-status").textContent = `Every ship is sunk after ${state.shots.length} shots.`;
+    const volleys = new Set(state.shots.map((s) => s.volley)).size;
+    $("advise-status").textContent = salvoRule(state) !== 1
+      ? `Every ship is sunk after ${volleys} volleys (${state.shots.length} shots).` : `Every ship is sunk after ${state.shots.length} shots.`;
     return;
   }
   add("Miss", "answer-miss", "miss"); add("Hit", "answer-hit", "hit");
@@ -59,8 +70,12 @@ function drawAdvice() {
   if (sinks === "unnamed") add("Sunk", "answer-sunk", "sunk");
   const left = answer && answer.models != null ? `${answer.models.toLocaleString("en")} layouts fit your answers. ` : "";
   const ships = sinks === "named" ? `Afloat: ${afloat(state).map((s) => s.length).join(", ")}. ` : "";
-  const suggest = answer && answer.suggest
+  let suggest = answer && answer.suggest
     ? `Suggested shot: ${cellName(answer.suggest.row, answer.suggest.col)} (${(100 * answer.cells[answer.suggest.row][answer.suggest.col]).toFixed(1)}% chance of a hit).` : "";
+  if (volley) {
+    const done = state.shots.filter((s) => s.volley === volley.volley).length;
+    suggest += ` Volley ${volley.volley + 1}, shot ${done + 1}: fire ${volley.cells.map((c) => cellName(c.row, c.col)).join(", ")}, answered in this order.`;
+  }
   $("advise-status").textContent = `${state.shots.length} shots. ${left}${ships}${suggest}`;
 }
 
@@ -80,6 +95,7 @@ function answerShot(result, ship) {
   const cell = advise.selected || advise.answer.suggest;
   const shot = { row: cell.row, col: cell.col, result };
   if (ship !== undefined) shot.ship = ship;
+  if (advise.answer.volley) shot.volley = advise.answer.volley.volley;
   adviseOn({ ...advise.state, shots: [...advise.state.shots, shot] });
 }
 
@@ -111,6 +127,7 @@ async function start() {
   const options = await api("/api/options");
   for (const el of document.querySelectorAll("select.touch")) fillSelect(el, options.touch, "allowed");
   for (const el of document.querySelectorAll("select.sinks")) fillSelect(el, options.sinks, "named");
+  for (const el of document.querySelectorAll("select.salvo")) fillSelect(el, ["1", "2", "3", "4", "5", "ships"], "1");
   fillSelect($("play-player"), options.players, "problog");
   $("tab-results").hidden = !options.results;
   setupAdvise();

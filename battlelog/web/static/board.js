@@ -18,8 +18,8 @@ function heatColor(p) {
 }
 
 // opts: state (rows/cols/shots), cells (marginals or null), suggest {row,col}, selected {row,col},
-// ships [{row,col,length,horizontal}] drawn solid, hidden [...] outlined (the hidden layout of a replay),
-// onClick(r, c), id prefix for cells.
+// volley [{row,col}] dashed (the rest of a volley), ships [{row,col,length,horizontal}] drawn solid, hidden [...] outlined (the hidden layout of a replay),
+// onClick(r, c), drag {canDrag(r, c), start(r, c), drop(r, c)} (cells that can be dragged, and where), id prefix for cells.
 function drawBoard(el, opts) {
   const { rows, cols } = boardShape(opts.state);
   el.innerHTML = "";
@@ -59,9 +59,16 @@ function drawBoard(el, opts) {
         d.textContent = p >= 0.995 ? "100" : p < 0.005 ? "" : Math.round(100 * p);
       }
       if (opts.suggest && opts.suggest.row === r && opts.suggest.col === c) d.classList.add("suggest");
+      if ((opts.volley || []).some((v) => v.row === r && v.col === c)) d.classList.add("volley");
       if (opts.selected && opts.selected.row === r && opts.selected.col === c) d.classList.add("selected");
       if (opts.onClick) d.addEventListener("click", () => opts.onClick(r, c));
       else d.disabled = true;
+      if (opts.drag) {
+        d.draggable = opts.drag.canDrag(r, c);
+        d.addEventListener("dragstart", (e) => { e.dataTransfer.setData("text/plain", d.id); opts.drag.start(r, c); });
+        d.addEventListener("dragover", (e) => e.preventDefault());
+        d.addEventListener("drop", (e) => { e.preventDefault(); opts.drag.drop(r, c); });
+      }
       el.appendChild(d);
     }
   }
