@@ -117,17 +117,6 @@ def test_the_server_answers_book_states_from_the_book(built: tuple[EngineService
     assert service.served["book"] == before + 1
 
 
-def test_the_standard_book_in_the_users_cache_is_the_engines() -> None:
-    """The 10x10 book the server keeps on disk (when this version's exists): a sample of its deepest
-    states against an engine with nothing remembered."""
-    stored = book.load(STANDARD, "native")[0]
-    if not stored:
-        pytest.skip("no 10x10 opening book for this version of battlelog in the user's cache")
-    keys = sorted(stored, key=lambda key: -len(json.loads(key)[1]["shots"]))[:2] + [next(iter(stored))]
-    for key in keys:
-        check_answer(GameState.from_json(json.loads(key)[1]), stored[key], "native")
-
-
 def test_a_call_in_a_worker_process_is_watched_and_cancelled() -> None:
     service = EngineService(workers=1)
     slow = GameState.empty(STANDARD).with_shot(0, 3, "miss").to_json()  # some seconds of the engine

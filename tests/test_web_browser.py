@@ -1,11 +1,14 @@
 """battlelog serve in a real browser (headless Chromium driven by selenium, as the replay page's test):
 a whole advised 10x10 game clicked through to the end, a whole game against the computer, and the
-results view opening a replay. Each saves its screenshot into docs/web/ (shown by the README).
+results view opening a replay. Each saves its screenshot, into docs/web/ (shown by the README) when
+BATTLELOG_SCREENSHOTS=1 is set.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,7 +28,13 @@ pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("web-browser")]
 
 #: The browser of the replay page's test (a module-scoped headless Chromium, skipped or failed when missing).
 browser = test_replay_browser.browser
-SHOTS = Path(__file__).resolve().parent.parent / "docs" / "web"
+#: Where the screenshots go: docs/web/ (the README's pictures) only when BATTLELOG_SCREENSHOTS=1 asks
+#: for them, so that a test run leaves the checkout as it found it; else a scratch folder.
+SHOTS = (
+    Path(__file__).resolve().parent.parent / "docs" / "web"
+    if os.environ.get("BATTLELOG_SCREENSHOTS") == "1"
+    else Path(tempfile.mkdtemp(prefix="battlelog-web-shots-"))
+)
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
