@@ -14,10 +14,11 @@ from __future__ import annotations
 import argparse
 import statistics
 from pathlib import Path
+from typing import Any
 
 from battlelog.report.markdown import interval, markdown_table, p_value, signed
 from battlelog.report.summary import compare, player_order
-from battlelog.runner.records import load_results
+from battlelog.runner.records import load_results, manifest_config
 from battlelog.runner.task import OK
 
 GREEDY = "problog"
@@ -26,14 +27,20 @@ GREEDY = "problog"
 def rows(folder: Path) -> list[list[str]]:
     """One row per player of the experiment in ``folder``."""
     manifest, records = load_results(folder)
-    board = f"{manifest['size']}x{manifest['size']} {','.join(map(str, manifest['ships']))}"
+    config = manifest_config(manifest)
+    return player_rows(f"{config.shape} {','.join(map(str, config.ships))}", records)
+
+
+def player_rows(label: str, records: list[dict[str, Any]]) -> list[list[str]]:
+    """Per player of ``records`` (in the summaries' order): ``label``, the player, its finished games,
+    its mean score, and its paired difference against problog with the 95% CI, p-value and pairs."""
     out = []
     for player in sorted({r["player"] for r in records}, key=player_order):
         scores = [r["score"] for r in records if r["player"] == player and r["status"] == OK]
         versus = compare(records, player, GREEDY) if player != GREEDY else None
         d = None if versus is None else versus.difference
         out.append([
-            board, player, str(len(scores)), f"{statistics.fmean(scores):.2f}",
+            label, player, str(len(scores)), f"{statistics.fmean(scores):.2f}",
             "" if d is None else signed(d.mean), "" if d is None else interval(d.interval.low, d.interval.high),
             "" if d is None else p_value(d.p_value), "" if d is None else str(d.interval.n),
         ])

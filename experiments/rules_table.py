@@ -19,17 +19,17 @@ usage:
 from __future__ import annotations
 
 import argparse
-import statistics
 from pathlib import Path
 from typing import Any
 
+from players_table import player_rows
+
 from battlelog.report.markdown import interval, markdown_table, p_value, signed
 from battlelog.report.stats import PairedDifference, independent_difference, paired_difference
-from battlelog.report.summary import compare, player_order
+from battlelog.report.summary import player_order
 from battlelog.runner.records import load_results
 from battlelog.runner.task import OK
 
-GREEDY = "problog"
 STANDARD = {"touch": "allowed", "sinks": "named"}
 
 
@@ -48,21 +48,6 @@ def rule_text(rules: dict[str, Any]) -> str:
 def finished(records: list[dict[str, Any]], player: str) -> dict[int, dict[str, Any]]:
     """The player's finished games by game number."""
     return {r["game"]: r for r in records if r["player"] == player and r["status"] == OK}
-
-
-def greedy_rows(rule: str, records: list[dict[str, Any]]) -> list[list[str]]:
-    """Table 1's rows of one experiment."""
-    out = []
-    for player in sorted({r["player"] for r in records}, key=player_order):
-        scores = [r["score"] for r in finished(records, player).values()]
-        versus = compare(records, player, GREEDY) if player != GREEDY else None
-        d = None if versus is None else versus.difference
-        out.append([
-            rule, player, str(len(scores)), f"{statistics.fmean(scores):.2f}",
-            "" if d is None else signed(d.mean), "" if d is None else interval(d.interval.low, d.interval.high),
-            "" if d is None else p_value(d.p_value),
-        ])
-    return out
 
 
 def rule_difference(variant: dict[int, dict[str, Any]], standard: dict[int, dict[str, Any]]) -> tuple[PairedDifference, str]:
@@ -91,8 +76,9 @@ def main() -> int:
     standard = [records for manifest, records in loaded if rule_text(rules_of(manifest)) == "standard"]
     if len(standard) != 1:
         raise SystemExit(f"rules_table.py: give exactly one experiment under the standard rules, got {len(standard)}")
-    table1 = [row for manifest, records in loaded for row in greedy_rows(rule_text(rules_of(manifest)), records)]
-    print(markdown_table(["rules", "player", "games", "mean score", "minus problog", "95% CI", "p"], table1, align="llrrrrr"))
+    table1 = [row for manifest, records in loaded for row in player_rows(rule_text(rules_of(manifest)), records)]
+    header = ["rules", "player", "games", "mean score", "minus problog", "95% CI", "p", "paired games"]
+    print(markdown_table(header, table1, align="llrrrrrr"))
     print()
     table2 = [
         row

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from battlelog.engines.base import Engine, Marginals
+from battlelog.engines.base import Engine
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement, cell_name
 from battlelog.rules.state import GameState, Shot
@@ -183,8 +183,10 @@ __all__ = [
     "EngineCase",
     "HandCase",
     "RandomCase",
+    "arguments_to",
     "contradictory_cases",
     "hand_cases",
+    "move_asked_of",
     "random_cases",
     "reference",
     "reference_answers",
@@ -193,19 +195,26 @@ __all__ = [
 ]
 
 
+def arguments_to(cls: type, method: str, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Spy on ``cls.method`` (a method of one argument) for the rest of the test: the list it fills with
+    the argument of every call, in order; each call still runs the real method."""
+    seen: list[Any] = []
+    real = getattr(cls, method)
+
+    def spy(self: Any, argument: Any) -> Any:
+        seen.append(argument)
+        return real(self, argument)
+
+    monkeypatch.setattr(cls, method, spy)
+    return seen
+
+
 def move_asked_of(engine_class: type[Engine], monkeypatch: pytest.MonkeyPatch, **options: Any) -> tuple[GameState, list[GameState]]:
     """A problog player built with ``options`` chooses one move on a 4x4 state: that state, and the
     states ``engine_class`` was asked for meanwhile (the move was its work when they are the state)."""
     from battlelog.players import make_player
 
-    asked: list[GameState] = []
-    answer = engine_class.marginals
-
-    def spy(self: Engine, state: GameState) -> Marginals:
-        asked.append(state)
-        return answer(self, state)
-
-    monkeypatch.setattr(engine_class, "marginals", spy)
+    asked: list[GameState] = arguments_to(engine_class, "marginals", monkeypatch)
     state = shots(GameConfig(4, (3, 2)), "B2 miss")
     player = make_player("problog", 0, **options)
     player.new_game(state.config)

@@ -24,6 +24,14 @@ def one_line_error(capsys: pytest.CaptureFixture[str], argv: list[str], message:
     assert err.startswith("battlelog: error: ") and message in err, err
 
 
+def experiment_in(tmp_path_factory: pytest.TempPathFactory, name: str, *options: str) -> Path:
+    """A small experiment played once through the command line (one worker) into a fresh folder; its
+    output folder. ``options``: everything but ``experiment``, ``--out`` and ``--workers``."""
+    out = tmp_path_factory.mktemp(name) / "results"
+    assert main(["experiment", *options, "--out", str(out), "--workers", "1"]) == 0
+    return out
+
+
 def journal_lines(path: Path) -> int:
     """Complete lines in a games.jsonl (0 before it exists)."""
     return path.read_bytes().count(b"\n") if path.exists() else 0

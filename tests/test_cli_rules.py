@@ -22,7 +22,7 @@ from battlelog.runner.records import GAMES, MANIFEST, check_record, read_manifes
 from battlelog.runner.seeds import game_seeds, layout_for
 
 import oracle
-from runs import one_line_error
+from runs import experiment_in, one_line_error
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -65,10 +65,7 @@ def test_ships_that_may_touch_keep_their_boards() -> None:
 # ----- experiments ---------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def no_contact(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("rules") / "results"
-    argv = ["experiment", "--size", "6", "--ships", "3,2,2", "--touch", "none", "--players", "random,problog", "--games", "4", "--seed", "1"]
-    assert main([*argv, "--out", str(out), "--workers", "1"]) == 0
-    return out
+    return experiment_in(tmp_path_factory, "rules", "--size", "6", "--ships", "3,2,2", "--touch", "none", "--players", "random,problog", "--games", "4", "--seed", "1")
 
 
 def test_an_experiment_under_no_contact_end_to_end(no_contact: Path) -> None:

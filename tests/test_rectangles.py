@@ -29,7 +29,7 @@ from battlelog.runner.records import GAMES, MANIFEST, check_record, read_manifes
 from battlelog.runner.seeds import game_seeds, layout_for
 
 import oracle
-from runs import one_line_error
+from runs import experiment_in, one_line_error
 
 FLEET = (5, 4, 3, 3, 2)
 
@@ -211,10 +211,7 @@ def test_play_on_a_rectangle(capsys: pytest.CaptureFixture) -> None:
 
 @pytest.fixture(scope="module")
 def wide(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("rect") / "results"
-    argv = ["experiment", "--rows", "3", "--cols", "5", "--ships", "3,2", "--players", "random,pdf", "--games", "3", "--seed", "2"]
-    assert main([*argv, "--out", str(out), "--workers", "1"]) == 0
-    return out
+    return experiment_in(tmp_path_factory, "rect", "--rows", "3", "--cols", "5", "--ships", "3,2", "--players", "random,pdf", "--games", "3", "--seed", "2")
 
 
 def test_an_experiment_on_a_rectangle_records_rows_and_cols(wide: Path) -> None:

@@ -25,6 +25,7 @@ from battlelog.views.replay.panels import HIT_MARK, MISS_MARK, board_panel, fram
 from battlelog.views.replay.sources import Game, load_game
 
 from engine_cases import reference
+from runs import experiment_in
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CONFIG = GameConfig(4, (3, 2))
@@ -33,10 +34,7 @@ CONFIG = GameConfig(4, (3, 2))
 @pytest.fixture(scope="module")
 def experiment(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Two games of pdf and problog on 4x4 3,2, played through the command line."""
-    out = tmp_path_factory.mktemp("replay") / "results"
-    argv = ["experiment", "--size", "4", "--ships", "3,2", "--players", "pdf,problog,random", "--games", "2"]
-    assert main([*argv, "--seed", "5", "--workers", "1", "--out", str(out)]) == 0
-    return out
+    return experiment_in(tmp_path_factory, "replay", "--size", "4", "--ships", "3,2", "--players", "pdf,problog,random", "--games", "2", "--seed", "5")
 
 
 def records(out: Path) -> list[dict]:

@@ -25,17 +25,14 @@ from battlelog.runner.seeds import layout_for
 from battlelog.runner.task import GameTask, play_task
 
 from brute import brute_marginals, consistent_layouts
-from runs import one_line_error
+from runs import experiment_in, one_line_error
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
 def salvo_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("salvo") / "results"
-    argv = ["experiment", "--size", "4", "--ships", "2,2,1", "--salvo", "ships", "--players", "random,pdf", "--games", "3", "--seed", "2"]
-    assert main([*argv, "--out", str(out), "--workers", "1"]) == 0
-    return out
+    return experiment_in(tmp_path_factory, "salvo", "--size", "4", "--ships", "2,2,1", "--salvo", "ships", "--players", "random,pdf", "--games", "3", "--seed", "2")
 
 
 def test_an_experiment_under_salvo_records_volleys_and_scores_them(capsys, salvo_run: Path) -> None:

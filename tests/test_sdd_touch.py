@@ -24,6 +24,8 @@ from battlelog.rules.geometry import Cell, Placement, ship_placements
 from battlelog.rules.state import GameState, Shot
 from battlelog.rules.variants import Rules
 
+from engine_cases import arguments_to
+
 RULES = ("allowed", "diagonal", "none")
 
 #: Per rule, the offsets (row, column) at which a cell of another ship is forbidden.
@@ -187,14 +189,7 @@ def test_conditioning_the_previous_sdd_under_no_contact_equals_compiling_afresh(
     engine = SddEngine()
     first = state_problem(config, moves[:2], "none")
     assert_same(engine.tally(first), enumerate_layouts(first), first)
-    compiled: list[Problem] = []
-    count = SddEngine.count
-
-    def spy(self: SddEngine, problem: Problem) -> Tally:
-        compiled.append(problem)
-        return count(self, problem)
-
-    monkeypatch.setattr(SddEngine, "count", spy)
+    compiled: list[Problem] = arguments_to(SddEngine, "count", monkeypatch)
     for end in range(3, len(moves) + 1):
         problem = state_problem(config, moves[:end], "none")
         tally = engine.tally(problem)

@@ -132,9 +132,13 @@ class _Tally:
             raise StateError(f"{where} is in volley {v}, expected volley {expected}: volleys are numbered from 0 in order")
         if self.volley >= 0 and self.in_volley < self.volley_size:
             raise StateError(f"{where} starts volley {v}, but volley {self.volley} has only {self.in_volley} of its {self.volley_size} shots")
-        cells_left = config.cell_count - len(self.seen)
+        self.volley_size = self.next_volley_size(config)
         self.volley, self.in_volley = v, 0
-        self.volley_size = min(rules.volley_size(len(config.ships) - self.sinks), cells_left)
+
+    def next_volley_size(self, config: GameConfig) -> int:
+        """The shots of a volley begun now: k under the salvo rule (under ``ships``, the ships not
+        announced sunk), never more than the cells left."""
+        return min(config.rules.volley_size(len(config.ships) - self.sinks), config.cell_count - len(self.seen))
 
     def _check_sink(self, config: GameConfig, where: str, shot: Shot) -> None:
         """A sunk answer must be what the sink rule allows: naming a ship not sunk before under ``named``,

@@ -179,8 +179,7 @@ class GameState:
             return 0, 1
         if self.volley_left() > 0:
             return self._tally.volley, self.volley_left()
-        afloat = len(self.ships) - self._tally.sinks
-        return self._tally.volley + 1, min(rules.volley_size(afloat), self.config.cell_count - len(self._tally.seen))
+        return self._tally.volley + 1, self._tally.next_volley_size(self.config)
 
     @cached_property
     def unshot(self) -> tuple[Cell, ...]:

@@ -165,6 +165,11 @@ def _check_finished(record: Mapping[str, Any], where: str) -> None:
     if not isinstance(shots, list) or len(shots) != score:
         count = len(shots) if isinstance(shots, list) else repr(shots)
         raise FileFormatError(f"{where}: a finished game of score {score} needs {score} shots, got {count}")
+    _check_hits(shots, fleet, where)
+
+
+def _check_hits(shots: list[Any], fleet: int, where: str) -> None:
+    """A finished game's shots hit every ship cell: exactly ``fleet`` of them are hits."""
     hits = sum(isinstance(shot, dict) and shot.get("result") in (HIT, SUNK) for shot in shots)
     if hits != fleet:
         raise FileFormatError(f"{where}: a finished game's shots must hit the fleet's {fleet} cells, but {hits} of them are hits")
@@ -182,9 +187,7 @@ def _check_volleys(record: Mapping[str, Any], where: str, cells: int) -> None:
     last = shots[-1].get("volley") if isinstance(shots, list) and shots and isinstance(shots[-1], dict) else None
     if last != score - 1:
         raise FileFormatError(f"{where}: a finished salvo game of score {score} needs shots in volleys 0..{score - 1}, the last in volley {last!r}")
-    hits = sum(isinstance(shot, dict) and shot.get("result") in (HIT, SUNK) for shot in shots)
-    if hits != fleet:
-        raise FileFormatError(f"{where}: a finished game's shots must hit the fleet's {fleet} cells, but {hits} of them are hits")
+    _check_hits(shots, fleet, where)
 
 
 def conflict(games: Mapping[Key, Mapping[str, Any]], record: Mapping[str, Any]) -> str | None:
