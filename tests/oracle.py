@@ -147,3 +147,35 @@ def play(table: Layouts, k: int, cells: list[tuple[int, int]], sinks: str) -> li
     """The answers layout ``k`` gives to ``cells`` in order, as a referee says them."""
     codes = [int(code[k]) for code in transcripts(table, cells, sinks)]
     return [("miss", None) if x == -2 else ("hit", None) if x == -1 else ("sunk", x if sinks == "named" else None) for x in codes]
+
+
+def layout_weights(table: Layouts, edge: float = 0.0, vertical: float = 0.0, touch: float = 0.0) -> np.ndarray:
+    """Each layout's prior weight exp(edge * E + vertical * V + touch * T), with, literally from the spec,
+    E the ship cells on the board's outer ring, V the vertical ships of length 2 or more, and T the
+    pairs of side-adjacent cells covered by two different ships."""
+    rows, cols = table.size, table.cols
+    owner = table.owner.reshape(len(table), rows, cols)
+    ring = np.zeros((rows, cols), dtype=bool)
+    ring[0, :] = ring[-1, :] = ring[:, 0] = ring[:, -1] = True
+    e = ((owner >= 0) & ring).sum(axis=(1, 2))
+    v = np.array([sum(1 for length, _, _, horizontal in layout if length >= 2 and not horizontal) for layout in table.spots])
+    across = (owner[:, :, :-1] >= 0) & (owner[:, :, 1:] >= 0) & (owner[:, :, :-1] != owner[:, :, 1:])
+    down = (owner[:, :-1, :] >= 0) & (owner[:, 1:, :] >= 0) & (owner[:, :-1, :] != owner[:, 1:, :])
+    t = across.sum(axis=(1, 2)) + down.sum(axis=(1, 2))
+    return np.exp(edge * e + vertical * v + touch * t)
+
+
+def weighted_cell_marginals(table: Layouts, chosen: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """The weighted share of the chosen layouts that cover each cell (rows x cols)."""
+    w = weights[chosen] / weights[chosen].sum()
+    return (w[:, None] * (table.owner[chosen] >= 0)).sum(axis=0).reshape(table.size, table.cols)
+
+
+def weighted_placement_marginals(table: Layouts, chosen: np.ndarray, weights: np.ndarray) -> list[dict[Spot, float]]:
+    """Per ship, the weighted share of the chosen layouts that put it at each placement (absent: 0)."""
+    total = weights[chosen].sum()
+    out: list[dict[Spot, float]] = [{} for _ in table.ships]
+    for k in chosen:
+        for i, spot in enumerate(table.spots[k]):
+            out[i][spot] = out[i].get(spot, 0.0) + weights[k] / total
+    return out

@@ -89,6 +89,10 @@ class Engine(ABC):
     #: Whether :meth:`sample` draws layouts.
     samples: ClassVar[bool] = False
 
+    #: Whether a prior other than the uniform one (``config.prior``) is weighed; an engine that does not
+    #: refuses such a state in one line (:func:`check_prior_support`) rather than answer as if uniform.
+    weighs_priors: ClassVar[bool] = False
+
     @classmethod
     def check_board(cls, config: GameConfig) -> None:
         """Refuse, in one line and without building anything, a board this engine cannot count (by default
@@ -104,6 +108,12 @@ class Engine(ABC):
 
     def close(self) -> None:
         """Release the compiled models the engine holds (what its workspace holds is the workspace's)."""
+
+
+def check_prior_support(engine: type[Engine] | Engine, config: GameConfig) -> None:
+    """Refuse, in one line, a configuration whose prior ``engine`` does not weigh."""
+    if not engine.weighs_priors and not config.effective_prior.is_uniform:
+        raise BattlelogError(f"the {engine.name} engine does not weigh priors yet: it cannot answer {config.label()}")
 
 
 def locate_fault(state: GameState, engine: Engine) -> StateError:

@@ -12,25 +12,29 @@ import numpy as np
 
 from battlelog.errors import FileFormatError, FleetError
 from battlelog.rules.geometry import Cell, Placement, ship_placements
+from battlelog.rules.prior import UNIFORM, Prior, check_prior
 from battlelog.rules.variants import ALLOWED, STANDARD_RULES, Rules
 from battlelog.wording import ECHO_LIMIT, clip, count_noun
 
 
 @dataclass(frozen=True)
 class GameConfig:
-    """A board of ``rows`` x ``cols`` cells, an ordered fleet of ship lengths and the rules: the fixed
-    part of every game.
+    """A board of ``rows`` x ``cols`` cells, an ordered fleet of ship lengths, the rules and the prior
+    over layouts: the fixed part of every game.
 
     ``GameConfig(10, ships)`` is the square 10x10 board (``cols`` defaults to ``rows``);
     ``GameConfig(12, ships, cols=10)`` has 12 rows (lettered A..L) of 10 columns. ``size`` names the
     side of a square board only. Constructing one validates it, so a fleet that cannot be laid out
     under the rules never reaches a game. Two configurations are equal only when their rules are too.
+    ``prior`` (:class:`Prior`, uniform by default) weighs the legal layouts: it is the shooter's belief
+    about the hider, part of the posterior as the rules are.
     """
 
     rows: int
     ships: tuple[int, ...]
     rules: Rules = STANDARD_RULES
     cols: int = None  # type: ignore[assignment]  # None means square: set to ``rows`` on construction
+    prior: Prior = UNIFORM
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "ships", tuple(int(s) for s in self.ships))
@@ -38,6 +42,8 @@ class GameConfig:
             object.__setattr__(self, "cols", self.rows)
         if not isinstance(self.rules, Rules):
             raise FleetError(f"rules must be a Rules object, got {clip(repr(self.rules))}")
+        if not isinstance(self.prior, Prior):
+            raise FleetError(f"prior must be a Prior object, got {clip(repr(self.prior))}")
         square = self.cols == self.rows
         for what, value in (("board size" if square else "rows", self.rows), ("columns", self.cols)):
             if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
@@ -61,6 +67,7 @@ class GameConfig:
                 f"fleet {fleet_text(self.ships)} has {sum(self.ships)} ship cells, "
                 f"more than the {self.cell_count} cells of a {self.shape} board"
             )
+        check_prior(self.prior, self.rows, self.cols, self.ships)
         if find_layout(self) is None:
             under = f" with {self.rules.text()}" if self.rules.touch != ALLOWED else ""
             raise FleetError(f"fleet {fleet_text(self.ships)} cannot be laid out on a {self.shape} board{under}")
@@ -94,12 +101,28 @@ class GameConfig:
 
     @property
     def posterior(self) -> GameConfig:
-        """This configuration under the rules the posterior depends on (:attr:`Rules.posterior`: no
-        salvo): what caches of posteriors are keyed by, so that salvo never makes them miss."""
-        if not self.rules.is_salvo:
+        """This configuration as far as the posterior depends on it: the rules without their salvo
+        (:attr:`Rules.posterior`) and the prior without a ``touch`` weight where ships never meet along
+        a side. What caches of posteriors are keyed by, so that neither makes them miss."""
+        prior = self.effective_prior
+        if not self.rules.is_salvo and prior == self.prior:
             return self
         out = copy.copy(self)  # already validated: the fleet fits under the same touch rule
         object.__setattr__(out, "rules", self.rules.posterior)
+        object.__setattr__(out, "prior", prior)
+        return out
+
+    @property
+    def effective_prior(self) -> Prior:
+        """The prior as it weighs this board's layouts: under ``diagonal`` and ``none`` no two ships meet
+        along a side, so the ``touch`` weight is dropped."""
+        return self.prior if self.rules.touch == ALLOWED or not self.prior.touch else self.prior.without_touch()
+
+    def with_prior(self, prior: Prior) -> GameConfig:
+        """The same board, fleet and rules under another prior (a player's belief)."""
+        check_prior(prior, self.rows, self.cols, self.ships)
+        out = copy.copy(self)
+        object.__setattr__(out, "prior", prior)
         return out
 
     def placements(self, ship: int) -> tuple[Placement, ...]:
@@ -114,9 +137,12 @@ class GameConfig:
     def label(self) -> str:
         """A short name such as ``5x5 3,3,2`` or ``12x10 5,4,3,3,2`` (rows x columns) for tables and file
         names; rules other than the standard ones follow in brackets:
-        ``10x10 5,4,3,3,2 (no contact, sinks unnamed)``."""
+        ``10x10 5,4,3,3,2 (no contact, sinks unnamed)``; a prior other than the uniform one follows too:
+        ``10x10 5,4,3,3,2 (prior edge=0.8)``."""
         name = f"{self.shape} {fleet_text(self.ships)}"
-        return name if self.rules.is_default else f"{name} ({self.rules.text()})"
+        notes = [self.rules.text()] if not self.rules.is_default else []
+        notes += [f"prior {self.prior.text()}"] if not self.prior.is_uniform else []
+        return f"{name} ({', '.join(notes)})" if notes else name
 
 
 def board_from_json(data: Mapping[str, Any], source: str) -> tuple[int, int]:

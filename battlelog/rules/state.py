@@ -30,12 +30,13 @@ from battlelog.jsonfile import check_keys, read_json
 from battlelog.rules.answers import HIT, MISS, SUNK
 from battlelog.rules.config import GameConfig, board_from_json
 from battlelog.rules.geometry import Cell
+from battlelog.rules.prior import Prior
 from battlelog.rules.shots import Shot, _Tally
 from battlelog.rules.variants import NAMED, Rules
 from battlelog.wording import clip
 
 #: The keys of the game-state format, and of each shot in it.
-STATE_KEYS, SHOT_KEYS = ("size", "rows", "cols", "ships", "rules", "shots"), ("row", "col", "result", "ship", "volley")
+STATE_KEYS, SHOT_KEYS = ("size", "rows", "cols", "ships", "rules", "prior", "shots"), ("row", "col", "result", "ship", "volley")
 
 
 @dataclass(frozen=True)
@@ -188,10 +189,13 @@ class GameState:
 
     # ----- JSON ------------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
-        """The spec's game-state format; ``rules`` only when they are not the standard ones."""
+        """The spec's game-state format; ``rules`` only when they are not the standard ones, ``prior``
+        only when it is not uniform (so standard files stay as they were)."""
         out: dict[str, Any] = {**self.config.board_json(), "ships": list(self.ships)}
         if not self.config.rules.is_default:
             out["rules"] = self.config.rules.to_json()
+        if not self.config.prior.is_uniform:
+            out["prior"] = self.config.prior.to_json()
         out["shots"] = [s.to_json() for s in self.shots]
         return out
 
@@ -210,6 +214,7 @@ class GameState:
             raise FileFormatError(f"{source}: ships must be a list of whole numbers, got {clip(repr(ships))}")
         try:
             rules = Rules.from_json(data.get("rules", {}))
+            prior = Prior.from_json(data.get("prior", {}))
         except RulesError as exc:
             raise FileFormatError(f"{source}: {exc}") from None
         raw_shots = data.get("shots", [])
@@ -227,7 +232,11 @@ class GameState:
                 if not isinstance(value, int) or isinstance(value, bool):
                     raise FileFormatError(f"{source}: shot {t + 1} has {name} {clip(repr(value))}, not a whole number")
             shots.append(Shot(row, col, result, ship, volley))
-        return cls(GameConfig(rows, tuple(ships), rules, cols=cols), tuple(shots))
+        try:
+            config = GameConfig(rows, tuple(ships), rules, cols=cols, prior=prior)
+        except RulesError as exc:  # a prior too strong for the board
+            raise FileFormatError(f"{source}: {exc}") from None
+        return cls(config, tuple(shots))
 
     @classmethod
     def load(cls, path: str | Path) -> GameState:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from battlelog.engines import budget, progress
-from battlelog.engines.base import Engine, Marginals
+from battlelog.engines.base import Engine, Marginals, check_prior_support
 from battlelog.engines.canonical import PosteriorKey, canonical_form, posterior_key
 from battlelog.engines.native.counts import Counts
 from battlelog.engines.native.few import LISTING_BYTES, few_counts
@@ -83,10 +83,12 @@ class NativeEngine(Engine):
     def check_board(cls, config: GameConfig) -> None:
         """Every state of a game on ``config`` must pack into the sweep's 64-bit frontier keys."""
         check_board_bits(config)
+        check_prior_support(cls, config)
 
     # ----- marginals ------------------------------------------------------------------------------
     def marginals(self, state: GameState) -> Marginals:
         """Exact occupancy and placement marginals of ``state``, and its number of layouts."""
+        check_prior_support(self, state.config)
         states, empty_boards = self.workspace.states, self.workspace.empty_boards
         canonical = canonical_form(state)
         cached = states.get(state, canonical)
@@ -131,6 +133,7 @@ class NativeEngine(Engine):
         with probability proportional to the layouts through it; interchangeable ships are then named
         in a uniformly random order. A split state first draws its case, in proportion to its layouts.
         """
+        check_prior_support(self, state.config)
         return _sample(self._models_of(state), count, rng)
 
     def problem_sample(self, problem: Problem, count: int, rng: np.random.Generator, order: Symmetry = IDENTITY) -> list[tuple[Placement, ...]]:
