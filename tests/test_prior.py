@@ -14,7 +14,8 @@ from battlelog.rules.geometry import Placement
 from battlelog.rules.prior import UNIFORM, Prior, feature_bounds, layout_features
 from battlelog.rules.state import GameState
 from battlelog.rules.variants import Rules
-from tests import oracle
+
+import oracle
 
 
 def _placements(spots: tuple[oracle.Spot, ...]) -> tuple[Placement, ...]:
