@@ -201,24 +201,25 @@ class Compiled:
     and quantified away (which removes them, as a fresh compilation would; they keep weight 0 in the
     count), then conjoined with one clause per new hit cell. On an ordered diagram neither step
     yields more than twice the nodes it starts from. Under a prior other than the uniform one,
-    ``log_weights`` are its literals' weights (battlelog.engines.sdd_build), the same in every state.
+    ``weights`` are its literals' log-weights and their weights in an unweighted count
+    (battlelog.engines.sdd_build), the same in every state.
     """
 
     def __init__(
         self, manager: SddManager, root: SddNode, var: dict[Placement, int], problem: Problem,
-        prior: Prior = UNIFORM, log_weights: np.ndarray | None = None,
+        prior: Prior = UNIFORM, weights: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> None:  # fmt: skip
         # pysdd references a node while a Python object wraps it: holding ``root`` keeps it alive.
         self.manager, self.root, self.var, self.problem = manager, root, var, problem
-        self.prior, self.log_weights = prior, log_weights
+        self.prior, self.weights = prior, weights
         self.allowed = frozenset(p for domain in problem.domains for p in domain)
         self.nodes = root.count()
 
     @classmethod
     def from_diagram(cls, diagram: Diagram, problem: Problem, prior: Prior = UNIFORM) -> Compiled:
         if not prior.is_uniform:
-            manager, root, var, log_weights = materialise_weighted(diagram, prior, problem.rows, problem.cols)
-            return cls(manager, root, var, problem, prior, log_weights)
+            manager, root, var, log_weights, unit_weights = materialise_weighted(diagram, prior, problem.rows, problem.cols)
+            return cls(manager, root, var, problem, prior, (log_weights, unit_weights))
         manager = sdd_manager(max(1, len(diagram.placements)))
         root = materialise(diagram, manager)
         return cls(manager, root, {p: i + 1 for i, p in enumerate(diagram.placements)}, problem)
@@ -255,7 +256,7 @@ class Compiled:
                 if cell in p.cells:
                     clause = manager.disjoin(clause, manager.literal(var[p]))
             node = manager.conjoin(node, clause)
-        return Compiled(manager, node, var, problem, self.prior, self.log_weights)
+        return Compiled(manager, node, var, problem, self.prior, self.weights)
 
     def collect_garbage(self) -> None:
         """Free the manager's dead nodes once they outnumber the live ones (amortised linear time)."""
@@ -272,15 +273,15 @@ class Compiled:
         if self.root.is_false():
             return Tally()
         wmc = self.root.wmc(log_mode=False)
-        weights = np.ones(2 * self.manager.var_count())
+        weights = np.ones(2 * self.manager.var_count()) if self.weights is None else self.weights[1].copy()
         for p, v in self.var.items():
             if p not in self.allowed:
                 weights[self.manager.var_count() + v - 1] = 0.0
         wmc.set_literal_weights_from_array(weights)
         models = wmc.propagate()
-        if self.log_weights is not None:
+        if self.weights is not None:
             del wmc
-            log_total, shares = weighted_pass(self.root, self.log_weights, self.var, self.allowed)
+            log_total, shares = weighted_pass(self.root, self.weights[0], self.var, self.allowed)
             return Tally(models, shares, 1.0, log_total)
         uses = {p: wmc.literal_derivative(self.var[p]) for p in self.allowed}
         return Tally(models, uses, models)
