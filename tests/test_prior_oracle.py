@@ -136,20 +136,23 @@ def test_engines_equal_the_oracle_under_random_priors(name: str, touch: str, sin
 
 
 def test_a_game_under_a_prior_reuses_nothing_of_another_prior() -> None:
-    """The sdd engine keeps the last state's SDD for the next move: one game's states under two priors in
-    turn must each be weighed by its own (and the empty board's cache is keyed by the prior too)."""
+    """The sdd engine keeps the last state's SDD for the next move and conditions it: a game's moves
+    under one prior (conditioned), then under another, then under both in turn, must each be weighed
+    by its own (and the empty board's cache is keyed by the prior too)."""
     case = max(prior_states("allowed", "named"), key=lambda c: len(c[0].shots))
     state, _, _ = case
     table = oracle.layouts(state.rows, state.ships, "allowed", state.cols)
     other = Prior(edge=-1.5, vertical=0.5, touch=1.25)
+    moves = range(len(state.shots) + 1)
+    order = [(count, state.config.prior) for count in moves] + [(count, other) for count in moves]
+    order += [(count, prior) for count in moves for prior in (state.config.prior, other)]
     for name in WEIGHING:
         engine = make_engine(name)
-        for count in range(len(state.shots) + 1):
-            for prior in (state.config.prior, other):
-                prefix = GameState(state.config.with_prior(prior), state.shots[:count])
-                answers = [((s.row, s.col), (s.result, s.ship)) for s in prefix.shots]
-                chosen = oracle.posterior(table, answers, "named")
-                assert_equals_oracle(name, (prefix, chosen, oracle.layout_weights(table, *prior.theta)), engine)
+        for count, prior in order:
+            prefix = GameState(state.config.with_prior(prior), state.shots[:count])
+            answers = [((s.row, s.col), (s.result, s.ship)) for s in prefix.shots]
+            chosen = oracle.posterior(table, answers, "named")
+            assert_equals_oracle(name, (prefix, chosen, oracle.layout_weights(table, *prior.theta)), engine)
 
 
 @pytest.mark.parametrize(("touch", "sinks"), [("allowed", "named"), ("allowed", "unnamed"), ("diagonal", "silent"), ("none", "named")])
