@@ -259,7 +259,8 @@ class _TouchBoard(_Board):
         return alive, occupied & (self.free_reach(used, j, self.near) | self.keep[j])
 
     def labels(self, occupied: np.ndarray, i: int) -> np.ndarray:
-        return np.bitwise_count(occupied & self.sides[i]).sum(axis=1, dtype=np.int64)
+        touching = np.ascontiguousarray(occupied & self.sides[i])  # bits counted portably (np.bitwise_count needs numpy 2)
+        return np.unpackbits(touching.view(np.uint8), axis=1).sum(axis=1, dtype=np.int64)
 
 
 def _board(problem: Problem, placements: list[Placement], weigh_touch: bool = False) -> _Board:
