@@ -61,11 +61,16 @@ def materialise(diagram: Diagram, manager: SddManager) -> SddNode:
 
 
 def sdd_nodes(diagram: Diagram) -> int:
-    """An upper bound of the weighted SDD's nodes: the diagram's, and on each chosen branch a chain over
-    its placement's bits (what the memory budget is checked against)."""
+    """An upper bound of the weighted SDD's nodes (what the memory budget is checked against): the
+    diagram's, and a chain over its placement's bits for every distinct chosen branch (label and child)."""
     if diagram.labels is None:
         return diagram.nodes
-    return diagram.nodes + sum(int(labels.max(initial=0)).bit_length() * len(labels) for labels in diagram.labels)
+    total = diagram.nodes
+    for (high, _), labels in zip(diagram.levels, diagram.labels):
+        chosen = high != FALSE
+        branches = np.unique(np.stack([high[chosen].astype(np.int64), labels[chosen]]), axis=1).shape[1]
+        total += int(labels.max(initial=0)).bit_length() * branches
+    return total
 
 
 def materialise_weighted(
