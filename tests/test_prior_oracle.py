@@ -8,7 +8,8 @@
   whose class weighs priors equals the oracle's weighted marginals (tests/oracle.py) to 1e-9 (cells,
   placements where it gives them, and the unweighted layout count where it counts); the oracle is given
   the whole prior under every touch rule, so that dropping ``touch`` where ships never meet along a side
-  is checked too. The problog engine on a few (more in the slow test), and the stock ``problog``
+  is checked too; also a game's moves under two priors, weights near the limit, and the sdd engine
+  split over its memory budget. The problog engine on a few (more in the slow test), and the stock ``problog``
   command on ``battlelog script`` of a state under a prior with every weight;
 - the program says the prior as the templates' comments say, and the uniform prior adds nothing;
 - ``--prior`` on the command line: the weighted marginals, and one-line errors for an unknown feature,
@@ -181,6 +182,24 @@ def test_weights_near_the_limit_neither_overflow_nor_underflow() -> None:
         state = GameState(GameConfig(4, (3, 2, 1), prior=Prior(*theta)), tuple(Shot(*cell, *answer) for cell, answer in shots))
         for name in WEIGHING:
             assert_equals_oracle(name, (state, chosen, oracle.layout_weights(table, *theta)))
+
+
+def test_the_sdd_engine_split_over_its_budget_weighs_alike() -> None:
+    """Over its memory budget the sdd engine counts a problem in parts split on cells, each weighed on
+    its own scale (log-mode totals far apart under a strong prior): added up, still the oracle's."""
+    from battlelog.engines.frontier import smallest_diagram
+    from battlelog.engines.pysdd_setup import BYTES_PER_NODE
+    from battlelog.engines.sdd_build import sdd_nodes
+    from battlelog.engines.sdd_engine import SddEngine
+    from battlelog.model.ground import ground_problem
+
+    table = oracle.layouts(4, (3, 2, 1))
+    budget = 1_000_000
+    for theta in ((6.0, -3.0, -9.0), (-8.0, 4.0, 7.0)):
+        state = GameState(GameConfig(4, (3, 2, 1), prior=Prior(*theta)), (Shot(1, 2, "hit"),))
+        assert sdd_nodes(smallest_diagram(ground_problem(state), weigh_touch=True)) * BYTES_PER_NODE > budget  # it must split
+        chosen = oracle.posterior(table, [((1, 2), ("hit", None))], "named")
+        assert_equals_oracle("sdd", (state, chosen, oracle.layout_weights(table, *theta)), SddEngine(memory_budget=budget))
 
 
 # ---- What the program says ---------------------------------------------------------------------
