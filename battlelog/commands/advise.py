@@ -15,6 +15,7 @@ input, so a session can also be scripted: `battlelog advise --state game.json < 
 examples:
   battlelog advise --size 10 --ships 5,4,3,3,2
   battlelog advise --size 10 --ships 5,4,3,3,2 --touch none --sinks unnamed   # answer a plain "sunk"
+  battlelog advise --size 10 --ships 5,4,3,3,2 --prior edge=0.5 --engine sdd   # if the hider likes the edges
   battlelog advise --state advise-2025-01-31-2015.json      # continue a saved game
 """
 
@@ -25,7 +26,15 @@ import sys
 import time
 from pathlib import Path
 
-from battlelog.commands.boards import add_board_arguments, add_engine_argument, board_from, check_rules, config_from, output_path
+from battlelog.commands.boards import (
+    add_board_arguments,
+    add_engine_argument,
+    add_prior_argument,
+    board_from,
+    check_rules,
+    config_from,
+    output_path,
+)
 from battlelog.engines import DEFAULT_ENGINE, engine_class
 from battlelog.engines.workspace import Workspace
 from battlelog.errors import BattlelogError
@@ -37,6 +46,7 @@ from battlelog.views.display import use_color
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_board_arguments(parser, required=False)
+    add_prior_argument(parser)
     parser.add_argument(
         "--state",
         metavar="FILE",

@@ -13,6 +13,7 @@ from pathlib import Path
 from battlelog.engines import DEFAULT_ENGINE, ENGINES
 from battlelog.errors import BattlelogError
 from battlelog.rules.config import GameConfig, parse_ships
+from battlelog.rules.prior import FEATURES, Prior
 from battlelog.rules.state import GameState
 from battlelog.rules.variants import ALLOWED, NAMED, SINK_RULES, TOUCH_RULES, Rules, parse_salvo
 
@@ -50,6 +51,22 @@ def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_prior_argument(parser: argparse.ArgumentParser) -> None:
+    """``--prior`` (default None: not given, so the uniform prior or a state file's), checked by :func:`prior_from`."""
+    parser.add_argument(
+        "--prior",
+        metavar="FEATURE=WEIGHT,...",
+        help=f"weigh each layout exp(theta . f) over the features {', '.join(FEATURES)} (ship cells on the outer ring, "
+        "vertical ships, side pairs of cells of two different ships), e.g. edge=0.8,touch=-1 (default: uniform; docs/rules.md)",
+    )
+
+
+def prior_from(args: argparse.Namespace) -> Prior | None:
+    """The prior ``--prior`` names, or None where it is not given (or the command takes none)."""
+    text = getattr(args, "prior", None)
+    return None if text is None else Prior.parse(text)
+
+
 def rules_from(args: argparse.Namespace) -> Rules:
     """The rules named by ``--touch``, ``--sinks`` and ``--salvo`` (the standard ones where not given)."""
     return Rules(args.touch or ALLOWED, args.sinks or NAMED, 1 if args.salvo is None else parse_salvo(args.salvo))
@@ -70,18 +87,24 @@ def board_from(args: argparse.Namespace) -> tuple[int, int] | None:
 
 
 def config_from(args: argparse.Namespace) -> GameConfig:
-    """The GameConfig named by ``--size`` (or ``--rows``/``--cols``), ``--ships``, ``--touch`` and ``--sinks``
-    (validated: a fleet must fit)."""
+    """The GameConfig named by ``--size`` (or ``--rows``/``--cols``), ``--ships``, ``--touch``, ``--sinks``
+    and, where the command takes it, ``--prior`` (validated: a fleet must fit, a prior must not overflow)."""
     board = board_from(args)
     if board is None:
         raise BattlelogError("give the board: --size N, or --rows R and --cols C")
-    return GameConfig(board[0], parse_ships(args.ships), rules_from(args), cols=board[1])
+    prior = prior_from(args)
+    config = GameConfig(board[0], parse_ships(args.ships), rules_from(args), cols=board[1])
+    return config if prior is None else config.with_prior(prior)
 
 
 def check_rules(state: GameState, args: argparse.Namespace, source: str) -> None:
-    """A game from ``source`` under the rules ``--touch``/``--sinks``/``--salvo`` name where given: other
-    rules are a one-line error."""
+    """A game from ``source`` under the rules ``--touch``/``--sinks``/``--salvo`` (and the prior ``--prior``)
+    name where given: other rules, or another prior, are a one-line error."""
     named = rules_from(args)  # an unknown rule name is refused as such, whatever the file says
+    prior = prior_from(args)
+    if prior is not None and prior != state.config.prior:
+        kept = f"prior {state.config.prior.text()}" if not state.config.prior.is_uniform else "the uniform prior"
+        raise BattlelogError(f"{source} holds a game with {kept}, not --prior {args.prior}")
     rules = state.config.rules
     salvo = None if args.salvo is None else named.salvo
     for option, given, held in (("--touch", args.touch, rules.touch), ("--sinks", args.sinks, rules.sinks), ("--salvo", salvo, rules.salvo)):
@@ -91,9 +114,10 @@ def check_rules(state: GameState, args: argparse.Namespace, source: str) -> None
 
 def add_state_arguments(parser: argparse.ArgumentParser) -> None:
     """A game-state file, or ``--size`` (or ``--rows``/``--cols``) and ``--ships`` for the empty board;
-    the rules' options with either."""
+    the rules' options and ``--prior`` with either."""
     parser.add_argument("state", nargs="?", help="game-state JSON file (format: docs/formats.md)")
     add_board_arguments(parser, required=False)
+    add_prior_argument(parser)
 
 
 def state_from(args: argparse.Namespace) -> GameState:

@@ -6,6 +6,10 @@ decision diagram over named placement variables, so that pysdd or the SDD packag
 count it, condition it or weigh it. Next to OUT it writes OUT's stem with .vtree (the variable
 tree) and .vars.json (which placement each variable is: ship, length, canonical cell, orientation).
 It then reads the file back with pysdd and checks that its model count equals the layout count.
+The models are the layouts under any prior; under a prior (--prior, or the state file's) each variable
+in .vars.json also has its "log_weight", edge x its cells on the outer ring + vertical x [vertical], so
+that a weighted model count with those weights (1 for negative literals) weighs the layouts. A touch
+weight belongs to pairs of ships, not to one placement, and is refused.
 Materialising in pysdd takes about 420 bytes per node, so this is for boards up to about 7x7 and
 late states of larger boards; a larger model is refused in one line. Game states are JSON files
 in the format of docs/formats.md.
@@ -13,6 +17,7 @@ in the format of docs/formats.md.
 examples:
   battlelog compile state.json -o model.sdd
   battlelog compile --size 5 --ships 3,3,2 -o empty.sdd
+  battlelog compile --size 5 --ships 3,3,2 --prior edge=0.8 -o edge.sdd
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import json
 from battlelog.commands.boards import add_state_arguments, output_path, state_from
 from battlelog.errors import BattlelogError
 from battlelog.files import replacing
+from battlelog.rules.prior import placement_log_weight
 from battlelog.wording import count_noun
 
 
@@ -41,6 +47,12 @@ def run(args: argparse.Namespace) -> int:
 
     sdd_path = output_path(args.output, "--output")
     state = state_from(args)
+    prior = state.config.effective_prior
+    if prior.touch:
+        raise BattlelogError(
+            f"compile writes a prior as weights of its placement variables, and touch={prior.touch:g} weighs pairs of ships: "
+            "compile without a touch weight (battlelog script writes it in ProbLog)"
+        )
     vtree_path, vars_path = sdd_path.with_suffix(".vtree"), sdd_path.with_suffix(".vars.json")
     if sdd_path in (vtree_path, vars_path):
         raise BattlelogError(f"{sdd_path}: name the SDD file otherwise (e.g. model.sdd): its vtree is written to {vtree_path}")
@@ -51,7 +63,11 @@ def run(args: argparse.Namespace) -> int:
             written = compile_state(state, sdd_scratch, vtree_scratch, memory_budget())
         except Inconsistent:
             raise locate_fault(state, NativeEngine()) from None
-        vars_scratch.write_text(json.dumps(variables_json(written.variables), indent=1) + "\n")
+        variables = variables_json(written.variables)
+        if not prior.is_uniform:
+            for entry, p in zip(variables, written.variables):
+                entry["log_weight"] = placement_log_weight(prior, p, state.rows, state.cols)
+        vars_scratch.write_text(json.dumps(variables, indent=1) + "\n")
     manager = SddManager.from_vtree(Vtree.from_file(str(vtree_path).encode()))
     models = manager.global_model_count(manager.read_sdd_file(str(sdd_path).encode()))
     print(f"wrote {sdd_path} ({written.nodes:,} SDD nodes over {len(written.variables):,} placement variables), {vtree_path} and {vars_path}")

@@ -22,6 +22,12 @@ exists, which is what lets the caller check a memory budget up front.
 
 Every placement variable is tested on every path (a placement that can no longer be chosen is a
 node whose true branch is False), so the number of paths to True is exactly the number of layouts.
+
+Under a prior with a ``touch`` weight (``weigh_touch``) a layout's weight depends on pairs of ships,
+so each chosen branch is labelled with the number of side pairs it adds between the new ship and the
+ships already placed (each touching pair is counted once, when the later of its two ships is
+placed); the states then also keep the covered cells next to a later placement, and nodes are equal
+only with equal labels. The sdd engine turns the labels into weighted literals (engines/sdd_build.py).
 """
 
 from __future__ import annotations
@@ -83,6 +89,9 @@ class Diagram:
     levels: tuple[tuple[np.ndarray, np.ndarray], ...]
     root: int
     states: int
+    #: Under ``weigh_touch``, per level the label of every node's chosen branch: the side pairs it adds
+    #: between the placement and the ships placed before it (0 where the branch is False); else None.
+    labels: tuple[np.ndarray, ...] | None = None
 
     @property
     def nodes(self) -> int:
@@ -141,11 +150,17 @@ class _Board:
         free = ((used & bit) == 0) & ~np.any(occupied & self.mask[i], axis=1)
         return free, np.concatenate([used, used[free] | bit]), np.concatenate([occupied, occupied[free] | self.mask[i]])
 
-    def free_reach(self, used: np.ndarray, j: int) -> np.ndarray:
-        """Per state, the cells that placements ``j``, ``j+1``, ... of the ships it has not placed cover."""
+    def free_reach(self, used: np.ndarray, j: int, table: np.ndarray | None = None) -> np.ndarray:
+        """Per state, the cells that placements ``j``, ``j+1``, ... of the ships it has not placed cover
+        (or, given ``table``, the cells that table lists for them)."""
         free = (used[:, None] >> self.shifts) & np.uint64(1) == 0
-        reach: np.ndarray = np.bitwise_or.reduce(np.where(free[:, :, None], self.reach[j], np.uint64(0)), axis=1)
+        table = self.reach if table is None else table
+        reach: np.ndarray = np.bitwise_or.reduce(np.where(free[:, :, None], table[j], np.uint64(0)), axis=1)
         return reach
+
+    def labels(self, occupied: np.ndarray, i: int) -> np.ndarray | None:
+        """The labels of choosing placement ``i`` from states with these cells: none on a plain sweep."""
+        return None
 
     def settle(self, used: np.ndarray, occupied: np.ndarray, j: int) -> tuple[np.ndarray, np.ndarray]:
         """Which states are alive before placement ``j``, and their occupied cells cut to what matters."""
@@ -220,9 +235,40 @@ class _ApartBoard(_Board):
         return alive, np.hstack([explained, (occupied | blocked) & reach & ~explained])
 
 
-def _board(problem: Problem, placements: list[Placement]) -> _Board:
-    """The standard sweep's tables, or the touch rules' (a Problem's rule is one of CONTACT: it checks)."""
-    return _Board(problem, placements) if problem.touch == "allowed" else _ApartBoard(problem, placements)
+class _TouchBoard(_Board):
+    """The standard sweep's tables, labelling each choice with the side pairs it adds (a prior's touch).
+
+    A cell of another ship next to placement ``i`` is side-adjacent to exactly one of its cells (ships
+    are straight), so the pairs added are the covered cells among ``i``'s side neighbours; to count them
+    a state keeps the covered cells on or next to any later placement of a ship it has not placed.
+    """
+
+    def __init__(self, problem: Problem, placements: list[Placement]) -> None:
+        super().__init__(problem, placements)
+        self.sides = np.zeros_like(self.mask)
+        for i, p in enumerate(placements):
+            self.sides[i] = self.mask_of(halo(p, "diagonal", problem.rows, problem.cols))
+        # near[j, s]: the cells that placements j, j+1, ... of ship s cover or are side neighbours of.
+        self.near = np.zeros_like(self.reach)
+        for j in range(len(placements) - 1, -1, -1):
+            self.near[j] = self.near[j + 1]
+            self.near[j, self.ship[j]] |= self.mask[j] | self.sides[j]
+
+    def settle(self, used: np.ndarray, occupied: np.ndarray, j: int) -> tuple[np.ndarray, np.ndarray]:
+        alive, _ = super().settle(used, occupied, j)
+        return alive, occupied & (self.free_reach(used, j, self.near) | self.keep[j])
+
+    def labels(self, occupied: np.ndarray, i: int) -> np.ndarray:
+        touching = np.ascontiguousarray(occupied & self.sides[i])  # bits counted portably (np.bitwise_count needs numpy 2)
+        return np.unpackbits(touching.view(np.uint8), axis=1).sum(axis=1, dtype=np.int64)
+
+
+def _board(problem: Problem, placements: list[Placement], weigh_touch: bool = False) -> _Board:
+    """The standard sweep's tables (labelled under ``weigh_touch``), or the touch rules' (a Problem's
+    rule is one of CONTACT: it checks)."""
+    if problem.touch != "allowed":
+        return _ApartBoard(problem, placements)  # no two ships meet along a side: a touch weight weighs nothing
+    return _TouchBoard(problem, placements) if weigh_touch else _Board(problem, placements)
 
 
 def _unique_states(used: np.ndarray, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -236,21 +282,27 @@ def _unique_states(used: np.ndarray, cells: np.ndarray) -> tuple[np.ndarray, np.
     return u[starts], o[starts], inverse
 
 
-def sweep_diagram(problem: Problem, direction: str = "down", max_states: int | None = None) -> Diagram:
-    """The reduced diagram of ``problem`` over its placements in the order of a sweep in ``direction``.
+def sweep_diagram(problem: Problem, direction: str = "down", max_states: int | None = None, weigh_touch: bool = False) -> Diagram:
+    """The reduced diagram of ``problem`` over its placements in the order of a sweep in ``direction``,
+    its chosen branches labelled with the side pairs they add under ``weigh_touch`` (and ``allowed``).
 
     Raises :class:`BudgetExceeded` as soon as the sweep has kept more than ``max_states`` states.
     """
     placements = sorted((p for domain in problem.domains for p in domain), key=sweep_key(direction, problem.rows, problem.cols))
-    board = _board(problem, placements)
+    board = _board(problem, placements, weigh_touch)
     used = np.zeros(1, dtype=np.uint64)
     alive, cells = board.settle(used, np.zeros((1, board.state_words), dtype=np.uint64), 0)
     if not alive[0]:
         return Diagram(tuple(placements), (), FALSE, 1)
     forward: list[tuple[np.ndarray, np.ndarray]] = []
+    labelled: list[np.ndarray] = []
     kept = 1
     for i in range(len(placements)):
         free, child_used, child_cells = board.expand(used, cells, i)
+        label = board.labels(cells[free], i)
+        if label is not None:
+            labelled.append(np.zeros(len(free), dtype=np.int64))
+            labelled[-1][free] = label
         alive, child_cells = board.settle(child_used, child_cells, i + 1)
         used, cells, inverse = _unique_states(child_used[alive], child_cells[alive])
         child = np.full(len(child_used), FALSE, dtype=np.int32)
@@ -269,23 +321,36 @@ def sweep_diagram(problem: Problem, direction: str = "down", max_states: int | N
     # Every state that survives the last placement has placed the whole fleet: it is True.
     value = np.full(len(used), TRUE, dtype=np.int64)
     levels: list[tuple[np.ndarray, np.ndarray]] = []
-    for high, low in reversed(forward):
-        value, level = _reduce(value, high, low)
+    labels: list[np.ndarray] = []
+    for i in range(len(forward) - 1, -1, -1):
+        high, low = forward[i]
+        value, level, label = _reduce(value, high, low, labelled[i] if labelled else None)
         levels.append(level)
+        labels.append(label)
     levels.reverse()
-    return Diagram(tuple(placements), tuple(levels), int(value[0]), kept)
+    labels.reverse()
+    return Diagram(tuple(placements), tuple(levels), int(value[0]), kept, tuple(labels) if labelled else None)
 
 
-def _reduce(value: np.ndarray, high: np.ndarray, low: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
-    """One backward step: the level's distinct live nodes, and the node (or FALSE) of every state."""
+def _reduce(
+    value: np.ndarray, high: np.ndarray, low: np.ndarray, label: np.ndarray | None = None
+) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray], np.ndarray]:
+    """One backward step: the level's distinct live nodes (with their chosen branches' labels, all 0
+    when unlabelled), and the node (or FALSE) of every state."""
     h = np.where(high >= 0, value[np.maximum(high, 0)], FALSE)
     lo = np.where(low >= 0, value[np.maximum(low, 0)], FALSE)
     live = (h != FALSE) | (lo != FALSE)
     # Child references are >= -2 and below 2**31: a pair packs into one int64 key.
-    distinct, inverse = np.unique(((h[live] + 2) << 32) | (lo[live] + 2), return_inverse=True)
+    key = ((h[live] + 2) << 32) | (lo[live] + 2)
     out = np.full(len(h), FALSE, dtype=np.int64)
+    if label is None:
+        distinct, inverse = np.unique(key, return_inverse=True)
+        labels = np.zeros(len(distinct), dtype=np.int64)
+    else:  # a chosen branch that is False adds nothing: its label is 0
+        rows, inverse = np.unique(np.column_stack([key, np.where(h[live] == FALSE, 0, label[live])]), axis=0, return_inverse=True)
+        distinct, labels = rows[:, 0], rows[:, 1]
     out[live] = inverse.reshape(-1)
-    return out, (((distinct >> 32) - 2).astype(np.int32), ((distinct & 0xFFFFFFFF) - 2).astype(np.int32))
+    return out, (((distinct >> 32) - 2).astype(np.int32), ((distinct & 0xFFFFFFFF) - 2).astype(np.int32)), labels
 
 
 View = tuple[tuple[frozenset[frozenset[Cell]], ...], frozenset[Cell]]
@@ -304,7 +369,7 @@ def seen_from(problem: Problem, direction: str) -> View:
     )
 
 
-def smallest_diagram(problem: Problem, max_states: int | None = None) -> Diagram:
+def smallest_diagram(problem: Problem, max_states: int | None = None, weigh_touch: bool = False) -> Diagram:
     """The smallest of the diagrams swept in the four directions.
 
     Evidence is rarely symmetric, and the diagram of a mid-game state can be half as large swept
@@ -325,7 +390,7 @@ def smallest_diagram(problem: Problem, max_states: int | None = None) -> Diagram
         if best is not None:
             cap = 2 * best.states if cap is None else min(cap, 2 * best.states)
         try:
-            diagram = sweep_diagram(problem, direction, cap)
+            diagram = sweep_diagram(problem, direction, cap, weigh_touch)
         except BudgetExceeded as exc:
             first_error = first_error or exc
             continue

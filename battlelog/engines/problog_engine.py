@@ -32,6 +32,7 @@ class ProblogEngine(Engine):
     """Renders, grounds, compiles and evaluates one program per state (no caching across states)."""
 
     name = "problog"
+    weighs_priors = True  # the program writes the prior as weights (templates/fleet.pl.j2, rules.pl.j2)
 
     def __init__(self, workspace: Workspace | None = None) -> None:
         """Every engine takes a workspace (:meth:`Workspace.engine` builds them all alike); this one
@@ -39,7 +40,7 @@ class ProblogEngine(Engine):
 
     @classmethod
     def check_board(cls, config: GameConfig) -> None:
-        """ProbLog grounds any board, given time; a prior it does not weigh is refused."""
+        """ProbLog grounds any board, given time, under any prior."""
         check_prior_support(cls, config)
 
     def marginals(self, state: GameState) -> Marginals:

@@ -14,6 +14,8 @@ How (and why it is fast where ProbLog's pipeline is not):
 4. One weighted model count with unit weights and derivatives (``WmcManager.propagate``) gives the
    number of layouts and, as the derivative of every positive literal, the number of layouts using
    each placement; a cell's marginal is the sum over the placements covering it (ships never overlap).
+   Under a prior (docs/rules.md, "Priors") the placements carry their weights, a touch weight adds
+   auxiliary variables, and a second count in log mode weighs the layouts (battlelog.engines.sdd_build).
 
 Reuse across moves, measured (experiments/bench_engines.py, "reuse" table): within a game every
 state only adds evidence to the one before, so the engine keeps the last SDD and conditions it
@@ -32,6 +34,7 @@ raises :class:`~battlelog.errors.BudgetExceeded` with a one-line message.
 
 from __future__ import annotations
 
+import math
 from array import array
 from dataclasses import dataclass, field
 
@@ -41,13 +44,15 @@ from pysdd.sdd import SddManager, SddNode
 from battlelog.engines import budget
 from battlelog.engines.base import Engine, Marginals, check_prior_support
 from battlelog.engines.budget import readable
-from battlelog.engines.frontier import FALSE, TRUE, Diagram, check_fleet_size, smallest_diagram
+from battlelog.engines.frontier import Diagram, check_fleet_size, smallest_diagram
 from battlelog.engines.pysdd_setup import BYTES_PER_NODE, sdd_manager
+from battlelog.engines.sdd_build import materialise, materialise_weighted, sdd_nodes, weighted_pass
 from battlelog.engines.workspace import Workspace
 from battlelog.errors import BudgetExceeded, Inconsistent
 from battlelog.model.ground import Problem, ground_problem
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement
+from battlelog.rules.prior import UNIFORM, Prior
 from battlelog.rules.state import GameState
 
 #: Bytes per frontier state the sweep keeps (two int32 children) plus its widest level's work arrays.
@@ -56,30 +61,42 @@ BYTES_PER_STATE = 32
 
 @dataclass
 class Tally:
-    """Layout counts of a problem: in total, and per placement (the layouts that use it)."""
+    """Layout counts of a problem: in total (``models``), and the weight of the layouts, in total
+    (``weight``) and per placement (``uses``: those that use it), both times exp(-``scale``). Under the
+    uniform prior every layout weighs 1: ``weight`` is ``models`` and ``uses`` count layouts."""
 
     models: float = 0.0
     uses: dict[Placement, float] = field(default_factory=dict)
+    weight: float = 0.0
+    scale: float = 0.0
 
     def add(self, other: Tally) -> None:
         self.models += other.models
-        for p, count in other.uses.items():
-            self.uses[p] = self.uses.get(p, 0.0) + count
+        if not other.weight:
+            return
+        scale = max(self.scale, other.scale) if self.weight else other.scale  # the larger: nothing overflows
+        mine, theirs = math.exp(self.scale - scale), math.exp(other.scale - scale)
+        if mine != 1.0:
+            self.uses = {p: weight * mine for p, weight in self.uses.items()}
+        self.weight = self.weight * mine + other.weight * theirs
+        for p, weight in other.uses.items():
+            self.uses[p] = self.uses.get(p, 0.0) + weight * theirs
+        self.scale = scale
 
     def placements(self, config: GameConfig) -> tuple[np.ndarray, ...]:
         """Per ship, the probability of each of its canonical placements (config.placements order)."""
         return tuple(
-            np.array([self.uses.get(p, 0.0) for p in config.placements(ship)]) / self.models
+            np.array([self.uses.get(p, 0.0) for p in config.placements(ship)]) / self.weight
             for ship in range(len(config.ships))
         )
 
     def board(self, rows: int, cols: int | None = None) -> np.ndarray:
-        """Occupancy marginals: each placement's share of the layouts, added over the cells it covers."""
+        """Occupancy marginals: each placement's share of the layouts' weight, added over the cells it covers."""
         cells = np.zeros((rows, rows if cols is None else cols))
         for p, count in self.uses.items():
             for cell in p.cells:
                 cells[cell] += count
-        return cells / self.models
+        return cells / self.weight
 
 
 class SddEngine(Engine):
@@ -94,6 +111,7 @@ class SddEngine(Engine):
     name = "sdd"
     counts_models = True
     gives_placements = True
+    weighs_priors = True
 
     def __init__(self, memory_budget: int | None = None, workspace: Workspace | None = None) -> None:
         self._budget = None if memory_budget is None else int(memory_budget)
@@ -119,7 +137,7 @@ class SddEngine(Engine):
         if not state.shots and key in empty_boards:
             cached = empty_boards[key]
             return Marginals(cached.cells.copy(), cached.models, cached.placements)
-        tally = self.tally(ground_problem(state))
+        tally = self.tally(ground_problem(state), state.config.effective_prior)
         if tally.models == 0:
             self._kept = None  # a contradiction is no base for the next move
             raise Inconsistent("no layout of the fleet fits all the answers")
@@ -128,7 +146,7 @@ class SddEngine(Engine):
             empty_boards[key] = Marginals(result.cells.copy(), result.models, result.placements)
         return result
 
-    def tally(self, problem: Problem) -> Tally:
+    def tally(self, problem: Problem, prior: Prior = UNIFORM) -> Tally:
         """Condition the kept SDD when it leads to ``problem`` and there is room, else compile afresh.
 
         Measured over whole games (experiments/bench_engines.py), conditioning the previous move's
@@ -136,36 +154,37 @@ class SddEngine(Engine):
         on the later ones; conditioning may need as much memory again as the kept SDD.
         """
         kept, self._kept = self._kept, None
-        if kept is None or not kept.leads_to(problem) or 2 * kept.nodes * BYTES_PER_NODE > self.memory_budget:
+        if kept is None or not kept.leads_to(problem, prior) or 2 * kept.nodes * BYTES_PER_NODE > self.memory_budget:
             del kept  # free it before compiling
-            return self.count(problem)
+            return self.count(problem, prior)
         self._kept = kept.conditioned(problem)
         del kept  # the previous state's nodes are now dead, except those the new SDD shares
         self._kept.collect_garbage()
         return self._kept.tally()
 
-    def diagram(self, problem: Problem) -> Diagram:
-        """The smallest sweep of ``problem``, or BudgetExceeded when its SDD would not fit the budget."""
-        diagram = smallest_diagram(problem, max_states=self.memory_budget // BYTES_PER_STATE)
-        if diagram.nodes * BYTES_PER_NODE > self.memory_budget:
+    def diagram(self, problem: Problem, prior: Prior = UNIFORM) -> Diagram:
+        """The smallest sweep of ``problem`` (labelled under a touch weight), or BudgetExceeded when its
+        SDD would not fit the budget."""
+        diagram = smallest_diagram(problem, max_states=self.memory_budget // BYTES_PER_STATE, weigh_touch=bool(prior.touch))
+        nodes = sdd_nodes(diagram)
+        if nodes * BYTES_PER_NODE > self.memory_budget:
             raise BudgetExceeded(
-                f"the SDD of {problem.label()} would have {diagram.nodes:,} nodes "
-                f"(about {readable(diagram.nodes * BYTES_PER_NODE)})"
+                f"the SDD of {problem.label()} would have {nodes:,} nodes (about {readable(nodes * BYTES_PER_NODE)})"
             )
         return diagram
 
-    def count(self, problem: Problem) -> Tally:
-        """Count ``problem``'s layouts, splitting it on a cell while its diagram exceeds the budget.
+    def count(self, problem: Problem, prior: Prior = UNIFORM) -> Tally:
+        """Count and weigh ``problem``'s layouts, splitting it on a cell while its diagram exceeds the budget.
 
         The SDD of an unsplit problem is kept for the next state.
         """
         tally = Tally()
-        for part in budget.split_until_it_fits(problem, self._count_case, self.name, self.memory_budget):
+        for part in budget.split_until_it_fits(problem, lambda part, depth: self._count_case(part, depth, prior), self.name, self.memory_budget):
             tally.add(part)
         return tally
 
-    def _count_case(self, problem: Problem, depth: int) -> Tally:
-        compiled = Compiled.from_diagram(self.diagram(problem), problem)
+    def _count_case(self, problem: Problem, depth: int, prior: Prior = UNIFORM) -> Tally:
+        compiled = Compiled.from_diagram(self.diagram(problem, prior), problem, prior)
         if depth == 0:
             self._kept = compiled
         return compiled.tally()
@@ -181,28 +200,38 @@ class Compiled:
     requires more hit cells. Its SDD is the kept one with the newly excluded placements forced false
     and quantified away (which removes them, as a fresh compilation would; they keep weight 0 in the
     count), then conjoined with one clause per new hit cell. On an ordered diagram neither step
-    yields more than twice the nodes it starts from.
+    yields more than twice the nodes it starts from. Under a prior other than the uniform one,
+    ``weights`` are its literals' log-weights and their weights in an unweighted count
+    (battlelog.engines.sdd_build), the same in every state.
     """
 
-    def __init__(self, manager: SddManager, root: SddNode, var: dict[Placement, int], problem: Problem) -> None:
+    def __init__(
+        self, manager: SddManager, root: SddNode, var: dict[Placement, int], problem: Problem,
+        prior: Prior = UNIFORM, weights: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> None:  # fmt: skip
         # pysdd references a node while a Python object wraps it: holding ``root`` keeps it alive.
         self.manager, self.root, self.var, self.problem = manager, root, var, problem
+        self.prior, self.weights = prior, weights
         self.allowed = frozenset(p for domain in problem.domains for p in domain)
         self.nodes = root.count()
 
     @classmethod
-    def from_diagram(cls, diagram: Diagram, problem: Problem) -> Compiled:
+    def from_diagram(cls, diagram: Diagram, problem: Problem, prior: Prior = UNIFORM) -> Compiled:
+        if not prior.is_uniform:
+            manager, root, var, log_weights, unit_weights = materialise_weighted(diagram, prior, problem.rows, problem.cols)
+            return cls(manager, root, var, problem, prior, (log_weights, unit_weights))
         manager = sdd_manager(max(1, len(diagram.placements)))
         root = materialise(diagram, manager)
         return cls(manager, root, {p: i + 1 for i, p in enumerate(diagram.placements)}, problem)
 
-    def leads_to(self, problem: Problem) -> bool:
-        """Whether ``problem`` is this one with more evidence (same board and touch rule, more hits,
-        fewer placements). Conditioning only excludes placements and requires cells, which is right
-        under any touch rule as long as the kept SDD was built under the same one."""
+    def leads_to(self, problem: Problem, prior: Prior = UNIFORM) -> bool:
+        """Whether ``problem`` is this one with more evidence (same board, touch rule and prior, more
+        hits, fewer placements). Conditioning only excludes placements and requires cells, which is
+        right under any touch rule as long as the kept SDD was built under the same one."""
         mine = self.problem
         return (
-            (mine.rows, mine.cols, mine.ships, mine.touch) == (problem.rows, problem.cols, problem.ships, problem.touch)
+            self.prior == prior
+            and (mine.rows, mine.cols, mine.ships, mine.touch) == (problem.rows, problem.cols, problem.ships, problem.touch)
             and mine.required <= problem.required
             and all(p in self.allowed for domain in problem.domains for p in domain)
         )
@@ -227,7 +256,7 @@ class Compiled:
                 if cell in p.cells:
                     clause = manager.disjoin(clause, manager.literal(var[p]))
             node = manager.conjoin(node, clause)
-        return Compiled(manager, node, var, problem)
+        return Compiled(manager, node, var, problem, self.prior, self.weights)
 
     def collect_garbage(self) -> None:
         """Free the manager's dead nodes once they outnumber the live ones (amortised linear time)."""
@@ -239,44 +268,20 @@ class Compiled:
 
         Unit weights, except that a placement no longer allowed weighs 0 (quantified away, it is a free
         variable of the manager). With unit weights, d(count)/d(weight of x) counts the models with x true.
+        Under a prior, a second count in log mode weighs them.
         """
         if self.root.is_false():
             return Tally()
         wmc = self.root.wmc(log_mode=False)
-        weights = np.ones(2 * self.manager.var_count())
+        weights = np.ones(2 * self.manager.var_count()) if self.weights is None else self.weights[1].copy()
         for p, v in self.var.items():
             if p not in self.allowed:
                 weights[self.manager.var_count() + v - 1] = 0.0
         wmc.set_literal_weights_from_array(weights)
         models = wmc.propagate()
+        if self.weights is not None:
+            del wmc
+            log_total, shares = weighted_pass(self.root, self.weights[0], self.var, self.allowed)
+            return Tally(models, shares, 1.0, log_total)
         uses = {p: wmc.literal_derivative(self.var[p]) for p in self.allowed}
-        return Tally(models, uses)
-
-
-
-def materialise(diagram: Diagram, manager: SddManager) -> SddNode:
-    """The diagram's nodes as SDD nodes, last level first, keeping only one level alive in Python.
-
-    A node testing placement ``i`` is ``(x_i & high) | (~x_i & low)``; with the vtree in the same
-    order each apply just assembles one decision node from finished children.
-    """
-    constants = {FALSE: manager.false(), TRUE: manager.true()}
-    below: list[SddNode] = []
-    for i in range(len(diagram.levels) - 1, -1, -1):
-        high, low = diagram.levels[i]
-        chosen, skipped = manager.literal(i + 1), manager.literal(-(i + 1))
-        level = []
-        for h, lo in zip(high.tolist(), low.tolist()):
-            if h == FALSE:
-                level.append(manager.conjoin(skipped, below[lo] if lo >= 0 else constants[lo]))
-            elif lo == FALSE:
-                level.append(manager.conjoin(chosen, below[h] if h >= 0 else constants[h]))
-            else:
-                level.append(
-                    manager.disjoin(
-                        manager.conjoin(chosen, below[h] if h >= 0 else constants[h]),
-                        manager.conjoin(skipped, below[lo] if lo >= 0 else constants[lo]),
-                    )
-                )
-        below = level
-    return below[diagram.root] if diagram.root >= 0 else constants[diagram.root]
+        return Tally(models, uses, models)

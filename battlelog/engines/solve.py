@@ -7,6 +7,7 @@ of their answers made it so, which :func:`battlelog.engines.locate_fault` finds.
 from __future__ import annotations
 
 from battlelog.engines import Engine, Inconsistent, Marginals, locate_fault, make_engine
+from battlelog.rules.prior import UNIFORM
 from battlelog.rules.state import GameState
 
 
@@ -19,9 +20,12 @@ def solve(state: GameState, engine: Engine) -> Marginals:
 
 
 def check_consistent(state: GameState, engine_name: str) -> None:
-    """Refuse a state that no layout satisfies, with the error :func:`solve` gives."""
+    """Refuse a state that no layout satisfies, with the error :func:`solve` gives. Every layout has a
+    positive weight under any prior, so the state is checked under the uniform one, which every engine weighs."""
     if not state.shots:
         return  # the fleet fits the board (GameConfig checks it), so the empty board has layouts
+    if not state.config.prior.is_uniform:
+        state = GameState(state.config.with_prior(UNIFORM), state.shots)
     engine = make_engine(engine_name)
     try:
         solve(state, engine)

@@ -11,16 +11,24 @@ on a single ``overlap`` atom, so that ProbLog conjoins many small constraints in
 one large disjunction: by far the larger gain, more than tenfold on 5x5 boards. The touch rules
 follow the same style: one ``contact`` atom per pair of neighbouring cells.
 
+A prior other than the uniform one (docs/rules.md, "Priors") is written as weights: ``edge`` and
+``vertical`` belong to one placement each, so they become the placements' probabilities in their
+ship's annotated disjunction (its weight over the sum of the ship's weights); ``touch`` belongs to
+pairs of cells, so it becomes one probabilistic fact and one evidence atom per pair of side-adjacent
+cells (templates/rules.pl.j2 explains the construction).
+
 Every rule variant (docs/rules.md) is written in the templates, which choose their clauses by the
 rules' names in the context.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from battlelog.rules.config import format_ships
-from battlelog.rules.geometry import cell_name
+from battlelog.rules.geometry import Placement, cell_name
+from battlelog.rules.prior import Prior, placement_log_weight
 from battlelog.rules.state import GameState
 from battlelog.rules.variants import NAMED
 from battlelog.templating import environment
@@ -33,30 +41,21 @@ def program_context(state: GameState) -> dict[str, Any]:
     """The plain data the templates render: numbers, names and lists, no ProbLog syntax.
 
     ``rules`` holds the names of the touch and sink rules, by which the templates choose what to
-    write; ``afloat`` (the ships not announced sunk) is known, and listed, only when sinks are named."""
+    write; ``afloat`` (the ships not announced sunk) is known, and listed, only when sinks are named.
+    ``prior`` is the prior as it weighs this board's layouts (no ``touch`` where ships never meet along
+    a side); a ship is ``weighted`` when its placements' weights differ, and then each placement has
+    its log-weight and the ship the sum of its weights (``total``); ``touch_factor`` is exp(-|touch|),
+    the probability of the fact a side pair pays (templates/rules.pl.j2)."""
     config = state.config
     rules = config.rules
+    prior = config.effective_prior
     return {
         "rows": config.rows,
         "cols": config.cols,
         "rules": {"touch": rules.touch, "sinks": rules.sinks},
+        "prior": {"uniform": prior.is_uniform, "text": prior.text(), "touch_factor": math.exp(-abs(prior.touch)), **prior.to_json()},
         "fleet": format_ships(config.ships),
-        "ships": [
-            {
-                "id": ship,
-                "length": length,
-                "placements": [
-                    {
-                        "row": p.row,
-                        "col": p.col,
-                        "orientation": p.orientation,
-                        "cells": [{"row": r, "col": c} for r, c in p.cells],
-                    }
-                    for p in config.placements(ship)
-                ],
-            }
-            for ship, length in enumerate(config.ships)
-        ],
+        "ships": [_ship(ship, length, config.placements(ship), prior, config.rows, config.cols) for ship, length in enumerate(config.ships)],
         "shots": [
             {
                 "number": t + 1,
@@ -70,6 +69,28 @@ def program_context(state: GameState) -> dict[str, Any]:
         ],
         "afloat": list(state.afloat) if rules.sinks == NAMED else [],
         "unshot": [{"row": r, "col": c, "name": cell_name((r, c))} for r, c in state.unshot],
+    }
+
+
+def _ship(ship: int, length: int, placements: tuple[Placement, ...], prior: Prior, rows: int, cols: int) -> dict[str, Any]:
+    """One ship and its placements; under ``prior`` each placement's log-weight, edge x its cells on the
+    outer ring + vertical x [it lies vertically] (its own part of a layout's theta . f)."""
+    logs = [placement_log_weight(prior, p, rows, cols) for p in placements]
+    return {
+        "id": ship,
+        "length": length,
+        "weighted": len(set(logs)) > 1,
+        "total": math.fsum(math.exp(w) for w in logs),
+        "placements": [
+            {
+                "row": p.row,
+                "col": p.col,
+                "orientation": p.orientation,
+                "cells": [{"row": r, "col": c} for r, c in p.cells],
+                "log_weight": w,
+            }
+            for p, w in zip(placements, logs)
+        ],
     }
 
 

@@ -112,6 +112,13 @@ def layout_features(layout: Iterable[Placement], rows: int, cols: int) -> tuple[
     return edge, vertical, touch
 
 
+def placement_log_weight(prior: Prior, placement: Placement, rows: int, cols: int) -> float:
+    """The part of a layout's theta . f that one placement carries alone: ``edge`` x its cells on the
+    outer ring + ``vertical`` x [it is vertical] (``touch`` belongs to pairs of ships)."""
+    edge, vertical, _ = layout_features((placement,), rows, cols)
+    return prior.edge * edge + prior.vertical * vertical + 0.0  # + 0.0: never -0.0
+
+
 def feature_bounds(rows: int, cols: int, ships: tuple[int, ...]) -> tuple[int, int, int]:
     """Upper bounds of ``(edge, vertical, touch)`` over every layout of ``ships`` on the board: what
     :func:`check_prior` weighs theta against."""
