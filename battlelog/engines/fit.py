@@ -83,7 +83,7 @@ class _Model:
         return (out + out.T) / 2
 
 
-def fit_prior(engine: Engine, config: GameConfig, totals: np.ndarray, n: int, ridge: float = 0.0) -> Fit:
+def fit_prior(engine: Engine, config: GameConfig, totals: np.ndarray, n: int, ridge: float = 0.0, start: Prior = UNIFORM) -> Fit:
     """The maximum-likelihood prior of ``n`` layouts of ``config`` whose features sum to ``totals`` (with
     ``ridge``: the maximum of the likelihood times a Gaussian of precision ``ridge`` on each weight).
 
@@ -97,8 +97,7 @@ def fit_prior(engine: Engine, config: GameConfig, totals: np.ndarray, n: int, ri
     config = config.with_prior(UNIFORM)
     model = _Model(engine, config)
     totals = np.asarray(totals, dtype=float)
-    theta = np.zeros(3)
-    spread = np.diag(model.cov(theta, [0, 1, 2]))
+    spread = np.diag(model.cov(np.zeros(3), [0, 1, 2]))
     fixed: dict[str, str] = {}
     bounds = feature_bounds(config.rows, config.cols, config.ships)
     for j, name in enumerate(FEATURES):
@@ -109,6 +108,7 @@ def fit_prior(engine: Engine, config: GameConfig, totals: np.ndarray, n: int, ri
             end = "fewest" if mean <= 0 else "most"
             fixed[name] = f"every layout has the {end} {name} possible ({mean:g}): no finite maximum, left at 0"
     free = [j for j, name in enumerate(FEATURES) if name not in fixed]
+    theta = np.array([t if j in free else 0.0 for j, t in enumerate(start.theta)])
 
     def objective(t: np.ndarray) -> float:
         return float(t @ totals - n * model.log_z(t) - ridge / 2 * t @ t)
@@ -148,4 +148,50 @@ def fit_prior(engine: Engine, config: GameConfig, totals: np.ndarray, n: int, ri
     return Fit(Prior(*(float(t) for t in theta)), stderr, n, loglik, fixed)
 
 
-__all__ = ["Fit", "fit_prior", "weighted_engine"]
+def fit_partial(engine: Engine, config: GameConfig, states: list[GameState], rounds: int = 200) -> Fit:
+    """The maximum-likelihood prior of games seen only through their shots (``states``: each game's final
+    state), by EM: the E-step is each state's exact E_theta[f | answers] (the engine's
+    ``feature_expectations`` of the state under theta), the M-step the complete-data fit to their sum.
+    The standard errors come from the observed information: the derivative of the observed score
+    ``sum_i E_theta[f | state_i] - n E_theta[f]``, by central differences."""
+    n = len(states)
+    config = config.with_prior(UNIFORM)
+    fit = Fit(UNIFORM, {}, n, 0.0)
+
+    def conditional(theta: np.ndarray) -> np.ndarray:
+        under = config.with_prior(Prior(*(float(t) for t in theta)))
+        expect = engine.feature_expectations  # type: ignore[attr-defined]
+        total = np.zeros(3)
+        for s in states:
+            total += np.asarray(expect(_under(s, under)), dtype=float)
+        return total
+
+    for _ in range(rounds):
+        before = np.array(fit.prior.theta)
+        fit = fit_prior(engine, config, conditional(before), n, start=fit.prior)
+        if np.abs(np.array(fit.prior.theta) - before).max() < 1e-7:
+            break
+    theta, model = np.array(fit.prior.theta), _Model(engine, config)
+    free = [j for j, name in enumerate(FEATURES) if name not in fit.fixed]
+    info = np.zeros((3, 3))
+    for j in free:
+        step = np.zeros(3)
+        step[j] = STEP
+        score = [conditional(theta + s) - n * model.mean(theta + s) for s in (step, -step)]
+        info[:, j] = -(score[0] - score[1]) / (2 * STEP)
+    info = ((info + info.T) / 2)[np.ix_(free, free)]
+    stderr: dict[str, float | None] = {name: None for name in FEATURES}
+    for j, e in zip(free, np.sqrt(np.diag(np.linalg.inv(info))) if free else ()):
+        stderr[FEATURES[j]] = float(e)
+    prior = fit.prior
+    log_z = engine.log_partition  # type: ignore[attr-defined]
+    loglik = float(sum(float(log_z(_under(s, config.with_prior(prior)))) for s in states)) - n * model.log_z(theta)
+    return Fit(prior, stderr, n, loglik, fit.fixed)
+
+
+def _under(state: GameState, config: GameConfig) -> GameState:
+    """``state``'s shots under ``config`` (the same board and rules, another prior)."""
+    return GameState(config, state.shots)
+
+
+__all__ = ["Fit", "fit_partial", "fit_prior", "weighted_engine"]
