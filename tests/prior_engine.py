@@ -19,6 +19,7 @@ from battlelog.engines import ENGINES, Engine, Marginals
 from battlelog.errors import Inconsistent
 from battlelog.rules.geometry import Placement
 from battlelog.rules.state import GameState
+
 import oracle
 
 #: The largest board (in layouts) the stand-in takes.

@@ -8,10 +8,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import numpy as np
-import oracle
 import pytest
 from prior_engine import use_stand_in
-from runs import one_line_error
 from scipy.stats import chisquare
 
 from battlelog.cli import main
@@ -25,6 +23,9 @@ from battlelog.runner.executors.base import Executor
 from battlelog.runner.records import MANIFEST, load_results, placement_json
 from battlelog.runner.seeds import game_seeds, layout_for
 from battlelog.runner.task import GameTask, Outcome, run_task
+
+import oracle
+from runs import one_line_error
 
 SMALL = GameConfig(3, (2, 1))  # 84 layouts: every one is drawn often enough for a chi-square test
 

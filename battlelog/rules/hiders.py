@@ -23,16 +23,15 @@ from battlelog.jsonfile import read_json
 from battlelog.rules.prior import UNIFORM, Prior
 from battlelog.wording import clip
 
-#: Hiders' habits as priors (theta of docs/rules.md "Priors"). The magnitudes give a habit one notices
-#: but that is still a habit, not a rule: on 10x10 5,4,3,3,2, the ring holds about 6.7 ship cells under
-#: the uniform prior, about 8.7 under ``edge-hugger`` and about 4.9 under ``edge-avoider``; side-touching
-#: pairs of different ships are about 1.0 under the uniform prior, 0.4 under ``spreader`` and 2.0 under
-#: ``clusterer`` (docs/priors.md gives the exact figures and how they were computed).
+#: Hiders' habits as priors (theta of docs/rules.md). The magnitudes give a habit one notices but that is
+#: still a habit, not a rule: on 10x10 5,4,3,3,2 the ring holds 5.0 ship cells on average under the
+#: uniform prior, 7.8 under ``edge-hugger`` and 3.0 under ``edge-avoider``; ships touch along 2.1 cell
+#: pairs under the uniform prior, 0.6 under ``spreader`` and 4.1 under ``clusterer`` (docs/priors.md).
 PRESETS: dict[str, Prior] = {
-    "edge-hugger": Prior(edge=0.4),
-    "edge-avoider": Prior(edge=-0.4),
+    "edge-hugger": Prior(edge=0.3),
+    "edge-avoider": Prior(edge=-0.3),
     "spreader": Prior(touch=-1.0),
-    "clusterer": Prior(touch=0.8),
+    "clusterer": Prior(touch=0.5),
 }
 
 UNIFORM_NAME = "uniform"
