@@ -14,9 +14,11 @@ from scipy.optimize import minimize
 from test_hiders import in_process
 
 from battlelog.cli import main
+from battlelog.commands.replay import scoring_player
 from battlelog.engines.workspace import Workspace
 from battlelog.errors import BattlelogError
 from battlelog.players import make_player
+from battlelog.players.posterior import PosteriorPlayer
 from battlelog.players.spec import parse_players, player_spec
 from battlelog.rules.config import GameConfig
 from battlelog.rules.hiders import PRESETS
@@ -26,6 +28,7 @@ from battlelog.runner.beliefs import LEARN_RIDGE, learned_prior, resolved_option
 from battlelog.runner.records import load_results
 from battlelog.runner.seeds import layout_for
 from battlelog.runner.task import GameTask, play_task
+from battlelog.views.replay.sources import load_game
 
 import oracle
 from runs import one_line_error
@@ -123,3 +126,16 @@ def test_experiments_record_and_show_each_belief(monkeypatch: pytest.MonkeyPatch
     assert main(["summarize", str(out)]) == 0
     table = capsys.readouterr().out
     assert all(f"| {p} " in table or f"{p} " in table for p in players.split(","))
+
+
+def test_a_replay_works_out_the_belief_its_game_had(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    in_process(monkeypatch)
+    out = tmp_path / "learnt"
+    assert main(["experiment", "--size", "3", "--ships", "2,1", "--players", "problog[belief=learn]", "--games", "4", "--seed", "6",
+                 "--hider", "spreader", "--out", str(out)]) == 0  # fmt: skip
+    game = load_game(out, 3, None)
+    player = scoring_player(game)
+    assert isinstance(player, PosteriorPlayer)
+    assert player.belief_prior == learned_prior(SMALL, 6, PRESETS["spreader"], 3, Workspace()) != UNIFORM
+    assert main(["replay", str(out), "--game", "3", "--out", str(tmp_path / "replay")]) == 0
+    assert (tmp_path / "replay" / "replay.html").is_file()
