@@ -42,7 +42,7 @@ def learned_prior(config: GameConfig, seed: int, hider: Prior, game: int, worksp
         totals += workspace.remember(("layout-features", config, seed, hider, g), partial(_features, config, seed, hider, g))
     fitted = workspace.remember(
         ("learnt-prior", config.posterior, tuple(totals), game),
-        lambda: fit_prior(weighted_engine(workspace), config, totals, game, ridge=LEARN_RIDGE).prior,
+        lambda: fit_prior(weighted_engine(workspace), config, totals, game, ridge=LEARN_RIDGE, errors=False).prior,
     )
     return fitted
 
