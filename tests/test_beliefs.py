@@ -31,7 +31,7 @@ from battlelog.runner.task import GameTask, play_task
 from battlelog.views.replay.sources import load_game
 
 import oracle
-from runs import one_line_error
+from runs import experiment_in, one_line_error
 
 SMALL = GameConfig(3, (2, 1))
 
@@ -139,3 +139,13 @@ def test_a_replay_works_out_the_belief_its_game_had(monkeypatch: pytest.MonkeyPa
     assert player.belief_prior == learned_prior(SMALL, 6, PRESETS["spreader"], 3, Workspace()) != UNIFORM
     assert main(["replay", str(out), "--game", "3", "--out", str(tmp_path / "replay")]) == 0
     assert (tmp_path / "replay" / "replay.html").is_file()
+
+
+def test_worker_processes_resolve_beliefs_too(tmp_path_factory: pytest.TempPathFactory) -> None:
+    # the real engine, in a worker process: told that the hider is uniform, a player plays as if told nothing
+    out = experiment_in(tmp_path_factory, "told", "--size", "4", "--ships", "3,2", "--players", "problog,problog[belief=hider]",
+                        "--games", "3", "--seed", "5")  # fmt: skip
+    games = {(r["player"], r["game"]): r for r in load_results(out)[1]}
+    for game in range(3):
+        assert games["problog[belief=hider]", game]["shots"] == games["problog", game]["shots"]
+        assert games["problog[belief=hider]", game]["options"] == {"belief": "hider"} and "hider" not in games["problog", game]

@@ -10,15 +10,17 @@ import numpy as np
 import pytest
 from prior_engine import StandInEngine, use_stand_in
 from scipy.optimize import minimize
+from test_hiders import in_process
 
 from battlelog.cli import main
 from battlelog.engines.fit import fit_partial, fit_prior
 from battlelog.players import make_player
 from battlelog.rules.config import GameConfig
 from battlelog.rules.prior import FEATURES, Prior, layout_features
+from battlelog.rules.state import GameState
 from battlelog.rules.variants import Rules
 from battlelog.runner.loop import play_game
-from battlelog.runner.records import placement_json
+from battlelog.runner.records import load_results, placement_json
 from battlelog.runner.seeds import layout_for
 
 import oracle
@@ -139,3 +141,22 @@ def test_learn_refuses_bad_files_in_one_line(monkeypatch: pytest.MonkeyPatch, ca
         (tmp_path / name).write_text(text)
         one_line_error(capsys, ["learn", str(tmp_path / name), "--size", "4", "--ships", "3,2"], message)
     one_line_error(capsys, ["learn", str(tmp_path / "missing.jsonl"), "--size", "4", "--ships", "3,2"], "cannot read")
+
+
+def test_learn_partial_reads_the_shots_of_an_experiment(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    in_process(monkeypatch)
+    out = tmp_path / "silent"
+    assert main(["experiment", "--size", "3", "--ships", "2,1", "--sinks", "silent", "--players", "random", "--games", "30", "--seed", "8",
+                 "--hider", "spreader", "--out", str(out)]) == 0  # fmt: skip
+    capsys.readouterr()
+    board = ["--size", "3", "--ships", "2,1", "--sinks", "silent"]
+    assert main(["learn", str(out / "games.jsonl"), *board, "--partial", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    config = GameConfig(3, (2, 1), Rules(sinks="silent"))
+    states = [GameState.from_json({"size": 3, "ships": [2, 1], "rules": config.rules.to_json(), "shots": r["shots"]})
+              for r in sorted(load_results(out)[1], key=lambda r: r["game"])]  # fmt: skip
+    fit = fit_partial(StandInEngine(), config, states)
+    assert printed["prior"] == pytest.approx(fit.prior.to_json(), abs=1e-9) and printed["layouts"] == 30
+    assert printed["loglik"] == pytest.approx(fit.loglik, abs=1e-9)
+    (tmp_path / "bare.jsonl").write_text(json.dumps({"layout": [placement_json(p) for p in layout_for(config, 0, 0)]}) + "\n")
+    one_line_error(capsys, ["learn", str(tmp_path / "bare.jsonl"), *board, "--partial"], "bare.jsonl line 1: --partial learns from shots")
