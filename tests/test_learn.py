@@ -121,7 +121,7 @@ def test_learn_prints_the_fit_of_each_game_once(monkeypatch: pytest.MonkeyPatch,
     assert printed == {"prior": fit.prior.to_json(), "stderr": fit.stderr, "layouts": 300, "loglik": fit.loglik}
     assert main(["learn", str(path), "--size", "4", "--ships", "3,2"]) == 0
     text = capsys.readouterr().out
-    assert "300 layouts (300 repeated records of the same games skipped)" in text and f"edge     {fit.prior.edge:+.4f}" in text
+    assert "300 layouts (300 records skipped: repeats of a game, or without shots)" in text and f"edge     {fit.prior.edge:+.4f}" in text
 
 
 def test_learn_refuses_bad_files_in_one_line(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -159,4 +159,4 @@ def test_learn_partial_reads_the_shots_of_an_experiment(monkeypatch: pytest.Monk
     assert printed["prior"] == pytest.approx(fit.prior.to_json(), abs=1e-9) and printed["layouts"] == 30
     assert printed["loglik"] == pytest.approx(fit.loglik, abs=1e-9)
     (tmp_path / "bare.jsonl").write_text(json.dumps({"layout": [placement_json(p) for p in layout_for(config, 0, 0)]}) + "\n")
-    one_line_error(capsys, ["learn", str(tmp_path / "bare.jsonl"), *board, "--partial"], "bare.jsonl line 1: --partial learns from shots")
+    one_line_error(capsys, ["learn", str(tmp_path / "bare.jsonl"), *board, "--partial"], "--partial learns from shots, and no game in")

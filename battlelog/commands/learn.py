@@ -10,7 +10,8 @@ can differ in (touch when ships never meet along a side) stays 0, and so does on
 at the end of its range (no finite maximum); both are said.
 
 --partial learns from what the shooter saw instead of the layouts: each game's shots and answers (EM over
-the hidden part, with the exact posterior of each game's final state as the E-step).
+the hidden part, with the exact posterior of each game's final state as the E-step); games without shots
+(failed ones) are skipped.
 
 The prior printed can be given back as --hider, or as a player's belief. See docs/priors.md.
 
@@ -50,11 +51,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         engine = weighted_engine(workspace)
         if args.partial:
-            states = [o.state for o in observed]
-            missing = next((o.where for o in observed if o.state is None), None)
-            if missing is not None:
-                raise BattlelogError(f"{missing}: --partial learns from shots, and this game has none")
-            fit = fit_partial(engine, config, [s for s in states if s is not None])
+            states = [o.state for o in observed if o.state is not None]
+            if not states:
+                raise BattlelogError(f"--partial learns from shots, and no game in {', '.join(args.files)} has any")
+            repeats += len(observed) - len(states)
+            fit = fit_partial(engine, config, states)
         else:
             totals = np.sum([layout_features(o.layout, config.rows, config.cols) for o in observed], axis=0)
             fit = fit_prior(engine, config, totals, len(observed))
@@ -70,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
 def _text(fit: Fit, board: str, repeats: int, partial: bool) -> str:
     """The fit for people: one line per weight with its standard error, then the prior as --hider takes it."""
     seen = "games seen through their shots" if partial else "layouts"
-    skipped = f" ({count_noun(repeats, 'repeated record')} of the same games skipped)" if repeats else ""
+    skipped = f" ({count_noun(repeats, 'record')} skipped: repeats of a game, or without shots)" if repeats else ""
     lines = [f"{board}: the prior fitted to {fit.layouts} {seen}{skipped}"]
     for name, value in zip(FEATURES, fit.prior.theta):
         error = fit.stderr.get(name)
