@@ -23,7 +23,8 @@ from battlelog.jsonfile import read_json
 from battlelog.rules.prior import UNIFORM, Prior
 from battlelog.wording import clip
 
-#: Hiders' habits as priors (theta of docs/rules.md). The magnitudes give a habit one notices but that is
+#: Hiders' habits as priors (theta of docs/rules.md), the habits of the literature on hiding (docs/priors.md:
+#: edge and adjacency avoidance, Goh 2023; touching ships, Berry 2011). The magnitudes give a habit one notices but that is
 #: still a habit, not a rule: on 10x10 5,4,3,3,2 the ring holds 5.0 ship cells on average under the
 #: uniform prior, 7.8 under ``edge-hugger`` and 3.0 under ``edge-avoider``; ships touch along 2.1 cell
 #: pairs under the uniform prior, 0.6 under ``spreader`` and 4.1 under ``clusterer`` (docs/priors.md).
