@@ -34,6 +34,7 @@ COMMANDS = {
     "reproduce": "reproduce the paper's results table, with confidence intervals and plots",
     "optimal": "the exact optimal expected score of a small instance, beside each player's exact expectation",
     "serve": "serve battlelog in the browser: advice, a game against the computer, experiments to look at",
+    "learn": "fit a hider's prior (edge, vertical, touch) to layouts by maximum likelihood, with standard errors",
 }
 
 #: Shown under every ``--help``: where the rules and the file formats are written down.

@@ -14,7 +14,11 @@ from the workers, e.g. through PYTHONPATH), each with options if you like: mc[sa
 lookahead[width=3,engine=sdd]. Each player with its options is a configuration of its own, recorded
 and summarised as its own row (problog[engine=native] is problog: defaults are left out of the name).
 --engine is the engine of every player that takes one and does not name its own. --touch and --sinks
-set the rules (recorded in OUT/experiment.json; a resumed run must give the same ones).
+set the rules (recorded in OUT/experiment.json; a resumed run must give the same ones). --hider draws the
+boards from a prior instead of uniformly (a preset such as edge-hugger, a prior such as edge=1.5,touch=-2,
+or a prior file; recorded when not uniform, and a resumed run must give the same one); the posterior
+players' belief option (problog[belief=hider], problog[belief=learn], problog[belief=edge=1]) says what
+they believe of it. See docs/priors.md.
 
 example:
   battlelog experiment --size 5 --ships 3,3,2 --players random,hunt-target,pdf --games 1000 --seed 7 --out results/
@@ -23,6 +27,8 @@ example:
       --out results/no-contact
   battlelog experiment --size 5 --ships 3,3,2 --players problog --engine problog --games 100 --seed 7 \\
       --out results/ --time-limit 120
+  battlelog experiment --size 6 --ships 3,2,2 --hider edge-hugger --players 'problog,problog[belief=hider]' \\
+      --games 200 --out results/hugger
   battlelog experiment --size 7 --ships 5,5,4 --players pdf,problog --games 10000 --out results/7x7 \\
       --executor dask --scheduler tcp://10.0.0.5:8786
   battlelog summarize results/
@@ -44,6 +50,7 @@ from battlelog.commands.common import (
 )
 from battlelog.players import PLAYERS
 from battlelog.players.spec import parse_players
+from battlelog.rules.hiders import PRESETS, parse_prior_spec, spec_text
 from battlelog.wording import count_noun
 
 
@@ -58,6 +65,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--games", type=int, metavar="N", default=100, help="games per player, numbered 0.. (default: 100)")
     parser.add_argument("--seed", type=int, default=0, help="root seed: decides every board and every player's draws (default: 0)")
+    parser.add_argument(
+        "--hider",
+        metavar="SPEC",
+        default="uniform",
+        help=f"the prior the boards are drawn from: uniform, a preset ({', '.join(PRESETS)}), a prior such as "
+        "edge=1.5,touch=-2, or a prior file (default: uniform)",
+    )
     parser.add_argument("--out", required=True, metavar="DIR", help="output directory for experiment.json, games.jsonl and the summary")
     add_limit_arguments(parser)
     add_executor_arguments(parser)
@@ -73,10 +87,11 @@ def run(args: argparse.Namespace) -> int:
     config = config_from(args)
     specs = parse_players(args.players, args.engine)
     players = [spec.label for spec in specs]
-    experiment = Experiment(config, tuple(players), args.games, args.seed, {spec.label: spec.options for spec in specs})
+    hider = parse_prior_spec(args.hider, "--hider")
+    experiment = Experiment(config, tuple(players), args.games, args.seed, {spec.label: spec.options for spec in specs}, hider)
     executor = executor_from(args)
     print(
-        f"{config.label()} with seed {args.seed}: games 0..{args.games - 1} for {', '.join(players)} "
+        f"{config.label()}{'' if hider.is_uniform else ' hidden by ' + spec_text(hider)} with seed {args.seed}: games 0..{args.games - 1} for {', '.join(players)} "
         f"on {executor.describe()} -> {out / GAMES}"
     )
     try:

@@ -26,6 +26,8 @@ from battlelog.engines.workspace import Workspace
 from battlelog.errors import BattlelogError
 from battlelog.players import PLAYERS, Player, check_player, make_player
 from battlelog.players.spec import spec_name
+from battlelog.rules.hiders import BELIEF_WORDS
+from battlelog.runner.beliefs import BELIEF, resolved_options
 from battlelog.views.replay.sources import Game, load_game
 from battlelog.wording import count_noun
 
@@ -44,10 +46,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def scoring_player(game: Game) -> Player | None:
-    """The player whose scores the replay shows: the game's own player, if it is a registered one."""
+    """The player whose scores the replay shows: the game's own player, if it is a registered one (with
+    ``belief=hider`` or ``belief=learn`` worked out as in the game's experiment)."""
     if game.player is None or spec_name(game.player) not in PLAYERS:
         return None
-    return make_player(game.player, 0, **game.options)
+    options = game.options
+    if options.get(BELIEF) in BELIEF_WORDS:
+        if game.seed is None or game.number is None:
+            raise BattlelogError(f"belief={options[BELIEF]}: the record names no seed and game, so what it meant is not known")
+        options = resolved_options(options, game.state.config, game.seed, game.number, game.hider, None)
+    return make_player(spec_name(game.player), 0, **options)
 
 
 def run(args: argparse.Namespace) -> int:

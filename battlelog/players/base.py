@@ -65,6 +65,12 @@ class Player(ABC):
         return self._workspace
 
     @classmethod
+    def canonical_option(cls, key: str, value: Any) -> Any:
+        """Option ``key``'s value in its one spelling, so that one configuration has one name (by default
+        as given; the posterior players' ``belief`` names a file's prior by its text)."""
+        return value
+
+    @classmethod
     def check_board(cls, config: GameConfig, **options: Any) -> None:
         """Refuse, in one line and before any game, a board this player cannot play with these options
         (its constructor's keywords; by default it plays every board). Experiments and ``play`` ask

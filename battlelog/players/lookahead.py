@@ -7,6 +7,7 @@ import numpy as np
 from battlelog.engines import DEFAULT_ENGINE, Marginals, engine_class
 from battlelog.errors import BattlelogError
 from battlelog.players.base import Seed, masked
+from battlelog.players.belief import DEFAULT_BELIEF
 from battlelog.players.posterior import PosteriorPlayer
 from battlelog.rules.answers import HIT_CODE, decode_answer
 from battlelog.rules.geometry import Cell
@@ -32,12 +33,13 @@ class LookaheadPlayer(PosteriorPlayer):
     name = "lookahead"
 
     def __init__(
-        self, seed: Seed = None, engine: str = DEFAULT_ENGINE, width: int = 4, max_layouts: int = 10**8
+        self, seed: Seed = None, engine: str = DEFAULT_ENGINE, width: int = 4, max_layouts: int = 10**8,
+        belief: str = DEFAULT_BELIEF,
     ) -> None:
         for option, value in (("width", width), ("max_layouts", max_layouts)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise BattlelogError(f"player lookahead needs a whole number {option} of at least 1, got {value!r}")
-        super().__init__(seed, engine)
+        super().__init__(seed, engine, belief)
         if not engine_class(engine).counts_models:
             raise BattlelogError(f"player lookahead needs an engine that counts layouts; {engine!r} does not")
         self.width = width

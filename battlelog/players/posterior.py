@@ -10,6 +10,7 @@ import numpy as np
 
 from battlelog.engines import DEFAULT_ENGINE, Engine, Marginals, engine_class
 from battlelog.players.base import ScoringPlayer, Seed, best_cells, top_cells
+from battlelog.players.belief import DEFAULT_BELIEF, believing, canonical_option, check_belief, prior_of
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Cell
 from battlelog.rules.state import GameState
@@ -22,22 +23,29 @@ class PosteriorPlayer(ScoringPlayer):
     stops telling cells apart (information once the layout is pinned down) must not send the player
     sweeping the board around ships it already knows.
 
-    ``engine`` names the engine; the player computes with its workspace's engine of that name.
+    ``engine`` names the engine; the player computes with its workspace's engine of that name, under
+    the prior ``belief`` names (:mod:`battlelog.players.belief`).
     """
 
     @classmethod
-    def check_board(cls, config: GameConfig, engine: str = DEFAULT_ENGINE, **options: Any) -> None:
-        """A board its engine cannot count is refused before the first game, not by every game."""
-        engine_class(engine).check_board(config)
+    def canonical_option(cls, key: str, value: Any) -> Any:
+        return canonical_option(key, value)
 
-    def __init__(self, seed: Seed = None, engine: str = DEFAULT_ENGINE) -> None:
+    @classmethod
+    def check_board(cls, config: GameConfig, engine: str = DEFAULT_ENGINE, belief: str = DEFAULT_BELIEF, **options: Any) -> None:
+        """A board its engine cannot count, or a belief it cannot weigh, is refused before the first game."""
+        engine_class(engine).check_board(config)
+        check_belief(engine, config, belief)
+
+    def __init__(self, seed: Seed = None, engine: str = DEFAULT_ENGINE, belief: str = DEFAULT_BELIEF) -> None:
         super().__init__(seed)
         engine_class(engine)  # an unknown name is refused here, before any game
         self.engine = engine
+        self.belief, self.belief_prior = belief, prior_of(belief)
 
     @property
     def _engine(self) -> Engine:
-        return self.workspace.engine(self.engine)
+        return believing(self.workspace.engine(self.engine), self.belief, self.belief_prior)
 
     @abstractmethod
     def posterior(self, state: GameState) -> tuple[Marginals, np.ndarray]:

@@ -14,9 +14,12 @@ import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from battlelog.errors import BattlelogError
+
+if TYPE_CHECKING:
+    from battlelog.players.base import Player
 
 #: The option that names an inference engine, which ``--engine`` sets for every player that takes it.
 ENGINE = "engine"
@@ -54,10 +57,13 @@ def player_spec(text: str, **options: Any) -> PlayerSpec:
     and in ``options`` with different values is a one-line error.
     """
     name, parameters, given = _given(text)
+    canonical = player_class_of(name).canonical_option
+    given = {key: canonical(key, value) for key, value in given.items()}
     for key, value in options.items():
+        value = canonical(key, _checked(name, key, value, parameters))
         if key in given and given[key] != value:
             raise BattlelogError(f"player {name}: option {key} is given twice ({_text(given[key])} and {_text(value)})")
-        given[key] = _checked(name, key, value, parameters)
+        given[key] = value
     return PlayerSpec(name, {key: given[key] for key in sorted(given) if parameters[key].default != given[key]})
 
 
@@ -108,11 +114,16 @@ def _split(text: str) -> list[str]:
     return [part for part in parts if part.strip()]
 
 
-def _parameters(name: str) -> dict[str, inspect.Parameter]:
-    """The options player ``name`` takes: its constructor's parameters but ``self`` and ``seed``."""
+def player_class_of(name: str) -> type[Player]:
+    """The player class ``name`` names (the registry, imported late: it imports this module)."""
     from battlelog.players import player_class
 
-    parameters = inspect.signature(player_class(name).__init__).parameters
+    return player_class(name)
+
+
+def _parameters(name: str) -> dict[str, inspect.Parameter]:
+    """The options player ``name`` takes: its constructor's parameters but ``self`` and ``seed``."""
+    parameters = inspect.signature(player_class_of(name).__init__).parameters
     return {key: p for key, p in parameters.items() if key not in ("self", "seed") and p.kind is not p.VAR_KEYWORD
             and p.kind is not p.VAR_POSITIONAL}  # fmt: skip
 
@@ -120,7 +131,14 @@ def _parameters(name: str) -> dict[str, inspect.Parameter]:
 def _parse_options(name: str, inside: str, parameters: Mapping[str, inspect.Parameter]) -> Iterable[tuple[str, Any]]:
     """The ``key=value`` pairs between the brackets, each value of its parameter's type."""
     seen: set[str] = set()
+    pairs: list[str] = []
     for pair in inside.split(","):
+        # a value may hold commas when it is a list of key=value itself: belief=edge=0.8,touch=-1
+        if pairs and pair.partition("=")[0].strip() not in parameters and "=" in pairs[-1].partition("=")[2]:
+            pairs[-1] += "," + pair
+        else:
+            pairs.append(pair)
+    for pair in pairs:
         key, equals, value = (part.strip() for part in pair.partition("="))
         if not equals or not key or not value:
             raise BattlelogError(f"player {name}: option {pair.strip()!r} is not key=value")

@@ -19,13 +19,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from battlelog.engines import DEFAULT_ENGINE, engine_class
+from battlelog.engines.base import check_prior_support
 from battlelog.errors import BattlelogError
 from battlelog.players import PLAYERS, check_player, make_player
 from battlelog.players.spec import player_spec, spec_name
 from battlelog.rules.config import GameConfig
+from battlelog.rules.hiders import HIDER, spec_text
+from battlelog.rules.prior import UNIFORM, Prior
+from battlelog.runner.beliefs import BELIEF
 from battlelog.runner.executors.base import Executor
 from battlelog.runner.journal import Journal, open_journal
-from battlelog.runner.records import game_record, manifest_config, manifest_of, read_manifest
+from battlelog.runner.records import game_record, manifest_config, manifest_hider, manifest_of, read_manifest
 from battlelog.runner.seeds import layout_for
 from battlelog.runner.task import OK, GameTask
 
@@ -36,6 +41,7 @@ class Experiment:
 
     Each player and its options become one configuration, named by its canonical spec text
     (:mod:`battlelog.players.spec`): ``players`` holds those names and ``options`` their options.
+    ``hider``: the prior the boards are drawn from (``--hider``; uniform by default).
     """
 
     config: GameConfig
@@ -43,6 +49,7 @@ class Experiment:
     games: int
     seed: int
     options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    hider: Prior = UNIFORM
 
     def __post_init__(self) -> None:
         if not self.players:
@@ -58,9 +65,11 @@ class Experiment:
             raise BattlelogError(f"player {repeated[0]!r} is named twice")
         object.__setattr__(self, "players", tuple(labels))
         object.__setattr__(self, "options", {spec.label: dict(spec.options) for spec in specs})
+        if not self.hider.is_uniform:  # too strong for the board, or no engine to draw with: one line now
+            check_prior_support(engine_class(DEFAULT_ENGINE), self.config.with_prior(self.hider))
         for spec in specs:
             # a player that cannot play this board, or refuses its options, is a one-line error now, not a failure per game
-            check_player(spec.label, self.config)
+            check_player(spec.name, self.config, {**spec.options, **_told(spec.options, self.hider)})
             make_player(spec.label).close()
         if self.games < 1:
             raise BattlelogError(f"the number of games must be at least 1, got {self.games}")
@@ -72,7 +81,12 @@ class Experiment:
 
     def manifest(self) -> dict[str, Any]:
         """What experiment.json stores: everything that decides the boards."""
-        return manifest_of(self.config, self.seed)
+        return manifest_of(self.config, self.seed, self.hider)
+
+
+def _told(options: Mapping[str, Any], hider: Prior) -> dict[str, Any]:
+    """``belief=hider`` as the prior it names in this experiment (what a player's check must see)."""
+    return {BELIEF: spec_text(hider)} if options.get(BELIEF) == HIDER else {}
 
 
 @dataclass(frozen=True)
@@ -104,9 +118,10 @@ def _tasks(experiment: Experiment, done: set[tuple[str, int]], budget: int | Non
     for game in range(experiment.games):
         waiting = [p for p in experiment.players if (p, game) not in done]
         if waiting:
-            layout = layout_for(experiment.config, experiment.seed, game)
+            layout = layout_for(experiment.config, experiment.seed, game, experiment.hider)
             for player in waiting:
-                yield GameTask(player, experiment.options_for(player), experiment.config, experiment.seed, game, layout, budget)
+                yield GameTask(player, experiment.options_for(player), experiment.config, experiment.seed, game, layout, budget,
+                               experiment.hider)  # fmt: skip
 
 
 def _play(
@@ -158,7 +173,7 @@ def retry_failed(out: Path, executor: Executor, progress: bool = True) -> RunRep
     no game is lost or recorded twice, and an interrupted retry can simply be run again.
     """
     manifest = read_manifest(out)
-    config = manifest_config(manifest)
+    config, hider = manifest_config(manifest), manifest_hider(manifest)
     with open_journal(out, manifest) as journal:
         failed = [r for r in journal.records if r["status"] != OK]
         for player, options in {r["player"]: r.get("options", {}) for r in failed}.items():
@@ -166,7 +181,7 @@ def retry_failed(out: Path, executor: Executor, progress: bool = True) -> RunRep
         budget = executor.limits.engine_budget
         tasks = (
             GameTask(r["player"], r.get("options", {}), config, manifest["seed"], r["game"],
-                     layout_for(config, manifest["seed"], r["game"]), budget)
+                     layout_for(config, manifest["seed"], r["game"], hider), budget, hider)
             for r in failed
         )  # fmt: skip
         replaces = {(r["player"], r["game"]): r for r in failed}

@@ -1,8 +1,8 @@
 """The record of an experiment, read: file names, the manifest, one JSON line per game, and its schema.
 
 An output directory holds:
-  experiment.json   board size, fleet and seed, and the rules when they are not the standard ones:
-                    what decides game i's board (a rerun must match it)
+  experiment.json   board size, fleet and seed, the rules when they are not the standard ones and the
+                    hider's prior when it is not uniform: what decides game i's board (a rerun must match it)
   games.jsonl       one JSON line per game, failed ones included (written by :mod:`battlelog.runner.journal`)
 
 A finished experiment may be archived with its journal gzipped (games.jsonl.gz, as the results in
@@ -24,6 +24,8 @@ from battlelog.jsonfile import check_keys, parse_json, read_json
 from battlelog.rules.answers import HIT, SUNK
 from battlelog.rules.config import GameConfig, board_from_json, format_ships
 from battlelog.rules.geometry import Placement
+from battlelog.rules.hiders import hider_from_json, spec_text
+from battlelog.rules.prior import UNIFORM, Prior
 from battlelog.rules.variants import Rules
 from battlelog.runner.task import OK, STATUSES, Outcome
 from battlelog.wording import clip
@@ -35,17 +37,25 @@ Key = tuple[str, int]
 
 
 #: The keys of experiment.json, in the order written: ``size`` for a square board, ``rows`` and ``cols``
-#: for a rectangle; ``rules`` only when they are not the standard ones.
-MANIFEST_KEYS = ("size", "rows", "cols", "ships", "seed", "rules")
+#: for a rectangle; ``rules`` only when they are not the standard ones, ``hider`` only when not uniform.
+MANIFEST_KEYS = ("size", "rows", "cols", "ships", "seed", "rules", "hider")
 
 
-def manifest_of(config: GameConfig, seed: int) -> dict[str, Any]:
-    """experiment.json of an experiment on ``config`` with root ``seed``: the standard rules are left out,
-    so the manifests of standard games are what they always were."""
+def manifest_of(config: GameConfig, seed: int, hider: Prior = UNIFORM) -> dict[str, Any]:
+    """experiment.json of an experiment on ``config`` with root ``seed`` whose boards are drawn from
+    ``hider``: the standard rules and the uniform hider are left out, so the manifests of standard games
+    are what they always were."""
     manifest: dict[str, Any] = {**config.board_json(), "ships": list(config.ships), "seed": seed}
     if not config.rules.is_default:
         manifest["rules"] = config.rules.to_json()
+    if not hider.is_uniform:
+        manifest["hider"] = hider.to_json()
     return manifest
+
+
+def manifest_hider(manifest: Mapping[str, Any], where: str = MANIFEST) -> Prior:
+    """The prior a manifest says the boards were drawn from (a malformed one is one line naming ``where``)."""
+    return hider_from_json(manifest["hider"], where) if "hider" in manifest else UNIFORM
 
 
 def manifest_config(manifest: Mapping[str, Any]) -> GameConfig:
@@ -66,7 +76,11 @@ def describe_experiment(manifest: Mapping[str, Any]) -> str:
             rules = f" ({Rules.from_json(manifest['rules']).text() or 'standard rules'})"
         except RulesError:
             rules = f" (rules {manifest['rules']!r})"
-    return f"{board_text(manifest)} {fleet}{rules} with seed {manifest['seed']}"
+    try:
+        hider = f" hidden by {spec_text(manifest_hider(manifest))}" if "hider" in manifest else ""
+    except FileFormatError:
+        hider = f" (hider {clip(repr(manifest['hider']))})"
+    return f"{board_text(manifest)} {fleet}{rules}{hider} with seed {manifest['seed']}"
 
 
 def board_text(manifest: Mapping[str, Any]) -> str:
@@ -106,7 +120,12 @@ def read_manifest(out: Path) -> dict[str, Any]:
             f"got {clip(repr(manifest['rules']))}"
         )
     config = GameConfig(rows, tuple(manifest["ships"]), rules, cols=cols)  # a fleet that cannot exist is an error here too
-    return manifest_of(config, manifest["seed"])
+    hider = manifest_hider(manifest, str(path))
+    try:
+        config.with_prior(hider)  # too strong for the board: refused as --hider would be
+    except RulesError as exc:
+        raise FileFormatError(f"{path}: hider: {exc}") from None
+    return manifest_of(config, manifest["seed"], hider)
 
 
 def check_record(record: Any, where: str, manifest: Mapping[str, Any]) -> None:
@@ -256,12 +275,14 @@ def game_record(outcome: Outcome, replaces: Mapping[str, Any] | None = None) -> 
     task, result = outcome.task, outcome.result
     value = result.value or {}
     rules = {} if task.config.rules.is_default else {"rules": task.config.rules.to_json()}
+    hider = {} if task.hider.is_uniform else {"hider": task.hider.to_json()}
     return {
         "player": task.player,
         "options": task.options,
         **task.config.board_json(),
         "ships": list(task.config.ships),
         **rules,
+        **hider,
         "seed": task.seed,
         "game": task.game,
         "status": result.status,

@@ -11,9 +11,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from battlelog.engines import DEFAULT_ENGINE, ENGINES, Engine
+from battlelog.engines.fit import weighted_engine
+from battlelog.engines.workspace import Workspace
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement
 from battlelog.rules.layouts import sample_layout
+from battlelog.rules.prior import UNIFORM, Prior
 from battlelog.rules.state import GameState
 from battlelog.rules.variants import ALLOWED
 
@@ -33,17 +37,21 @@ def game_seeds(seed: int, game: int) -> tuple[np.random.SeedSequence, np.random.
     )
 
 
-def layout_for(config: GameConfig, seed: int, game: int) -> tuple[Placement, ...]:
-    """The hidden layout of game ``game`` under root ``seed``: uniform over all layouts legal under the rules.
+def layout_for(config: GameConfig, seed: int, game: int, hider: Prior = UNIFORM) -> tuple[Placement, ...]:
+    """The hidden layout of game ``game`` under root ``seed``: drawn from ``hider``'s prior over the layouts
+    legal under the rules (uniform by default).
 
-    Ships that may touch: whole-layout rejection sampling (the boards every experiment has always had).
-    Under ``diagonal`` and ``none`` so few whole layouts are legal that rejection would take too long, so
-    the layout is drawn exactly from the counted model: the native engine's sampler on the empty board.
+    Uniform, ships that may touch: whole-layout rejection sampling (the boards every experiment has always
+    had). Under ``diagonal`` and ``none`` so few whole layouts are legal that rejection would take too long,
+    and another hider weighs the layouts: the layout is then drawn exactly from the counted model, the
+    engine's sampler on the empty board (weighted by the hider's prior).
     """
     rng = np.random.default_rng(game_seeds(seed, game)[0])
-    if config.rules.touch == ALLOWED:
-        return sample_layout(config, rng)
-    return _sampler().sample(GameState.empty(config), 1, rng)[0]
+    if hider.is_uniform:
+        if config.rules.touch == ALLOWED:
+            return sample_layout(config, rng)
+        return _sampler().sample(GameState.empty(config), 1, rng)[0]
+    return _weighted_sampler(ENGINES[DEFAULT_ENGINE]).sample(GameState.empty(config.with_prior(hider)), 1, rng)[0]
 
 
 @cache
@@ -53,3 +61,10 @@ def _sampler() -> NativeEngine:
     from battlelog.engines.native.engine import NativeEngine
 
     return NativeEngine()
+
+
+@cache
+def _weighted_sampler(registered: str) -> Engine:
+    """One engine that weighs priors per process, the default one (``registered``: where the registry
+    finds it, so that a test that puts another there gets its own)."""
+    return weighted_engine(Workspace())

@@ -16,8 +16,11 @@ import numpy as np
 from battlelog.engines.budget import task_budget
 from battlelog.engines.workspace import Workspace
 from battlelog.players import make_player
+from battlelog.players.spec import spec_name
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement
+from battlelog.rules.prior import UNIFORM, Prior
+from battlelog.runner.beliefs import resolved_options
 from battlelog.runner.loop import play_game
 from battlelog.runner.procmem import megabytes, peak_bytes, reset_peak
 from battlelog.runner.seeds import game_seeds
@@ -30,7 +33,8 @@ STATUSES = (OK, MEMORY, TIMEOUT, ERROR)
 @dataclass(frozen=True)
 class GameTask:
     """One game for a worker: who plays (a player spec and its options) on which board, and with how
-    much memory for the engine (bytes; None: the engine's own default)."""
+    much memory for the engine (bytes; None: the engine's own default); ``hider``: the prior the layout was
+    drawn from (what ``belief=hider`` and ``belief=learn`` are resolved with)."""
 
     player: str
     options: dict[str, Any]
@@ -39,6 +43,7 @@ class GameTask:
     game: int
     layout: tuple[Placement, ...]
     budget: int | None = None
+    hider: Prior = UNIFORM
 
 
 @dataclass(frozen=True)
@@ -67,7 +72,8 @@ def play_task(task: GameTask, workspace: Workspace | None = None) -> dict[str, A
     ``workspace``: the worker's, kept across the games it plays (None: the player's own, for this game).
     """
     with task_budget(task.budget):
-        player = make_player(task.player, game_seeds(task.seed, task.game)[1], **task.options)
+        options = resolved_options(task.options, task.config, task.seed, task.game, task.hider, workspace)
+        player = make_player(spec_name(task.player), game_seeds(task.seed, task.game)[1], **options)
         if workspace is not None:
             player.use(workspace)
         try:

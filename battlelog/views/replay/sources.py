@@ -18,7 +18,9 @@ from battlelog.players import PLAYERS
 from battlelog.players.spec import spec_name
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement, cell_name
+from battlelog.rules.hiders import hider_from_json
 from battlelog.rules.layouts import layouts_overlap
+from battlelog.rules.prior import UNIFORM, Prior
 from battlelog.rules.referee import Referee
 from battlelog.rules.state import GameState
 
@@ -35,6 +37,11 @@ class Game:
     layout: tuple[Placement, ...] | None = None
     player: str | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    #: Where a record's game came from (root seed, game index, hider): what ``belief=hider`` and
+    #: ``belief=learn`` mean in it. None, None and uniform for a state file.
+    seed: int | None = None
+    number: int | None = None
+    hider: Prior = UNIFORM
 
 
 def load_game(source: str | Path, game: int | None = None, player: str | None = None) -> Game:
@@ -98,7 +105,9 @@ def game_from_record(record: dict[str, Any], source: str, where: str | None = No
         raise FileFormatError(f"{source}: options must be an object, got {options!r}")
     number = f"game {record['game']}, " if isinstance(record.get("game"), int) else ""
     title = f"{record['player']} on {state.config.label()} ({number}{where or Path(source).name})"
-    return Game(state, title, layout, str(record["player"]), dict(options))
+    hider = hider_from_json(record["hider"], source) if "hider" in record else UNIFORM
+    seed, game = (record.get(key) if isinstance(record.get(key), int) else None for key in ("seed", "game"))
+    return Game(state, title, layout, str(record["player"]), dict(options), seed, game, hider)
 
 
 def _layout(raw: Any, config: GameConfig, source: str) -> tuple[Placement, ...]:

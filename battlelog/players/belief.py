@@ -1,0 +1,78 @@
+"""A player's belief about the hider: the prior it computes the posterior with (the ``belief`` option).
+
+``uniform`` (the default) computes with the game state's own prior (uniform in experiments); a preset, a
+prior text or a prior file (:mod:`battlelog.rules.hiders`) replaces it: the player asks its engine about
+``state.config.with_prior(belief)``. ``hider`` and ``learn`` are resolved by the experiment into a prior
+before the player is built (:mod:`battlelog.runner.beliefs`); outside an experiment they are refused when
+the player is asked to move.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+
+from battlelog.engines import Engine, Marginals, engine_class
+from battlelog.engines.base import check_prior_support
+from battlelog.errors import BattlelogError
+from battlelog.rules.config import GameConfig
+from battlelog.rules.geometry import Placement
+from battlelog.rules.hiders import BELIEF_WORDS, LEARN, belief_prior, canonical_belief
+from battlelog.rules.prior import Prior
+from battlelog.rules.state import GameState
+
+#: The option's name and default.
+BELIEF, DEFAULT_BELIEF = "belief", "uniform"
+
+
+def canonical_option(key: str, value: Any) -> Any:
+    """``belief`` in its one spelling (:func:`battlelog.rules.hiders.canonical_belief`); other options as given."""
+    return canonical_belief(value) if key == BELIEF and isinstance(value, str) else value
+
+
+def check_belief(engine: str, config: GameConfig, belief: str) -> None:
+    """Refuse, before any game, a belief the engine cannot compute with (it does not weigh priors)."""
+    if belief == LEARN:
+        if not engine_class(engine).weighs_priors:
+            raise BattlelogError(f"belief=learn: the {engine} engine does not weigh priors yet")
+    elif belief not in BELIEF_WORDS and belief != DEFAULT_BELIEF:
+        check_prior_support(engine_class(engine), config.with_prior(belief_prior(belief)))
+
+
+def prior_of(belief: str) -> Prior | None:
+    """The prior of a belief that is one by itself; None for ``hider`` and ``learn`` (not resolved yet)."""
+    return None if belief in BELIEF_WORDS else belief_prior(belief)
+
+
+class Believing(Engine):
+    """An engine asked about every state under the belief's prior instead of the state's own."""
+
+    def __init__(self, inner: Engine, belief: str, prior: Prior | None) -> None:
+        self.inner, self.belief, self.prior = inner, belief, prior
+        self.name = inner.name  # type: ignore[misc]
+        self.counts_models, self.gives_placements, self.samples = inner.counts_models, inner.gives_placements, inner.samples  # type: ignore[misc]
+
+    def believed(self, state: GameState) -> GameState:
+        """``state`` under the belief's prior (same shots, same rules)."""
+        if self.prior is None:
+            raise BattlelogError(f"belief={self.belief} is known only inside an experiment (battlelog experiment), not here")
+        out = copy.copy(state)
+        object.__setattr__(out, "config", state.config.with_prior(self.prior))
+        return out
+
+    def marginals(self, state: GameState) -> Marginals:
+        return self.inner.marginals(self.believed(state))
+
+    def sample(self, state: GameState, count: int, rng: np.random.Generator) -> list[tuple[Placement, ...]]:
+        return self.inner.sample(self.believed(state), count, rng)
+
+
+def believing(engine: Engine, belief: str, prior: Prior | None) -> Engine:
+    """``engine`` itself under the default belief, else the engine that computes under the belief's prior
+    (``prior``: :func:`prior_of` the belief, worked out once by the player)."""
+    return engine if belief == DEFAULT_BELIEF else Believing(engine, belief, prior)
+
+
+__all__ = ["BELIEF", "DEFAULT_BELIEF", "Believing", "believing", "canonical_option", "check_belief", "prior_of"]

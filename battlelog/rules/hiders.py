@@ -1,0 +1,118 @@
+"""Hiders and beliefs: a prior over layouts named on the command line, by preset, text or file.
+
+A *hider* (``battlelog experiment --hider SPEC``) is the prior an experiment's boards are drawn from; a
+*belief* (the ``belief`` option of the posterior players) is the prior a player computes with. Both are
+named the same way (:func:`parse_prior_spec`):
+
+- ``uniform``: every legal layout equally likely (the default; the boards experiments always had);
+- a preset of :data:`PRESETS` (``edge-hugger``, ``edge-avoider``, ``spreader``, ``clusterer``);
+- a prior as ``--prior`` takes it: ``edge=1.5,touch=-2`` (``:`` and ``;`` may stand for ``=`` and
+  ``,``: ``edge:1.5;touch:-2``, which fits inside a player spec's brackets);
+- a JSON file holding ``{"prior": {...}}`` or the prior object itself.
+
+A belief may also be ``hider`` (the experiment's hider, told to the player) or ``learn`` (refitted after
+every game from the layouts revealed so far): :data:`BELIEF_WORDS`. See docs/priors.md.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from battlelog.errors import BattlelogError, FileFormatError, RulesError
+from battlelog.jsonfile import read_json
+from battlelog.rules.prior import UNIFORM, Prior
+from battlelog.wording import clip
+
+#: Hiders' habits as priors (theta of docs/rules.md), the habits of the literature on hiding (docs/priors.md:
+#: edge and adjacency avoidance, Goh 2023; touching ships, Berry 2011). The magnitudes give a habit one notices but that is
+#: still a habit, not a rule: on 10x10 5,4,3,3,2 the ring holds 5.0 ship cells on average under the
+#: uniform prior, 7.8 under ``edge-hugger`` and 3.0 under ``edge-avoider``; ships touch along 2.1 cell
+#: pairs under the uniform prior, 0.6 under ``spreader`` and 4.1 under ``clusterer`` (docs/priors.md).
+PRESETS: dict[str, Prior] = {
+    "edge-hugger": Prior(edge=0.3),
+    "edge-avoider": Prior(edge=-0.3),
+    "spreader": Prior(touch=-1.0),
+    "clusterer": Prior(touch=0.5),
+}
+
+UNIFORM_NAME = "uniform"
+#: Beliefs that are not a prior by themselves: the experiment's hider, and the prior learnt so far.
+HIDER, LEARN = "hider", "learn"
+BELIEF_WORDS = (HIDER, LEARN)
+
+
+def parse_prior_spec(text: str, what: str = "--hider") -> Prior:
+    """The prior ``text`` names (``uniform``, a preset, a prior text or a JSON file); anything else is one
+    line naming ``what`` (the option it came from) and what was expected."""
+    text = str(text).strip()
+    if text == UNIFORM_NAME:
+        return UNIFORM
+    if text in PRESETS:
+        return PRESETS[text]
+    path = Path(text)
+    if path.is_file():
+        return prior_from_file(path)
+    if "=" in text or ":" in text:
+        try:
+            return Prior.parse(text.replace(":", "=").replace(";", ","))
+        except RulesError as exc:
+            raise RulesError(f"{what} {clip(text)}: {exc}") from None
+    raise BattlelogError(
+        f"{what} {clip(text)!r} is neither uniform, a preset ({', '.join(PRESETS)}), a prior such as "
+        "edge=1.5,touch=-2, nor a prior file"
+    )
+
+
+def prior_from_file(path: Path) -> Prior:
+    """The prior of a JSON file: ``{"prior": {...}}`` (as ``battlelog learn --json`` writes it, other keys
+    ignored) or the prior object itself; anything else is a one-line FileFormatError naming the file."""
+    data = read_json(path)
+    if isinstance(data, dict) and "prior" in data:
+        data = data["prior"]
+    try:
+        return Prior.from_json(data)
+    except RulesError as exc:
+        raise FileFormatError(f"{path}: {exc}") from None
+
+
+def hider_from_json(data: object, where: str) -> Prior:
+    """A hider as experiment.json and game records write it: all three weights, not all 0 (the uniform hider
+    is left out); anything else is a one-line FileFormatError naming ``where``."""
+    try:
+        prior = Prior.from_json(data)
+    except RulesError as exc:
+        raise FileFormatError(f"{where}: hider: {exc}") from None
+    if prior.is_uniform or data != prior.to_json():
+        raise FileFormatError(f"{where}: hider must give edge, vertical and touch, not all 0, got {clip(repr(data))}")
+    return prior
+
+
+def spec_text(prior: Prior) -> str:
+    """The name a prior goes by: its preset's name, ``uniform``, or its text (``edge=0.8,touch=-1``)."""
+    if prior.is_uniform:
+        return UNIFORM_NAME
+    for name, preset in PRESETS.items():
+        if preset == prior:
+            return name
+    return prior.text()
+
+
+def canonical_belief(text: str) -> str:
+    """A player's ``belief`` option in one spelling per meaning, so that one configuration has one name:
+    ``uniform``, ``hider``, ``learn``, a preset's name, or the prior's text (``edge=0.8,touch=-1``; a file
+    is replaced by the prior it holds). Anything else is a one-line error."""
+    text = str(text).strip()
+    if text in BELIEF_WORDS:
+        return text
+    return spec_text(parse_prior_spec(text, "belief"))
+
+
+def belief_prior(text: str) -> Prior:
+    """The prior of a belief that is one by itself (not ``hider`` or ``learn``, which the experiment
+    resolves first): a one-line error otherwise."""
+    if text in BELIEF_WORDS:
+        raise BattlelogError(f"belief={text} is known only inside an experiment (battlelog experiment), not here")
+    return parse_prior_spec(text, "belief")
+
+
+__all__ = ["BELIEF_WORDS", "HIDER", "LEARN", "PRESETS", "belief_prior", "canonical_belief", "hider_from_json", "parse_prior_spec", "prior_from_file", "spec_text"]
