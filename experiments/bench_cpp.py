@@ -35,6 +35,7 @@ Prints Markdown tables to stdout and progress to stderr.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import subprocess
@@ -238,13 +239,16 @@ def battlelog_run(states: Sequence[GameState]) -> tuple[float, list[tuple[int | 
 
 def child(task: dict[str, Any]) -> dict[str, Any]:
     """Cold: the states' marginals in a new process (kernel and modules loaded on first use)."""
-    states = [GameState.from_json(data) for data in task["states"]]
+    states = [GameState.from_json(data) for data in json.loads(Path(task["states"]).read_text())]
     took, _ = battlelog_run(states)
     return {"seconds": took}
 
 
 def battlelog_cold(states: Sequence[GameState], limit: float) -> float | None:
-    found = run_child({"states": [s.to_json() for s in states]}, limit, SCRIPT)
+    with tempfile.TemporaryDirectory(prefix="battlelog-bench-cpp-") as folder:  # a game's states are too long for argv
+        path = Path(folder) / "states.json"
+        path.write_text(json.dumps([s.to_json() for s in states]))
+        found = run_child({"states": str(path)}, limit, SCRIPT)
     return found.get("seconds")
 
 
@@ -527,6 +531,7 @@ def main(argv: list[str] | None = None) -> int:
             rows += rect_rows(cpp, args)
     finally:
         cpp.close()
+        print(markdown_table(HEADER, [row.cells() for row in rows], align="lrrrrrrrrl"), file=sys.stderr)
     print(markdown_table(HEADER, [row.cells() for row in rows], align="lrrrrrrrrl"))
     print(f"\nload average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
     return 0
