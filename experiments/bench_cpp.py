@@ -407,7 +407,7 @@ VARIANTS = (
 
 def game_rows(cpp: CppEngine, args: argparse.Namespace, played: dict[tuple[str, str], list[list[GameState]]]) -> list[Row]:
     rows = []
-    for touch, sinks in VARIANTS:
+    for touch, sinks in played:
         games = played[(touch, sinks)]
         mid = [game[len(game) // 2] for game in games]
         mode = "count" if touch == "none" else "marg"
@@ -423,7 +423,7 @@ def floor_rows(cpp: CppEngine, args: argparse.Namespace, played: dict[tuple[str,
     """The late states (20 to 200 layouts) of the standard games, per call, and the one nearest 84 layouts."""
     rows = []
     for touch in ("allowed", "none"):
-        states = [s for game in played[(touch, "named")] for s in game]
+        states = [s for game in played.get((touch, "named"), []) for s in game]
         _, found = battlelog_run(states)
         late = [(s, m) for s, (m, _) in zip(states, found) if m is not None and FLOOR_LAYOUTS[0] <= m <= FLOOR_LAYOUTS[1]]
         if not late:
@@ -477,6 +477,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cpp", help="the C++ driver program (built outside the repository)")
     parser.add_argument("--only", default=",".join(PARTS), help=f"rows to measure, of {','.join(PARTS)}")
+    parser.add_argument(
+        "--variants",
+        default=",".join(f"{t}/{s}" for t, s in VARIANTS),
+        help="rule variants (touch/sinks) whose games are played, for the games and floor rows",
+    )
     parser.add_argument("--games", type=int, default=3, help="greedy games per rule variant")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rounds", type=int, default=2, help="ABBA rounds for single states (minima kept)")
@@ -495,6 +500,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     unknown = set(args.only.split(",")) - set(PARTS)
     if problem is None and unknown:
         problem = f"--only: unknown part {sorted(unknown)[0]!r} (choose among {','.join(PARTS)})"
+    variants = [tuple(v.split("/")) for v in args.variants.split(",")]
+    if problem is None and any(v not in VARIANTS for v in variants):
+        problem = f"--variants: each of touch/sinks among {','.join(f'{t}/{s}' for t, s in VARIANTS)}"
     for name in ("games", "rounds", "game_rounds", "floor_rounds"):
         if problem is None and getattr(args, name) < 1:
             problem = f"--{name.replace('_', '-')} must be at least 1"
@@ -517,7 +525,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         played: dict[tuple[str, str], list[list[GameState]]] = {}
         if parts & {"games", "floor"}:
-            for touch, sinks in VARIANTS:
+            for touch, sinks in [tuple(v.split("/")) for v in args.variants.split(",")]:
                 played[(touch, sinks)] = greedy_games(
                     GameConfig(10, FLEET, Rules(touch=touch, sinks=sinks)), args.games, args.seed
                 )
