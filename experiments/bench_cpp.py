@@ -411,7 +411,8 @@ def game_rows(cpp: CppEngine, args: argparse.Namespace, played: dict[tuple[str, 
         games = played[(touch, sinks)]
         mid = [game[len(game) // 2] for game in games]
         mode = "count" if touch == "none" else "marg"
-        rows.append(measure(f"mid-game state, {touch}/{sinks}", mid, cpp, mode, args.rounds, args.limit, per_state=True))
+        mid_mode = "marg" if args.full_none else mode
+        rows.append(measure(f"mid-game state, {touch}/{sinks}", mid, cpp, mid_mode, args.rounds, args.limit, per_state=True))
         states = [s for game in games for s in game]
         row = measure(f"{len(games)} greedy games, {touch}/{sinks}", states, cpp, mode, args.game_rounds, args.limit * len(games))
         row.label += f", {np.mean([len(g) + 1 for g in games]):.1f} shots"
@@ -493,7 +494,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--full-none",
         action="store_true",
-        help="no-contact empty boards: the C++ marginals (one count per cell, long) instead of its count",
+        help="no-contact empty boards and mid-game states: the C++ marginals (one count per cell, long) instead of its count",
     )
     args = parser.parse_args(argv)
     problem = binary_problem(args.cpp)
