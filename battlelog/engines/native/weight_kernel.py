@@ -3,9 +3,10 @@
 Plain Python in numba's subset, like :mod:`battlelog.engines.native.kernel` (which it reads the key
 layout of), run interpreted or compiled by :func:`battlelog.engines.native.jit.weight_kernels`.
 
-A transition's weight ``weight[t]`` is exp of its share of theta . f(layout) (scaled per level by
-the caller so that its largest is 1): a layout's weight is the product of its transitions'. The
-passes are the integer ones of the counting kernel with a product by ``weight[t]`` added, in float64;
+A transition's weight is exp of its share of theta . f(layout), which depends only on its action and
+its touching pairs (0 to 2): the caller gives each level's weights as a small ``table`` indexed by
+``3 * action + pairs``, divided by its largest. A layout's weight is the product of its transitions'. The
+passes are the integer ones of the counting kernel with a product by the weight added, in float64;
 the caller rescales every level's values so that its largest is 1 and keeps the logarithms of the
 scales apart, so nothing overflows or underflows however many levels are multiplied.
 """
@@ -50,51 +51,58 @@ def touching(
                 out[t] = 0
 
 
-def forward(fwd: np.ndarray, first: np.ndarray, child: np.ndarray, weight: np.ndarray, out: np.ndarray) -> None:
-    """One step forward: ``out[child[t]] += fwd[s] * weight[t]`` over every transition t of every state s."""
+def forward(fwd: np.ndarray, first: np.ndarray, child: np.ndarray, action: np.ndarray, pairs: np.ndarray, table: np.ndarray, out: np.ndarray) -> None:
+    """One step forward: ``out[child[t]] += fwd[s] * w(t)`` over every transition t of every state s, where
+    w(t) is ``table[3 * action[t] + pairs[t]]`` (``pairs`` empty: no touching pairs counted, 0)."""
+    counted = pairs.shape[0] > 0
     for s in range(first.shape[0] - 1):
         here = fwd[s]
         for t in range(first[s], first[s + 1]):
-            out[child[t]] += here * weight[t]
+            out[child[t]] += here * table[3 * action[t] + (pairs[t] if counted else 0)]
 
 
 def backward(
     child_bwd: np.ndarray, fwd: np.ndarray, first: np.ndarray, child: np.ndarray, action: np.ndarray,
-    weight: np.ndarray, pairs: np.ndarray, uses: np.ndarray,
+    pairs: np.ndarray, table: np.ndarray, uses: np.ndarray,
 ) -> np.ndarray:  # fmt: skip
-    """One step back: each state's weighted ways to finish the board; ``uses[a - 1] += fwd * weight * bwd``
-    per placement action a, and ``uses[-1]`` the same times the transition's touching ``pairs`` (empty:
-    none counted)."""
+    """One step back: each state's weighted ways to finish the board; ``uses[a - 1] += fwd * w(t) * bwd``
+    per placement action a, and ``uses[-1]`` the same times the transition's touching ``pairs``."""
     states = first.shape[0] - 1
     placements = uses.shape[0] - 1
+    counted = pairs.shape[0] > 0
     bwd = np.zeros(states, dtype=np.float64)
     for s in range(states):
         total = 0.0
         here = fwd[s]
         for t in range(first[s], first[s + 1]):
-            ways = weight[t] * child_bwd[child[t]]
+            touching = pairs[t] if counted else 0
+            ways = table[3 * action[t] + touching] * child_bwd[child[t]]
             total += ways
             if action[t] > 0:
                 uses[action[t] - 1] += here * ways
-            if pairs.shape[0] > 0 and pairs[t] > 0:
-                uses[placements] += here * ways * pairs[t]
+            if touching > 0:
+                uses[placements] += here * ways * touching
         bwd[s] = total
     return bwd
 
 
-def choose(child_bwd: np.ndarray, first: np.ndarray, child: np.ndarray, weight: np.ndarray, at: np.ndarray, draws: np.ndarray) -> np.ndarray:
+def choose(
+    child_bwd: np.ndarray, first: np.ndarray, child: np.ndarray, action: np.ndarray, pairs: np.ndarray,
+    table: np.ndarray, at: np.ndarray, draws: np.ndarray,
+) -> np.ndarray:  # fmt: skip
     """For walkers at states ``at`` of one level, the transition each takes, with probability proportional
-    to ``weight[t] * child_bwd[child[t]]`` (``draws[i]`` uniform in [0, 1))."""
+    to ``w(t) * child_bwd[child[t]]`` (``draws[i]`` uniform in [0, 1))."""
+    counted = pairs.shape[0] > 0
     out = np.empty(at.shape[0], dtype=np.int64)
     for i in range(at.shape[0]):
         s = at[i]
         total = 0.0
         for t in range(first[s], first[s + 1]):
-            total += weight[t] * child_bwd[child[t]]
+            total += table[3 * action[t] + (pairs[t] if counted else 0)] * child_bwd[child[t]]
         left = draws[i] * total
         chosen = -1
         for t in range(first[s], first[s + 1]):
-            ways = weight[t] * child_bwd[child[t]]
+            ways = table[3 * action[t] + (pairs[t] if counted else 0)] * child_bwd[child[t]]
             if ways > 0.0:
                 chosen = t  # the last one with a future, should rounding carry ``left`` past the end
                 if left < ways:

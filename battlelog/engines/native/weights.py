@@ -91,49 +91,51 @@ class Weigher:
         self._ends: list[np.ndarray] | None = None
         self._log_weight = 0.0
 
-    def weights(self, level: Level, j: int) -> tuple[np.ndarray, float]:
-        """Level j's transition weights divided by their largest, and the log of that largest."""
-        log_weight = self.base[level.action, j]
-        if self.touch and level.touching is not None:
-            log_weight = log_weight + self.touch * level.touching
-        top = float(log_weight.max()) if len(log_weight) else 0.0
-        return np.exp(log_weight - top), top
+    def weights(self, level: Level, j: int) -> tuple[np.ndarray, float, np.ndarray]:
+        """Level j's weights as the kernel reads them: ``table[3 * action + pairs]`` divided by its largest,
+        the log of that largest, and the transitions' touching pairs (empty when the sweep did not count them)."""
+        log_table = self.base[:, j, None] + self.touch * np.arange(3.0)[None, :]
+        top = float(log_table.max())
+        return np.exp(log_table - top).ravel(), top, _NO_PAIRS if level.touching is None else level.touching
 
-    def _forward(self, levels: list[Level], start: int, fwd: np.ndarray, log: float) -> list[tuple[np.ndarray, float, np.ndarray, float]]:
-        """Per level of a segment: its scaled forward values, their log scale, its weights and their log scale;
-        then the values after the segment (weights empty)."""
-        out = []
+    def _forward(self, levels: list[Level], start: int, fwd: np.ndarray, log: float) -> list[tuple[np.ndarray, float]]:
+        """The scaled forward values before each level of a segment and after it, with their log scales."""
+        out = [(fwd, log)]
         for offset, level in enumerate(levels):
-            weight, top = self.weights(level, start + offset)
-            out.append((fwd, log, weight, top))
+            table, top, pairs = self.weights(level, start + offset)
             after = np.zeros(int(level.child.max()) + 1 if len(level.child) else 0)
-            jit.weight_kernels(len(fwd)).forward(fwd, level.first, level.child, weight, after)
+            jit.weight_kernels(len(fwd)).forward(fwd, level.first, level.child, level.action, pairs, table, after)
             scale = float(after.max()) if len(after) else 1.0
             fwd, log = after / scale, log + top + math.log(scale)
-        out.append((fwd, log, np.zeros(0), 0.0))
+            out.append((fwd, log))
         return out
 
     def weighted(self) -> Weighted:
-        """The weighted posterior of the model's problem (ships named, interchangeable ones alike)."""
+        """The weighted posterior of the model's problem (ships named, interchangeable ones alike).
+
+        The forward values of every level are kept from the forward pass when the model keeps its levels;
+        a model that rebuilds its segments recomputes them one segment at a time on the way back."""
         model, tables = self.model, self.model.tables
         if model.paths == 0:
             return _none(tables)
-        starts = [(np.ones(1), 0.0)]
-        for segment in model.segments:  # forward: the values at each segment start, and the log partition
-            fwd, log, _, _ = self._forward(model.segment_levels(segment), segment.start, *starts[-1])[-1]
-            starts.append((fwd, log))
+        starts, kept = [(np.ones(1), 0.0)], {}
+        for index, segment in enumerate(model.segments):  # forward: every segment start, and the log partition
+            passes = self._forward(model.segment_levels(segment), segment.start, *starts[-1])
+            starts.append(passes[-1])
+            if not model.rebuilds:
+                kept[index] = passes
         log_z = starts[-1][1] + math.log(float(starts[-1][0][0]))
         uses = np.zeros((2 * len(tables.kinds) + 1, tables.cell_count))
         bwd, log_bwd = np.ones(1), 0.0
         for index in range(len(model.segments) - 1, -1, -1):
             segment = model.segments[index]
             levels = model.segment_levels(segment)
-            passes = self._forward(levels, segment.start, *starts[index])
+            passes = kept.pop(index) if index in kept else self._forward(levels, segment.start, *starts[index])
             for offset in range(len(levels) - 1, -1, -1):
-                level, (fwd, log, weight, top) = levels[offset], passes[offset]
+                level, (fwd, log) = levels[offset], passes[offset]
+                table, top, pairs = self.weights(level, segment.start + offset)
                 tally = np.zeros(2 * len(tables.kinds) + 1)
-                pairs = _NO_PAIRS if level.touching is None else level.touching
-                here = jit.weight_kernels(len(fwd)).backward(bwd, fwd, level.first, level.child, level.action, weight, pairs, tally)
+                here = jit.weight_kernels(len(fwd)).backward(bwd, fwd, level.first, level.child, level.action, pairs, table, tally)
                 uses[:, segment.start + offset] = tally * math.exp(log + top + log_bwd - log_z)
                 scale = float(here.max())
                 bwd, log_bwd = here / scale, log_bwd + top + math.log(scale)
@@ -152,9 +154,9 @@ class Weigher:
             levels = model.segment_levels(segment)
             through, _ = self._backward_through(levels, segment.start, end)
             for offset, level in enumerate(levels):
-                weight, _ = self.weights(level, segment.start + offset)
+                table, _, pairs = self.weights(level, segment.start + offset)
                 run = jit.weight_kernels(len(level.fwd))
-                taken = run.choose(through[offset + 1], level.first, level.child, weight, at, rng.random(count))
+                taken = run.choose(through[offset + 1], level.first, level.child, level.action, pairs, table, at, rng.random(count))
                 out[:, segment.start + offset] = level.action[taken]
                 at = level.child[taken].astype(np.int64)
         return out
@@ -166,9 +168,9 @@ class Weigher:
         tally = np.zeros(2 * len(self.model.tables.kinds) + 1)  # backward's per-placement shares, not needed here
         for offset in range(len(levels) - 1, -1, -1):
             level = levels[offset]
-            weight, top = self.weights(level, start + offset)
+            table, top, pairs = self.weights(level, start + offset)
             ignored = np.zeros(len(level.fwd))
-            here = jit.weight_kernels(len(level.fwd)).backward(out[-1], ignored, level.first, level.child, level.action, weight, _NO_PAIRS, tally)
+            here = jit.weight_kernels(len(level.fwd)).backward(out[-1], ignored, level.first, level.child, level.action, pairs, table, tally)
             scale = float(here.max())
             out.append(here / scale)
             log += top + math.log(scale)
