@@ -173,7 +173,7 @@ class NativeEngine(Engine):
         whole: list[LayeredModel] = []
 
         def weigh(part: Problem, depth: int) -> Weighted:
-            model = self._compile(part, order, depth, tracked)
+            model = self._compile(part, order, depth, tracked) if tracked else self._compile(part, order, depth)
             whole.extend([model] if depth == 0 else [])
             return weigher(model, prior).weighted()
 
@@ -236,12 +236,12 @@ class NativeEngine(Engine):
     def _models(self, problem: Problem, key: PosteriorKey, order: Symmetry, tracked: bool = False) -> list[LayeredModel]:
         """The layered models of ``problem`` swept in ``order``, split into cases while one would exceed the budget."""
         self._kept = None  # free the previous model before building the next one
-        models = budget.split_until_it_fits(problem, lambda part, depth: self._compile(part, order, depth, tracked), self.name, self.memory_budget)
+        models = budget.split_until_it_fits(problem, lambda part, depth: self._compile(part, order, depth, tracked) if tracked else self._compile(part, order, depth), self.name, self.memory_budget)
         if len(models) == 1:
             self._kept = (key, models[0])
         return models
 
-    def _compile(self, problem: Problem, order: Symmetry, depth: int, tracked: bool = False) -> LayeredModel:
+    def _compile(self, problem: Problem, order: Symmetry, depth: int, tracked: bool = False) -> LayeredModel:  # untracked: called as before
         tables = SweepTables(problem, order, tracked=tracked)
         listener = progress.listener()
         what = problem.label() + (f" (case of a split, depth {depth})" if depth else "")
