@@ -85,11 +85,19 @@ class Weigher:
     """One model under one prior: every level's transition weights, the passes, and what draws read."""
 
     def __init__(self, model: LayeredModel, prior: Prior) -> None:
-        self.model, self.prior = model, prior
+        self._model = weakref.ref(model)  # not a strong reference: :func:`weigher` keeps weighers by weak model keys
+        self.prior = prior
         self.base = placement_log_weights(model.tables, prior)
         self.touch = prior.touch if model.tables.touch == TRACKED else 0.0
         self._ends: list[np.ndarray] | None = None
         self._log_weight = 0.0
+
+    @property
+    def model(self) -> LayeredModel:
+        model = self._model()
+        if model is None:
+            raise ReferenceError("the layered model of this weigher is gone")
+        return model
 
     def weights(self, level: Level, j: int) -> tuple[np.ndarray, float, np.ndarray]:
         """Level j's weights as the kernel reads them: ``table[3 * action + pairs]`` divided by its largest,
@@ -200,8 +208,8 @@ _WEIGHERS: weakref.WeakKeyDictionary[LayeredModel, dict[Prior, Weigher]] = weakr
 
 
 def weigher(model: LayeredModel, prior: Prior) -> Weigher:
-    """The model's weigher under ``prior``, kept as long as the model is, so that draw after draw from one
-    model computes its backward values once."""
+    """The model's weigher under ``prior``, kept as long as the model is (and no longer: a weigher holds its
+    model weakly), so that draw after draw from one model computes its backward values once."""
     by_prior = _WEIGHERS.setdefault(model, {})
     if prior not in by_prior:
         by_prior[prior] = Weigher(model, prior)
