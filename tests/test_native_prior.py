@@ -362,3 +362,15 @@ def test_float_passes_against_exact_rational_arithmetic() -> None:
             exact = Fraction(sum(w for w, c in zip(weight, covered[:, cell]) if c), total)
             worst = max(worst, abs(float((Fraction(float(got.cells.flat[cell])) - exact) / exact)))
         assert worst < 1e-12, worst
+
+
+def test_models_are_freed_once_the_engine_drops_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The weighers' cache holds models weakly: after a game's worth of swept states, only the kept model's remains."""
+    import gc
+
+    monkeypatch.setattr(few, "PAIR_LIMIT", 0)
+    engine = NativeEngine()
+    for state, _ in prior_cases()[:20]:
+        engine.marginals(state)
+    gc.collect()
+    assert len(weights._WEIGHERS) <= 1
