@@ -94,7 +94,7 @@ def check_key_bits(what: str, size: int, field_bits: int, count_bits: Sequence[i
     profile = profile_bits(touch, size, tracked)
     key_bits = field_bits * (size + 1) + profile + sum(count_bits)
     if key_bits > 64:
-        weighed = " weighed by the prior" if tracked and touch == "allowed" else ""
+        weighed = " kept for the prior's touch feature" if tracked and touch == "allowed" else ""
         occupancy = f", {profile} bits of occupancy for touch {touch}{weighed}" if profile else ""
         raise BattlelogError(
             f"the native engine packs a frontier state into 64 bits, and {what} needs {key_bits} "
