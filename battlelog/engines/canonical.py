@@ -2,7 +2,7 @@
 
 Two game states that are images of each other under a symmetry of the board have images of each
 other as posteriors, so a cache keyed by a state's canonical form (the least of its eight images)
-answers all eight at once.
+answers all eight at once; under a prior that weighs vertical ships, the four that do not transpose.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ PosteriorKey = tuple[object, ...]
 def posterior_key(state: GameState, symmetry: Symmetry = IDENTITY) -> PosteriorKey:
     """What the posterior of the image of ``state`` under ``symmetry`` depends on, and nothing else.
 
-    The rules, the misses, the hits, and for each sink the ship (-1 when sinks are unnamed), its cell
+    The rules, the prior (when not uniform: ``GameConfig.effective_prior``), the misses, the hits, and for each sink the ship (-1 when sinks are unnamed), its cell
     and the hits up to that shot (the order of the other shots does not matter), as row-major cell
     indices. Equal keys mean equal posteriors.
     """
@@ -28,10 +28,19 @@ def posterior_key(state: GameState, symmetry: Symmetry = IDENTITY) -> PosteriorK
 
 
 def canonical_form(state: GameState) -> tuple[PosteriorKey, Symmetry]:
-    """The least posterior key among the state's images under the board's symmetries (eight on a
-    square, four on a rectangle), and a symmetry that maps the state to it."""
-    keys = _keys(state, _all_index_maps(state.rows, state.cols))
-    return min(zip(keys, symmetries_of(state.rows, state.cols)), key=lambda pair: pair[0])
+    """The least posterior key among the state's images under the symmetries that keep its posterior's
+    form (:func:`prior_symmetries`), and a symmetry that maps the state to it."""
+    symmetries = prior_symmetries(state)
+    keys = _keys(state, _all_index_maps(state.rows, state.cols)[: len(symmetries)])
+    return min(zip(keys, symmetries), key=lambda pair: pair[0])
+
+
+def prior_symmetries(state: GameState) -> tuple[Symmetry, ...]:
+    """The board's symmetries (eight on a square, four on a rectangle) under which the prior is the same:
+    ``edge`` and ``touch`` are kept by all eight, ``vertical`` only by the four that do not transpose (a
+    transpose turns vertical ships into horizontal ones). The non-transposing four come first."""
+    symmetries = symmetries_of(state.rows, state.cols)
+    return symmetries[:4] if state.config.effective_prior.vertical else symmetries
 
 
 def _keys(state: GameState, images: np.ndarray) -> list[PosteriorKey]:
@@ -52,7 +61,8 @@ def _keys(state: GameState, images: np.ndarray) -> list[PosteriorKey]:
             ship = -1 if shot.ship is None else shot.ship
             sinks.append((ship, images[:, shot.row * n + shot.col].tolist(), cells(list(hits))))
     rules = state.config.rules
-    head = ((rows, n) if rows != n else n, state.ships, rules.touch, rules.sinks)
+    prior = state.config.effective_prior
+    head = ((rows, n) if rows != n else n, state.ships, rules.touch, rules.sinks, *(() if prior.is_uniform else (prior.theta,)))
     misses = cells([r * n + c for r, c in state.misses])
     hit_cells = cells(hits)
     return [
@@ -69,4 +79,4 @@ def _all_index_maps(rows: int, cols: int) -> np.ndarray:
     return out
 
 
-__all__ = ["PosteriorKey", "canonical_form", "posterior_key"]
+__all__ = ["PosteriorKey", "canonical_form", "posterior_key", "prior_symmetries"]

@@ -1,12 +1,12 @@
 """What the native engine remembers between calls: in its workspace, and on disk across processes.
 
 - :class:`StateCache`: marginals of recent states, keyed by canonical form under the board's eight
-  symmetries and bounded in size; a :class:`~battlelog.engines.workspace.Workspace` holds one. In
+  symmetries (four under a prior that weighs vertical ships) and bounded in size; a :class:`~battlelog.engines.workspace.Workspace` holds one. In
   an experiment a worker plays game after game in one workspace, and a deterministic player's first
   shots differ between games only by a symmetry of the board (the empty board's best cells are the
   four central ones, and so on), so the early, expensive states repeat.
 - :class:`EmptyBoards`: the empty board of a configuration, on disk in the user's cache folder,
-  keyed by board, fleet, touch rule (the one rule that changes an empty board) and :data:`FORMAT`,
+  keyed by board, fleet, touch rule (the one rule that changes an empty board), prior and :data:`FORMAT`,
   so that a new process answers the first move at once.
 """
 
@@ -92,15 +92,19 @@ class EmptyBoards:
     def path(self, config: GameConfig) -> Path:
         directory = self.directory if self.directory is not None else cache_dir()
         touch = "" if config.rules.touch == ALLOWED else f"_touch-{config.rules.touch}"
-        return directory / f"native-v{FORMAT}" / f"{config.shape}_{format_ships(config.ships).replace(',', '-')}{touch}.npz"
+        prior = config.effective_prior
+        weighed = "" if prior.is_uniform else f"_prior-{prior.text()}"
+        return directory / f"native-v{FORMAT}" / f"{config.shape}_{format_ships(config.ships).replace(',', '-')}{touch}{weighed}.npz"
 
     @staticmethod
     def meta(config: GameConfig) -> dict[str, Any]:
-        """What a file records of its configuration (the touch rule only when it is not ``allowed``,
-        so that the files written before rules existed still count)."""
+        """What a file records of its configuration (the touch rule only when it is not ``allowed`` and
+        the prior only when it is not uniform, so that the files written before either existed still count)."""
         out: dict[str, Any] = {"format": FORMAT, **config.board_json(), "ships": list(config.ships)}
         if config.rules.touch != ALLOWED:
             out["touch"] = config.rules.touch
+        if not config.effective_prior.is_uniform:
+            out["prior"] = config.effective_prior.to_json()
         return out
 
     def load(self, config: GameConfig) -> Marginals | None:

@@ -19,22 +19,29 @@ layouts that leave it empty, and those that cover it), and the cases' counts are
 
 from __future__ import annotations
 
+import functools
+import math
+import operator
+
 import numpy as np
 
 from battlelog.engines import budget, progress
-from battlelog.engines.base import Engine, Marginals, check_prior_support
+from battlelog.engines.base import Engine, Marginals
 from battlelog.engines.canonical import PosteriorKey, canonical_form, posterior_key
 from battlelog.engines.native.counts import Counts
-from battlelog.engines.native.few import LISTING_BYTES, few_counts
+from battlelog.engines.native.few import LISTING_BYTES, few_counts, few_weighted
 from battlelog.engines.native.layered import LayeredModel, sweep
 from battlelog.engines.native.tables import SweepTables, check_board_bits, check_problem_bits, sweep_orders
+from battlelog.engines.native.weights import Weighted, weigher, weighted_sample
 from battlelog.engines.workspace import Workspace
 from battlelog.errors import Inconsistent
 from battlelog.model.ground import Problem, ground_problem
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement
+from battlelog.rules.prior import Prior
 from battlelog.rules.state import GameState
 from battlelog.rules.symmetry import IDENTITY, Symmetry
+from battlelog.rules.variants import ALLOWED
 
 
 def sweep_order(state: GameState) -> Symmetry:
@@ -56,23 +63,33 @@ def sweep_order(state: GameState) -> Symmetry:
 
 
 class NativeEngine(Engine):
-    """Exact marginals, layout counts and uniform samples from the compiled layered model.
+    """Exact marginals, layout counts and samples from the compiled layered model.
 
     Keeps the last state's model (when it was not split), so that drawing layouts of the state just
     asked about costs no second compilation. Recent states' marginals and the empty boards on disk
     are the ``workspace``'s (None: a workspace of its own); without a ``memory_budget`` of its own
     it uses the one in force at each call (:func:`battlelog.engines.budget.memory_budget`).
+
+    Priors (``state.config.prior``): the marginals and draws are the weighted posterior's (computed
+    by float64 passes over the same model: :mod:`battlelog.engines.native.weights`); ``models`` stays
+    the exact number of consistent layouts. Two methods the other engines need not have serve
+    learning a prior: :meth:`feature_expectations` (E[edge, vertical, touch] under the weighted
+    posterior) and :meth:`log_partition` (log of the sum of the weights of the consistent layouts).
+    The uniform prior keeps the integer path: its figures are exact ratios of integer counts.
     """
 
     name = "native"
     counts_models = True
     gives_placements = True
     samples = True
+    weighs_priors = True
 
     def __init__(self, memory_budget: int | None = None, workspace: Workspace | None = None) -> None:
         self._budget = None if memory_budget is None else int(memory_budget)
         self.workspace = Workspace() if workspace is None else workspace
         self._kept: tuple[PosteriorKey, LayeredModel] | None = None
+        #: The last weighted posterior computed, by posterior key (and whether touching pairs were tracked).
+        self._weighed: tuple[PosteriorKey, Weighted] | None = None
 
     @property
     def memory_budget(self) -> int:
@@ -83,12 +100,10 @@ class NativeEngine(Engine):
     def check_board(cls, config: GameConfig) -> None:
         """Every state of a game on ``config`` must pack into the sweep's 64-bit frontier keys."""
         check_board_bits(config)
-        check_prior_support(cls, config)
 
     # ----- marginals ------------------------------------------------------------------------------
     def marginals(self, state: GameState) -> Marginals:
         """Exact occupancy and placement marginals of ``state``, and its number of layouts."""
-        check_prior_support(self, state.config)
         states, empty_boards = self.workspace.states, self.workspace.empty_boards
         canonical = canonical_form(state)
         cached = states.get(state, canonical)
@@ -98,7 +113,8 @@ class NativeEngine(Engine):
         if stored is not None:
             states.put(state, stored, canonical)
             return stored
-        result = self.counts(state).marginals()
+        prior = state.config.effective_prior
+        result = self.counts(state).marginals() if prior.is_uniform else self.weighted(state, bool(prior.touch)).marginals()
         states.put(state, result, canonical)
         if not state.shots:
             empty_boards.save(state.config, result)
@@ -121,33 +137,82 @@ class NativeEngine(Engine):
             return listed
         return self._counted(problem, posterior_key(state), sweep_order(state))
 
+    def weighted(self, state: GameState, tracked: bool = False) -> Weighted:
+        """The weighted posterior of ``state`` under its prior (the uniform one too), by listing its layouts
+        when they are few, else by weighing its layered models. ``tracked``: count touching pairs under
+        ``allowed`` (their expectation, or a touch weight, needs them), at the price of a larger model."""
+        tracked = tracked and state.config.rules.touch == ALLOWED
+        prior, key = state.config.effective_prior, _model_key(state, tracked)
+        if self._weighed is not None and self._weighed[0] in (key, _model_key(state, True)):
+            return self._weighed[1]
+        result = weigher(self._kept[1], prior).weighted() if self._kept is not None and self._kept[0] == key else None
+        if result is None:
+            problem = ground_problem(state)
+            check_problem_bits(problem, tracked)
+            listed = few_weighted(problem, prior) if self.memory_budget >= LISTING_BYTES else None
+            result = listed if listed is not None else self._weighed_cases(problem, key, sweep_order(state), prior, tracked)
+        if result.models == 0:
+            raise Inconsistent("no layout of the fleet fits all the answers")
+        self._weighed = (key, result)
+        return result
+
+    def feature_expectations(self, state: GameState) -> np.ndarray:
+        """E[edge, vertical, touch] (:data:`battlelog.rules.prior.FEATURES`) over the layouts consistent with
+        ``state``, weighted by its prior: exact, from the same passes as the marginals."""
+        return self.weighted(state, tracked=True).features.copy()
+
+    def log_partition(self, state: GameState) -> float:
+        """log of the sum of exp(theta . f) over the layouts consistent with ``state`` (ships named; for the
+        uniform prior, log of ``models``)."""
+        prior = state.config.effective_prior
+        return math.log(self.counts(state).models) if prior.is_uniform else self.weighted(state, bool(prior.touch)).log_z
+
+    def _weighed_cases(self, problem: Problem, key: PosteriorKey, order: Symmetry, prior: Prior, tracked: bool) -> Weighted:
+        """As :meth:`_counted`, weighed: each case read and dropped before the next is compiled."""
+        self._kept = None
+        whole: list[LayeredModel] = []
+
+        def weigh(part: Problem, depth: int) -> Weighted:
+            model = self._compile(part, order, depth, tracked) if tracked else self._compile(part, order, depth)
+            whole.extend([model] if depth == 0 else [])
+            return weigher(model, prior).weighted()
+
+        parts = budget.split_until_it_fits(problem, weigh, self.name, self.memory_budget)
+        self._kept = (key, whole[0]) if whole else None
+        return functools.reduce(operator.add, parts)
+
     def problem_counts(self, problem: Problem, order: Symmetry = IDENTITY) -> Counts:
         """Exact integer counts of a ground problem as given (its touch rule included), swept in ``order``."""
         return self._counted(problem, ("problem", problem), order)
 
     # ----- sampling -------------------------------------------------------------------------------
     def sample(self, state: GameState, count: int, rng: np.random.Generator) -> list[tuple[Placement, ...]]:
-        """``count`` layouts drawn independently and uniformly among those consistent with ``state``.
+        """``count`` layouts drawn independently from the posterior of ``state`` (uniform, or weighted by its prior).
 
         Each draw walks the layered model from the first cell to the last, taking every transition
-        with probability proportional to the layouts through it; interchangeable ships are then named
-        in a uniformly random order. A split state first draws its case, in proportion to its layouts.
+        with probability proportional to the layouts (their weight) through it; interchangeable ships
+        are then named in a uniformly random order (a weight does not depend on the naming). A split
+        state first draws its case, in proportion to its layouts (their weight).
         """
-        check_prior_support(self, state.config)
-        return _sample(self._models_of(state), count, rng)
+        prior = state.config.effective_prior
+        if prior.is_uniform:
+            return _sample(self._models_of(state), count, rng)
+        models = self._models_of(state, bool(prior.touch) and state.config.rules.touch == ALLOWED)
+        return weighted_sample(models, prior, count, rng, _name_ships)
 
     def problem_sample(self, problem: Problem, count: int, rng: np.random.Generator, order: Symmetry = IDENTITY) -> list[tuple[Placement, ...]]:
         """``count`` layouts drawn independently and uniformly among those of a ground problem as given."""
         return _sample(self._models(problem, ("problem", problem), order), count, rng)
 
     # ----- compiling --------------------------------------------------------------------------------
-    def _models_of(self, state: GameState) -> list[LayeredModel]:
+    def _models_of(self, state: GameState, tracked: bool = False) -> list[LayeredModel]:
         """The layered models of ``state``: the one kept from the last call when it is this posterior's
-        (a player that samples a state and then asks its marginals sweeps once), else new ones."""
-        key = posterior_key(state)
+        (a player that samples a state and then asks its marginals sweeps once), else new ones;
+        ``tracked``: with touching pairs counted (a prior's touch weight)."""
+        key = _model_key(state, tracked)
         if self._kept is not None and self._kept[0] == key:
             return [self._kept[1]]
-        return self._models(ground_problem(state), key, sweep_order(state))
+        return self._models(ground_problem(state), key, sweep_order(state), tracked)
 
     def _counted(self, problem: Problem, key: PosteriorKey, order: Symmetry) -> Counts:
         """The counts of ``problem`` swept in ``order``, split into cases while one would exceed the
@@ -168,22 +233,28 @@ class NativeEngine(Engine):
             self._kept = (key, whole[0])
         return _total(counts)
 
-    def _models(self, problem: Problem, key: PosteriorKey, order: Symmetry) -> list[LayeredModel]:
+    def _models(self, problem: Problem, key: PosteriorKey, order: Symmetry, tracked: bool = False) -> list[LayeredModel]:
         """The layered models of ``problem`` swept in ``order``, split into cases while one would exceed the budget."""
         self._kept = None  # free the previous model before building the next one
-        models = budget.split_until_it_fits(problem, lambda part, depth: self._compile(part, order, depth), self.name, self.memory_budget)
+        models = budget.split_until_it_fits(problem, lambda part, depth: self._compile(part, order, depth, tracked) if tracked else self._compile(part, order, depth), self.name, self.memory_budget)
         if len(models) == 1:
             self._kept = (key, models[0])
         return models
 
-    def _compile(self, problem: Problem, order: Symmetry, depth: int) -> LayeredModel:
-        tables = SweepTables(problem, order)
+    def _compile(self, problem: Problem, order: Symmetry, depth: int, tracked: bool = False) -> LayeredModel:  # untracked: called as before
+        tables = SweepTables(problem, order, tracked=tracked)
         listener = progress.listener()
         what = problem.label() + (f" (case of a split, depth {depth})" if depth else "")
         return sweep(tables, self.memory_budget, None if listener is None else lambda done: listener(what, done))
 
     def close(self) -> None:
         self._kept = None
+        self._weighed = None
+
+
+def _model_key(state: GameState, tracked: bool) -> PosteriorKey:
+    """What a kept model of ``state`` is known by: its posterior (the prior included), and whether it counts touching pairs."""
+    return (*posterior_key(state), "tracked") if tracked else posterior_key(state)
 
 
 def _total(parts: list[Counts]) -> Counts:

@@ -10,7 +10,8 @@ rule forbids to other ships: none under ``allowed``, the side neighbours under `
 under ``none``; contact is symmetric, so testing each new placement against what the earlier ones
 block is enough). A placement joins a partial layout when it covers no blocked cell; at the end the
 layouts that leave a required cell uncovered are dropped. Ships are told apart, so every layout is
-listed once per naming, as the counts are.
+listed once per naming, as the counts are. Under a prior each listed layout is weighed by its own
+features (:func:`few_weighted`).
 
 The bound is the work itself: before each ship, the number of (partial layout, placement) pairs to
 test is known, and past :data:`PAIR_LIMIT` the listing gives up (returns None) so that the engine
@@ -19,13 +20,16 @@ sweeps instead; giving up costs at most that much work, a fraction of the sweep 
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 import numpy as np
 
 from battlelog.engines.native.counts import Counts
+from battlelog.engines.native.weights import Weighted
 from battlelog.model.ground import Problem
 from battlelog.rules.geometry import Placement, placement_matrix
+from battlelog.rules.prior import Prior
 
 #: Most (partial layout, placement) pairs tested for one ship before giving up to the sweep.
 PAIR_LIMIT = 1 << 15
@@ -36,6 +40,14 @@ LISTING_BYTES = 16 * 2**20
 
 def few_counts(problem: Problem) -> Counts | None:
     """The problem's exact counts by listing its layouts, or None when they are too many to list cheaply."""
+    listed = few_layouts(problem)
+    return None if listed is None else _counts(problem, *listed)
+
+
+def few_layouts(problem: Problem) -> tuple[list[int], np.ndarray, np.ndarray] | None:
+    """The problem's layouts listed (or None when they are too many to list cheaply): the order the ships
+    were placed in, and per layout its covered cells (packed) and the canonical placement index of each
+    ship in that order."""
     rows, n = problem.rows, problem.cols
     words = (rows * n + 63) // 64
     order = sorted(range(len(problem.ships)), key=lambda ship: len(problem.domains[ship]))
@@ -60,7 +72,42 @@ def few_counts(problem: Problem) -> Counts | None:
         required = _pack(bits)[0]
         keep = ((covered & required) == required).all(axis=1)
         covered, chosen = covered[keep], chosen[keep]
-    return _counts(problem, order, covered, chosen)
+    return order, covered, chosen
+
+
+def few_weighted(problem: Problem, prior: Prior) -> Weighted | None:
+    """The problem's weighted posterior under ``prior`` by listing its layouts (each weighed literally by
+    its features), or None when they are too many to list cheaply."""
+    listed = few_layouts(problem)
+    if listed is None:
+        return None
+    order, covered, chosen = listed
+    rows, n = problem.rows, problem.cols
+    bits = np.unpackbits(covered.view(np.uint8), axis=1, bitorder="little")[:, : rows * n].astype(np.float64)
+    ring = np.zeros((rows, n))
+    ring[0, :] = ring[-1, :] = ring[:, 0] = ring[:, -1] = 1
+    owner = np.full((len(chosen), rows * n), -1, dtype=np.int64)
+    vertical = np.zeros(len(chosen))
+    for column, ship in enumerate(order):
+        length = problem.ships[ship]
+        owner[placement_matrix(rows, n, length)[chosen[:, column]].astype(bool)] = column
+        vertical += (length >= 2) & (chosen[:, column] >= rows * max(0, n - length + 1))  # vertical ones come last
+    grid = owner.reshape(-1, rows, n)
+    across = (grid[:, :, :-1] >= 0) & (grid[:, :, 1:] >= 0) & (grid[:, :, :-1] != grid[:, :, 1:])
+    down = (grid[:, :-1, :] >= 0) & (grid[:, 1:, :] >= 0) & (grid[:, :-1, :] != grid[:, 1:, :])
+    features = np.stack([bits @ ring.ravel(), vertical, (across.sum(axis=(1, 2)) + down.sum(axis=(1, 2))).astype(float)], axis=1)
+    if not len(chosen):
+        placements = tuple(np.zeros(len(placement_matrix(rows, n, length))) for length in problem.ships)
+        return Weighted(0, -math.inf, np.zeros((rows, n)), placements, np.zeros(3))
+    log_weight = features @ np.array(prior.theta)
+    top = float(log_weight.max())
+    weight = np.exp(log_weight - top)
+    total = float(weight.sum())
+    share = weight / total
+    out: list[np.ndarray] = [np.empty(0)] * len(problem.ships)
+    for column, ship in enumerate(order):
+        out[ship] = np.bincount(chosen[:, column], weights=share, minlength=len(placement_matrix(rows, n, problem.ships[ship])))
+    return Weighted(len(chosen), top + math.log(total), (share @ bits).reshape(rows, n), tuple(out), share @ features)
 
 
 def _counts(problem: Problem, order: list[int], covered: np.ndarray, chosen: np.ndarray) -> Counts:

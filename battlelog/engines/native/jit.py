@@ -23,7 +23,7 @@ from types import ModuleType, SimpleNamespace
 
 import numpy as np
 
-from battlelog.engines.native import kernel
+from battlelog.engines.native import kernel, weight_kernel
 
 #: A level with more states than this is worth compiling the kernel for.
 COMPILE_ABOVE = 2000
@@ -47,6 +47,24 @@ def kernels(states: int) -> SimpleNamespace:
             expand=jit(kernel.expand), merge=jit(kernel.merge), collect=jit(kernel.collect), choose=jit(kernel.choose)
         )
     return _compiled if _compiled is not None else _interpreted
+
+
+_weights_compiled: SimpleNamespace | None = None
+_weights_interpreted = SimpleNamespace(
+    touching=weight_kernel.touching, forward=weight_kernel.forward, backward=weight_kernel.backward, choose=weight_kernel.choose
+)
+
+
+def weight_kernels(states: int) -> SimpleNamespace:
+    """The prior's kernel functions (:mod:`battlelog.engines.native.weight_kernel`) for a level of
+    ``states`` states: compiled once the counting kernel is (the same rule decides when)."""
+    global _weights_compiled  # noqa: PLW0603 - one compiled kernel per process, built on first need
+    if kernels(states) is _interpreted:
+        return _weights_interpreted
+    if _weights_compiled is None:
+        jit = _import_numba().njit(cache=True, nogil=True)
+        _weights_compiled = SimpleNamespace(**{name: jit(getattr(weight_kernel, name)) for name in ("touching", "forward", "backward", "choose")})
+    return _weights_compiled
 
 
 def _import_numba() -> ModuleType:

@@ -21,6 +21,9 @@ meets one last; that one is checked against its left and upper neighbours:
 - under ``none``, whenever it is covered: the cells above-left and above-right must be empty too
   (a ship is straight, so a corner neighbour is always another ship).
 
+Under ``allowed`` with a prior that weighs touching ships (``touch == 3``) the profile is kept as
+under ``diagonal`` but nothing is forbidden: :mod:`battlelog.engines.native.weight_kernel` reads it.
+
 Column 0 has no left or above-left neighbour and the last column no above-right one; in row 0 the
 profile holds no covered cell yet. The sweep runs over the image of the board under a symmetry
 (``tables.symmetry``): both rules are invariant under the board's eight symmetries (a symmetry maps
@@ -91,8 +94,9 @@ def expand(
             profile = (key >> profile_shift) & profile_mask
             empty = (key & ~(profile_mask << profile_shift)) | (((profile << one) & kept) << profile_shift)
             full = empty | ((kept & one) << profile_shift)
-            left = col > 0 and (profile & one) != 0
-            above = ((profile >> np.uint64(cols - 1)) & one) != 0
+            if touch < 3:  # 3 (TRACKED): the profile is kept for a prior's touch weight, nothing is forbidden
+                left = col > 0 and (profile & one) != 0
+                above = ((profile >> np.uint64(cols - 1)) & one) != 0
             if touch == 2:
                 above_left = col > 0 and ((profile >> np.uint64(cols)) & one) != 0
                 above_right = col < cols - 1 and ((profile >> np.uint64(cols - 2)) & one) != 0

@@ -34,7 +34,7 @@ import numpy as np
 
 from battlelog.engines.budget import readable
 from battlelog.engines.native import jit
-from battlelog.engines.native.tables import SweepTables
+from battlelog.engines.native.tables import TRACKED, SweepTables
 from battlelog.errors import BattlelogError, BudgetExceeded
 
 #: Forward counts stay below this, so that no sum of them can wrap around a signed 64-bit integer.
@@ -55,10 +55,14 @@ class Level:
     first: np.ndarray  # int32, one per state and one more
     child: np.ndarray  # int32, the next level's state each transition leads to
     action: np.ndarray  # int8, 0 or 1 + 2 * kind + orientation
+    #: int8, the touching pairs each transition completes: only when the sweep keeps the occupancy
+    #: profile for a prior's touch weight (``tables.touch == TRACKED``), else None.
+    touching: np.ndarray | None = None
 
     @property
     def nbytes(self) -> int:
-        return self.fwd.nbytes + self.first.nbytes + self.child.nbytes + self.action.nbytes
+        extra = 0 if self.touching is None else self.touching.nbytes
+        return self.fwd.nbytes + self.first.nbytes + self.child.nbytes + self.action.nbytes + extra
 
 
 @dataclass
@@ -106,6 +110,10 @@ class LayeredModel:
         for segment in self.segments:
             for offset, level in enumerate(self._levels_of(segment)):
                 yield segment.start + offset, level
+
+    def segment_levels(self, segment: Segment) -> list[Level]:
+        """One segment's levels, kept or rebuilt (for passes that walk the segments in their own order)."""
+        return self._levels_of(segment)
 
     def uses(self, progress: SweepProgress | None = None) -> np.ndarray:
         """``out[k, o, j]``: counted layouts in which a ship of kind k starts at swept cell j in orientation o."""
@@ -276,7 +284,17 @@ def _advance(
     table = np.full(1 << table_bits, -1, dtype=np.int32)
     child = np.empty(written, dtype=np.int32)
     next_keys, next_fwd = run.merge(fwd, first, out_keys[:written], table, table_bits, child)
-    return Level(fwd, first, child, out_action[:written].copy()), next_keys, next_fwd, work
+    action = out_action[:written].copy()
+    return Level(fwd, first, child, action, _touching(tables, keys, j, first, action)), next_keys, next_fwd, work
+
+
+def _touching(tables: SweepTables, keys: np.ndarray, j: int, first: np.ndarray, action: np.ndarray) -> np.ndarray | None:
+    """The touching pairs of every transition at cell j, when the sweep keeps them for a prior (else None)."""
+    if tables.touch != TRACKED:
+        return None
+    out = np.empty(len(action), dtype=np.int8)
+    jit.weight_kernels(len(keys)).touching(keys, j, tables.cols, tables.field_bits, tables.profile_shift, tables.profile_bits, first, action, out)
+    return out
 
 
 def _expand(tables: SweepTables, keys: np.ndarray, j: int, run: Any, out_keys: np.ndarray, out_action: np.ndarray, first: np.ndarray) -> int:

@@ -10,7 +10,8 @@ all that the rest of the board needs to know about the placements decided so far
   of column c, from the next one the sweep will visit, are covered by a vertical ship started above;
 - ``hrem`` (at bit ``field_bits * size``): how many cells of the current row, from the next one, are
   covered by the horizontal ship started to the left;
-- under the touch rules ``diagonal`` and ``none`` only, the occupancy profile (``profile_bits`` bits
+- under the touch rules ``diagonal`` and ``none``, and when a prior weighs touching ships under
+  ``allowed`` (:data:`TRACKED`: the profile is kept, nothing is forbidden), the occupancy profile (``profile_bits`` bits
   at ``profile_shift``): a shift register of the last cells swept, bit i set when cell ``j - 1 - i``
   is covered. Bit 0 is the cell to the left of cell j, bit ``size - 2`` the cell above-right,
   ``size - 1`` the cell above, ``size`` the cell above-left (kept under ``none`` only, the one rule
@@ -46,6 +47,10 @@ HORIZONTAL, VERTICAL = 0, 1
 
 #: The touch rules as the kernel numbers them.
 TOUCH_CODES = {"allowed": 0, "diagonal": 1, "none": 2}
+#: The kernel's code for ``allowed`` with the occupancy profile kept (as under ``diagonal``) but nothing
+#: forbidden: a prior's ``touch`` weight reads, at each covered cell, whether its left and upper
+#: neighbours are covered (:mod:`battlelog.engines.native.weights`).
+TRACKED = 3
 
 
 @dataclass(frozen=True)
@@ -77,19 +82,20 @@ def key_fields(longest: int, kind_sizes: Sequence[int]) -> tuple[int, list[int]]
     return max(1, (longest - 1).bit_length()), [size.bit_length() for size in kind_sizes]
 
 
-def profile_bits(touch: str, size: int) -> int:
+def profile_bits(touch: str, size: int, tracked: bool = False) -> int:
     """Bits of the occupancy profile: the cells from the one to the left back to the one above (and
-    above-left too under ``none``); none when ships may touch."""
-    return (0, size, size + 1)[TOUCH_CODES[touch]]
+    above-left too under ``none``); none when ships may touch, unless ``tracked`` (a prior weighs touching)."""
+    return size if tracked and touch == "allowed" else (0, size, size + 1)[TOUCH_CODES[touch]]
 
 
-def check_key_bits(what: str, size: int, field_bits: int, count_bits: Sequence[int], touch: str) -> int:
+def check_key_bits(what: str, size: int, field_bits: int, count_bits: Sequence[int], touch: str, tracked: bool = False) -> int:
     """The bits of a frontier key (``size + 1`` fields, the touch rule's profile and the counts); a
     one-line error past 64."""
-    profile = profile_bits(touch, size)
+    profile = profile_bits(touch, size, tracked)
     key_bits = field_bits * (size + 1) + profile + sum(count_bits)
     if key_bits > 64:
-        occupancy = f", {profile} bits of occupancy for touch {touch}" if profile else ""
+        weighed = " kept for the prior's touch feature" if tracked and touch == "allowed" else ""
+        occupancy = f", {profile} bits of occupancy for touch {touch}{weighed}" if profile else ""
         raise BattlelogError(
             f"the native engine packs a frontier state into 64 bits, and {what} needs {key_bits} "
             f"({size + 1} fields of {field_bits} bits{occupancy} and {sum(count_bits)} bits of ship counts)"
@@ -110,19 +116,20 @@ def check_board_bits(config: GameConfig) -> None:
     diagram never merges them): one count bit per ship, against ``bit_length(k) <= k`` for k merged ones.
     """
     field_bits, count_bits = key_fields(max(config.ships), [1] * len(config.ships))
-    check_key_bits(f"a game on {config.label()}", min(config.rows, config.cols), field_bits, count_bits, config.rules.touch)
+    tracked = bool(config.effective_prior.touch)  # a touch weight under ``allowed`` keeps the occupancy profile
+    check_key_bits(f"a game on {config.label()}", min(config.rows, config.cols), field_bits, count_bits, config.rules.touch, tracked)
 
 
-def check_problem_bits(problem: Problem) -> None:
+def check_problem_bits(problem: Problem, tracked: bool = False) -> None:
     """The one-line error :class:`SweepTables` gives for a problem whose frontier would not fit 64 bits,
     without building the tables (cheap when even unmerged ships fit, as they do on every usual board)."""
     width = min(problem.rows, problem.cols)  # the sweep runs across the narrower side
     field_bits, count_bits = key_fields(max(problem.ships), [1] * len(problem.ships))
-    if field_bits * (width + 1) + profile_bits(problem.touch, width) + sum(count_bits) <= 64:
+    if field_bits * (width + 1) + profile_bits(problem.touch, width, tracked) + sum(count_bits) <= 64:
         return
     kinds = kinds_of(problem)
     field_bits, count_bits = key_fields(max(kind.length for kind in kinds), [len(kind.ships) for kind in kinds])
-    check_key_bits(problem.label(), width, field_bits, count_bits, problem.touch)
+    check_key_bits(problem.label(), width, field_bits, count_bits, problem.touch, tracked)
 
 
 #: ``SweepTables.placement_index`` by (rows, columns, ship length, symmetry): a few dozen entries in a process.
@@ -130,9 +137,13 @@ _PLACEMENT_INDEX: dict[tuple[int, int, int, Symmetry], tuple[np.ndarray, np.ndar
 
 
 class SweepTables:
-    """Everything the kernel reads about one problem swept in row-major order of its image under ``symmetry``."""
+    """Everything the kernel reads about one problem swept in row-major order of its image under ``symmetry``.
 
-    def __init__(self, problem: Problem, symmetry: Symmetry, merge_kinds: bool = True) -> None:
+    ``tracked``: under ``allowed``, keep the occupancy profile all the same (kernel code :data:`TRACKED`),
+    for a prior that weighs touching ships; the layouts are the same, only more states are told apart.
+    """
+
+    def __init__(self, problem: Problem, symmetry: Symmetry, merge_kinds: bool = True, tracked: bool = False) -> None:
         self.problem = problem
         self.symmetry = symmetry
         #: The swept image's rows and columns (swapped under a transpose): the kernel's width is ``cols``.
@@ -142,10 +153,10 @@ class SweepTables:
         self.cell_count = problem.rows * problem.cols
         #: Bits of one ext / hrem field, and of each kind's count of ships still to place.
         self.field_bits, count_bits = key_fields(max(kind.length for kind in self.kinds), [len(kind.ships) for kind in self.kinds])
-        self.key_bits = check_key_bits(problem.label(), n, self.field_bits, count_bits, problem.touch)
+        self.key_bits = check_key_bits(problem.label(), n, self.field_bits, count_bits, problem.touch, tracked)
         self.lengths = np.array([kind.length for kind in self.kinds], dtype=np.int64)
-        self.touch = TOUCH_CODES[problem.touch]
-        self.profile_bits = profile_bits(problem.touch, n)
+        self.touch = TRACKED if tracked and problem.touch == "allowed" else TOUCH_CODES[problem.touch]
+        self.profile_bits = profile_bits(problem.touch, n, tracked)
         self.profile_shift = self.field_bits * (n + 1)
         self.count_bits = np.array(count_bits, dtype=np.int64)
         self.count_shift = self.profile_shift + self.profile_bits + np.concatenate([[0], np.cumsum(self.count_bits)[:-1]])

@@ -1,0 +1,112 @@
+"""The prior's kernel: touching pairs per transition, and float64 passes over a layered model's levels.
+
+Plain Python in numba's subset, like :mod:`battlelog.engines.native.kernel` (which it reads the key
+layout of), run interpreted or compiled by :func:`battlelog.engines.native.jit.weight_kernels`.
+
+A transition's weight is exp of its share of theta . f(layout), which depends only on its action and
+its touching pairs (0 to 2): the caller gives each level's weights as a small ``table`` indexed by
+``3 * action + pairs``, divided by its largest. A layout's weight is the product of its transitions'. The
+passes are the integer ones of the counting kernel with a product by the weight added, in float64;
+the caller rescales every level's values so that its largest is 1 and keeps the logarithms of the
+scales apart, so nothing overflows or underflows however many levels are multiplied.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def touching(
+    keys: np.ndarray, cell: int, cols: int, field_bits: int, profile_shift: int, profile_bits: int,
+    first: np.ndarray, action: np.ndarray, out: np.ndarray,
+) -> None:  # fmt: skip
+    """``out[t]``: the pairs of side-adjacent cells covered by two different ships that transition t
+    completes at ``cell``, read from its state's key (kept with the occupancy profile, ``TRACKED``).
+
+    Of two side-adjacent cells the sweep meets one last, and counts the pair there, when it is covered:
+    its left neighbour is another ship unless a horizontal ship goes on through both, its upper
+    neighbour unless a vertical one does; a ship starting on the cell is another ship than both.
+    """
+    col = cell % cols
+    one = np.uint64(1)
+    field = np.uint64((1 << field_bits) - 1)
+    col_shift = np.uint64(field_bits * col)
+    run_shift = np.uint64(field_bits * cols)
+    mask = np.uint64((1 << profile_bits) - 1)
+    for s in range(keys.shape[0]):
+        key = keys[s]
+        below = (key >> col_shift) & field  # a vertical ship from above covers this cell
+        along = (key >> run_shift) & field  # a horizontal ship from the left covers this cell
+        profile = (key >> np.uint64(profile_shift)) & mask
+        left = 1 if col > 0 and (profile & one) != 0 else 0
+        above = 1 if ((profile >> np.uint64(cols - 1)) & one) != 0 else 0
+        for t in range(first[s], first[s + 1]):
+            if action[t] > 0:
+                out[t] = left + above
+            elif along > 0:
+                out[t] = above
+            elif below > 0:
+                out[t] = left
+            else:
+                out[t] = 0
+
+
+def forward(fwd: np.ndarray, first: np.ndarray, child: np.ndarray, action: np.ndarray, pairs: np.ndarray, table: np.ndarray, out: np.ndarray) -> None:
+    """One step forward: ``out[child[t]] += fwd[s] * w(t)`` over every transition t of every state s, where
+    w(t) is ``table[3 * action[t] + pairs[t]]`` (``pairs`` empty: no touching pairs counted, 0)."""
+    counted = pairs.shape[0] > 0
+    for s in range(first.shape[0] - 1):
+        here = fwd[s]
+        for t in range(first[s], first[s + 1]):
+            out[child[t]] += here * table[3 * action[t] + (pairs[t] if counted else 0)]
+
+
+def backward(
+    child_bwd: np.ndarray, fwd: np.ndarray, first: np.ndarray, child: np.ndarray, action: np.ndarray,
+    pairs: np.ndarray, table: np.ndarray, uses: np.ndarray,
+) -> np.ndarray:  # fmt: skip
+    """One step back: each state's weighted ways to finish the board; ``uses[a - 1] += fwd * w(t) * bwd``
+    per placement action a, and ``uses[-1]`` the same times the transition's touching ``pairs``."""
+    states = first.shape[0] - 1
+    placements = uses.shape[0] - 1
+    counted = pairs.shape[0] > 0
+    bwd = np.zeros(states, dtype=np.float64)
+    for s in range(states):
+        total = 0.0
+        here = fwd[s]
+        for t in range(first[s], first[s + 1]):
+            touching = pairs[t] if counted else 0
+            ways = table[3 * action[t] + touching] * child_bwd[child[t]]
+            total += ways
+            if action[t] > 0:
+                uses[action[t] - 1] += here * ways
+            if touching > 0:
+                uses[placements] += here * ways * touching
+        bwd[s] = total
+    return bwd
+
+
+def choose(
+    child_bwd: np.ndarray, first: np.ndarray, child: np.ndarray, action: np.ndarray, pairs: np.ndarray,
+    table: np.ndarray, at: np.ndarray, draws: np.ndarray,
+) -> np.ndarray:  # fmt: skip
+    """For walkers at states ``at`` of one level, the transition each takes, with probability proportional
+    to ``w(t) * child_bwd[child[t]]`` (``draws[i]`` uniform in [0, 1))."""
+    counted = pairs.shape[0] > 0
+    out = np.empty(at.shape[0], dtype=np.int64)
+    for i in range(at.shape[0]):
+        s = at[i]
+        total = 0.0
+        for t in range(first[s], first[s + 1]):
+            total += table[3 * action[t] + (pairs[t] if counted else 0)] * child_bwd[child[t]]
+        left = draws[i] * total
+        chosen = -1
+        for t in range(first[s], first[s + 1]):
+            ways = table[3 * action[t] + (pairs[t] if counted else 0)] * child_bwd[child[t]]
+            if ways > 0.0:
+                chosen = t  # the last one with a future, should rounding carry ``left`` past the end
+                if left < ways:
+                    break
+                left -= ways
+        out[i] = chosen
+    return out

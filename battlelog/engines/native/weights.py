@@ -1,0 +1,273 @@
+"""A prior over layouts on the layered model: weighted marginals, feature expectations, log partition, draws.
+
+The prior weighs a layout by exp(theta . f) with f = (edge, vertical, touch)
+(:mod:`battlelog.rules.prior`). Each feature is a sum over the model's transitions, so a layout's
+weight is the product of its transitions' weights:
+
+- ``edge`` and ``vertical`` belong to a placement, so to the transition that starts it: its ring cells
+  (the ring is the same on the board and on its swept image) and whether it is vertical on the board
+  (on the image it is vertical exactly when it is horizontal, if the sweep's symmetry transposes);
+- ``touch`` pairs are counted at the later of their two cells (``Level.touching``, read from the
+  occupancy profile the sweep keeps for them: :mod:`battlelog.engines.native.weight_kernel`).
+
+The integer sweep is unchanged (its ``models`` stays the exact number of layouts); one float64 pass
+forward and one back over its levels give every placement's weighted share, as the integer
+``uses`` does for counts. Each level's values are divided by their largest and the logarithms of
+those scales are added up apart, so a 15x15 board under a strong prior neither overflows nor
+underflows; a transition's share is then a product of numbers at most 1 times exp of a sum of logs.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from battlelog.engines.base import Marginals
+from battlelog.engines.native import jit
+from battlelog.engines.native.layered import LayeredModel, Level
+from battlelog.engines.native.tables import TRACKED, VERTICAL, SweepTables
+from battlelog.errors import Inconsistent
+from battlelog.rules.geometry import Placement
+from battlelog.rules.prior import Prior
+
+_NO_PAIRS = np.zeros(0, dtype=np.int8)
+
+
+@dataclass(frozen=True)
+class Weighted:
+    """The weighted posterior of a problem: its layouts (``models``, unweighted, exact), the log of the sum
+    of their weights, and per cell, per ship placement and per feature the weighted probability or mean."""
+
+    models: int
+    log_z: float
+    cells: np.ndarray  # float64 (rows, cols)
+    placements: tuple[np.ndarray, ...]  # per ship, over its canonical placements
+    features: np.ndarray  # float64 (3,): E[edge], E[vertical], E[touch]
+
+    def __add__(self, other: Weighted) -> Weighted:
+        """The posterior of two problems that share no layout (the cases of a split), mixed by their weights."""
+        if other.models == 0:
+            return self
+        if self.models == 0:
+            return other
+        top = max(self.log_z, other.log_z)
+        a, b = math.exp(self.log_z - top), math.exp(other.log_z - top)
+        a, b, log_z = a / (a + b), b / (a + b), top + math.log(a + b)
+        return Weighted(
+            self.models + other.models, log_z, a * self.cells + b * other.cells,
+            tuple(a * x + b * y for x, y in zip(self.placements, other.placements)), a * self.features + b * other.features,
+        )  # fmt: skip
+
+    def marginals(self) -> Marginals:
+        return Marginals(self.cells, self.models, self.placements)
+
+
+def placement_log_weights(tables: SweepTables, prior: Prior) -> np.ndarray:
+    """``out[a, j]``: theta's edge and vertical terms of the placement that action a starts at swept cell j
+    (row 0, no start, is 0)."""
+    ring = tables_ring(tables).ravel()
+    out = np.zeros((1 + 2 * len(tables.kinds), tables.cell_count))
+    for k, kind in enumerate(tables.kinds):
+        for orientation in (0, VERTICAL):
+            covered = tables.covered_cells(k, orientation)  # original cells, -1 where it does not fit
+            fits = covered[0] >= 0
+            edge = np.where(covered >= 0, ring[np.maximum(covered, 0)], 0).sum(axis=0)
+            vertical = kind.length >= 2 and ((orientation == VERTICAL) != tables.symmetry.transpose)
+            out[1 + 2 * k + orientation] = np.where(fits, prior.edge * edge + prior.vertical * vertical, 0.0)
+    return out
+
+
+class Weigher:
+    """One model under one prior: every level's transition weights, the passes, and what draws read."""
+
+    def __init__(self, model: LayeredModel, prior: Prior) -> None:
+        self._model = weakref.ref(model)  # not a strong reference: :func:`weigher` keeps weighers by weak model keys
+        self.prior = prior
+        self.base = placement_log_weights(model.tables, prior)
+        self.touch = prior.touch if model.tables.touch == TRACKED else 0.0
+        self._ends: list[np.ndarray] | None = None
+        self._log_weight = 0.0
+
+    @property
+    def model(self) -> LayeredModel:
+        model = self._model()
+        if model is None:
+            raise ReferenceError("the layered model of this weigher is gone")
+        return model
+
+    def weights(self, level: Level, j: int) -> tuple[np.ndarray, float, np.ndarray]:
+        """Level j's weights as the kernel reads them: ``table[3 * action + pairs]`` divided by its largest,
+        the log of that largest, and the transitions' touching pairs (empty when the sweep did not count them)."""
+        log_table = self.base[:, j, None] + self.touch * np.arange(3.0)[None, :]
+        top = float(log_table.max())
+        return np.exp(log_table - top).ravel(), top, _NO_PAIRS if level.touching is None else level.touching
+
+    def _forward(self, levels: list[Level], start: int, fwd: np.ndarray, log: float) -> list[tuple[np.ndarray, float]]:
+        """The scaled forward values before each level of a segment and after it, with their log scales."""
+        out = [(fwd, log)]
+        for offset, level in enumerate(levels):
+            table, top, pairs = self.weights(level, start + offset)
+            after = np.zeros(int(level.child.max()) + 1 if len(level.child) else 0)
+            jit.weight_kernels(len(fwd)).forward(fwd, level.first, level.child, level.action, pairs, table, after)
+            scale = float(after.max()) if len(after) else 1.0
+            fwd, log = after / scale, log + top + math.log(scale)
+            out.append((fwd, log))
+        return out
+
+    def weighted(self) -> Weighted:
+        """The weighted posterior of the model's problem (ships named, interchangeable ones alike).
+
+        The forward values of every level are kept from the forward pass when the model keeps its levels;
+        a model that rebuilds its segments recomputes them one segment at a time on the way back."""
+        model, tables = self.model, self.model.tables
+        if model.paths == 0:
+            return _none(tables)
+        starts, kept = [(np.ones(1), 0.0)], {}
+        for index, segment in enumerate(model.segments):  # forward: every segment start, and the log partition
+            passes = self._forward(model.segment_levels(segment), segment.start, *starts[-1])
+            starts.append(passes[-1])
+            if not model.rebuilds:
+                kept[index] = passes
+        log_z = starts[-1][1] + math.log(float(starts[-1][0][0]))
+        uses = np.zeros((2 * len(tables.kinds) + 1, tables.cell_count))
+        bwd, log_bwd = np.ones(1), 0.0
+        for index in range(len(model.segments) - 1, -1, -1):
+            segment = model.segments[index]
+            levels = model.segment_levels(segment)
+            passes = kept.pop(index) if index in kept else self._forward(levels, segment.start, *starts[index])
+            for offset in range(len(levels) - 1, -1, -1):
+                level, (fwd, log) = levels[offset], passes[offset]
+                table, top, pairs = self.weights(level, segment.start + offset)
+                tally = np.zeros(2 * len(tables.kinds) + 1)
+                here = jit.weight_kernels(len(fwd)).backward(bwd, fwd, level.first, level.child, level.action, pairs, table, tally)
+                uses[:, segment.start + offset] = tally * math.exp(log + top + log_bwd - log_z)
+                scale = float(here.max())
+                bwd, log_bwd = here / scale, log_bwd + top + math.log(scale)
+        return _read(tables, uses, model.paths * tables.multiplicity, log_z + math.log(tables.multiplicity), tables_ring(tables))
+
+    def draw(self, count: int, rng: np.random.Generator) -> np.ndarray:
+        """``count`` paths drawn independently with probability proportional to their weights (``out[i, j]``:
+        the action of path i at cell j), walking forward through each segment's weighted backward values."""
+        model = self.model
+        if model.paths == 0:
+            raise Inconsistent("no layout of the fleet fits all the answers")
+        ends = self._segment_ends()
+        at = np.zeros(count, dtype=np.int64)
+        out = np.zeros((count, model.tables.cell_count), dtype=np.int8)
+        for segment, end in zip(model.segments, ends):
+            levels = model.segment_levels(segment)
+            through, _ = self._backward_through(levels, segment.start, end)
+            for offset, level in enumerate(levels):
+                table, _, pairs = self.weights(level, segment.start + offset)
+                run = jit.weight_kernels(len(level.fwd))
+                taken = run.choose(through[offset + 1], level.first, level.child, level.action, pairs, table, at, rng.random(count))
+                out[:, segment.start + offset] = level.action[taken]
+                at = level.child[taken].astype(np.int64)
+        return out
+
+    def _backward_through(self, levels: list[Level], start: int, end: np.ndarray) -> tuple[list[np.ndarray], float]:
+        """Scaled weighted backward values before every level of a segment and after it, from those after it,
+        and the log of the scale the first of them was divided by (relative to ``end``'s)."""
+        out, log = [end], 0.0
+        tally = np.zeros(2 * len(self.model.tables.kinds) + 1)  # backward's per-placement shares, not needed here
+        for offset in range(len(levels) - 1, -1, -1):
+            level = levels[offset]
+            table, top, pairs = self.weights(level, start + offset)
+            ignored = np.zeros(len(level.fwd))
+            here = jit.weight_kernels(len(level.fwd)).backward(out[-1], ignored, level.first, level.child, level.action, pairs, table, tally)
+            scale = float(here.max())
+            out.append(here / scale)
+            log += top + math.log(scale)
+        out.reverse()
+        return out, log
+
+    def log_weight(self) -> float:
+        """log of the sum of the weights of the model's paths (one per layout up to naming interchangeable ships)."""
+        self._segment_ends()
+        return self._log_weight
+
+    def _segment_ends(self) -> list[np.ndarray]:
+        """The scaled backward values after each segment (the last: the final state), computed once."""
+        if self._ends is None:
+            ends, log = [np.ones(1)], 0.0
+            for index in range(len(self.model.segments) - 1, -1, -1):
+                segment = self.model.segments[index]
+                before, scale = self._backward_through(self.model.segment_levels(segment), segment.start, ends[-1])
+                ends.append(before[0])
+                log += scale
+            self._log_weight = log + math.log(float(ends[-1][0]))
+            self._ends = ends[-2::-1]  # after each segment, first to last
+        return self._ends
+
+
+_WEIGHERS: weakref.WeakKeyDictionary[LayeredModel, dict[Prior, Weigher]] = weakref.WeakKeyDictionary()
+
+
+def weigher(model: LayeredModel, prior: Prior) -> Weigher:
+    """The model's weigher under ``prior``, kept as long as the model is (and no longer: a weigher holds its
+    model weakly), so that draw after draw from one model computes its backward values once."""
+    by_prior = _WEIGHERS.setdefault(model, {})
+    if prior not in by_prior:
+        by_prior[prior] = Weigher(model, prior)
+    return by_prior[prior]
+
+
+def weighted_sample(
+    models: list[LayeredModel], prior: Prior, count: int, rng: np.random.Generator,
+    name_ships: Callable[[LayeredModel, np.ndarray, np.random.Generator], list[tuple[Placement, ...]]],
+) -> list[tuple[Placement, ...]]:  # fmt: skip
+    """``count`` layouts drawn from a problem's layered models in proportion to their weights under
+    ``prior``, each case in proportion to its total weight; ``name_ships`` turns drawn paths into layouts."""
+    alive = [model for model in models if model.paths]
+    if not alive:
+        raise Inconsistent("no layout of the fleet fits all the answers")
+    log_z = np.array([weigher(model, prior).log_weight() for model in alive])
+    share = np.exp(log_z - log_z.max())
+    per_case = rng.multinomial(count, share / share.sum()) if len(alive) > 1 else np.array([count])
+    layouts: list[tuple[Placement, ...]] = []
+    for model, draws in zip(alive, per_case):
+        if draws:
+            layouts += name_ships(model, weigher(model, prior).draw(int(draws), rng), rng)
+    order = rng.permutation(len(layouts))
+    return [layouts[i] for i in order]
+
+
+def tables_ring(tables: SweepTables) -> np.ndarray:
+    """The board's outer ring as a 0/1 (rows, cols) array."""
+    ring = np.zeros((tables.problem.rows, tables.problem.cols))
+    ring[0, :] = ring[-1, :] = ring[:, 0] = ring[:, -1] = 1
+    return ring
+
+
+def _read(tables: SweepTables, uses: np.ndarray, models: int, log_z: float, ring: np.ndarray) -> Weighted:
+    """Per-(action, swept cell) weighted shares (last row: touching pairs) read back onto the board, per ship."""
+    rows, cols = tables.problem.rows, tables.problem.cols
+    cells = np.zeros(rows * cols)
+    vertical = 0.0
+    for k, kind in enumerate(tables.kinds):
+        for orientation in (0, VERTICAL):
+            share = uses[2 * k + orientation]
+            for row in tables.covered_cells(k, orientation):
+                fits = row >= 0
+                np.add.at(cells, row[fits], share[fits])
+            if kind.length >= 2 and ((orientation == VERTICAL) != tables.symmetry.transpose):
+                vertical += float(share.sum())
+    placements = []
+    for ship in range(len(tables.problem.ships)):
+        k = tables.kind_of(ship)
+        orientations, starts = tables.placement_index(ship)
+        placements.append(uses[2 * k + orientations, starts] / len(tables.kinds[k].ships))
+    board = cells.reshape(rows, cols)
+    features = np.array([float((board * ring).sum()), vertical, float(uses[-1].sum())])
+    return Weighted(models, log_z, board, tuple(placements), features)
+
+
+def _none(tables: SweepTables) -> Weighted:
+    """The weighted posterior of a problem with no layout."""
+    rows, cols = tables.problem.rows, tables.problem.cols
+    placements = tuple(np.zeros(len(tables.placement_index(ship)[0])) for ship in range(len(tables.problem.ships)))
+    return Weighted(0, -math.inf, np.zeros((rows, cols)), placements, np.zeros(3))
