@@ -181,6 +181,62 @@ def merge(
     return states[:distinct].copy(), fwd
 
 
+def insert(
+    parent_fwd: np.ndarray,
+    first: np.ndarray,
+    child_keys: np.ndarray,
+    table: np.ndarray,
+    table_bits: int,
+    states: np.ndarray,
+    states_fwd: np.ndarray,
+    distinct: int,
+    out_index: np.ndarray,
+) -> int:
+    """:func:`merge`, one slice of a level at a time: the slice's transitions (those of the states whose
+    forward counts are ``parent_fwd``, ``first`` counted from the slice's first transition) go into a
+    table that lives across slices, so that a level is merged without holding all its child keys at once.
+
+    ``states[:distinct]`` and ``states_fwd[:distinct]`` are the next level's states found so far and their
+    forward counts; ``table`` (all -1 at first, ``2 ** table_bits`` slots) indexes them and must have
+    room for every key the slice can add. New keys are numbered in the order they first appear, as in
+    :func:`merge`, so merging the slices in order gives the same states in the same order. Returns the
+    number of states found.
+    """
+    slots = np.uint64(table.shape[0] - 1)
+    bits = np.uint64(64 - table_bits)
+    for s in range(parent_fwd.shape[0]):
+        count = parent_fwd[s]
+        for t in range(first[s], first[s + 1]):
+            key = child_keys[t]
+            slot = ((key * _MIX) >> bits) & slots
+            while True:
+                at = table[slot]
+                if at < 0:
+                    table[slot] = distinct
+                    states[distinct] = key
+                    states_fwd[distinct] = count
+                    out_index[t] = distinct
+                    distinct += 1
+                    break
+                if states[at] == key:
+                    out_index[t] = at
+                    states_fwd[at] += count
+                    break
+                slot = (slot + np.uint64(1)) & slots
+    return distinct
+
+
+def rehash(states: np.ndarray, distinct: int, table: np.ndarray, table_bits: int) -> None:
+    """Index ``states[:distinct]`` in ``table`` (all -1, ``2 ** table_bits`` slots): a grown table for :func:`insert`."""
+    slots = np.uint64(table.shape[0] - 1)
+    bits = np.uint64(64 - table_bits)
+    for i in range(distinct):
+        slot = ((states[i] * _MIX) >> bits) & slots
+        while table[slot] >= 0:
+            slot = (slot + np.uint64(1)) & slots
+        table[slot] = i
+
+
 def collect(
     child_bwd: np.ndarray,
     fwd: np.ndarray,

@@ -39,8 +39,14 @@ from battlelog.errors import BattlelogError, BudgetExceeded
 
 #: Forward counts stay below this, so that no sum of them can wrap around a signed 64-bit integer.
 COUNT_LIMIT = float(2**62)
-#: Working bytes per possible transition while a level is expanded (key, action, child index).
-_WORK_BYTES = 8 + 1 + 4
+#: Working bytes per possible transition while a level is expanded whole (key, action, child index).
+_AT_ONCE_BYTES = 8 + 1 + 4
+#: Working bytes per possible transition while a level is expanded a slice at a time (action, child index).
+_WORK_BYTES = 1 + 4
+#: Working bytes per next-level state the merge has room for (key, forward count, two hash slots).
+_STATE_BYTES = 8 + 8 + 2 * 4
+#: States expanded and merged at a time (their child keys are held in a scratch buffer).
+_SLICE = 1 << 14
 #: States expanded at a time when a level's transitions are counted before it is allocated.
 _COUNT_SLICE = 1 << 16
 
@@ -253,30 +259,103 @@ def _advance(
     tables: SweepTables, keys: np.ndarray, fwd: np.ndarray, j: int, budget: int | None, held: int
 ) -> tuple[Level, np.ndarray, np.ndarray, int]:
     """One level: the transitions out of ``keys`` at cell j, the next states and their forward counts,
-    and the most working memory this needed beyond ``held`` (checked against ``budget`` before each allocation)."""
-    kinds = len(tables.kinds)
+    and the most working memory this needed beyond ``held`` (checked against ``budget`` before each allocation).
+
+    The level is expanded whole and merged at once when that fits the budget (the fastest way), else
+    a slice at a time (:func:`_advance_in_slices`: far less memory, the same level).
+    """
     total = float(fwd.sum())
-    if total * (1 + 2 * kinds) >= COUNT_LIMIT:
+    if total * (1 + 2 * len(tables.kinds)) >= COUNT_LIMIT:
         raise BattlelogError(
             f"the layouts of {tables.problem.label()} are too many to count exactly in 64 bits "
             f"(over {total:.3g} partial layouts at cell {j + 1})"
         )
-    bound = len(keys) * (1 + 2 * kinds)
+    try:
+        return _advance_at_once(tables, keys, fwd, j, budget, held)
+    except BudgetExceeded:
+        pass  # out of the handler first, so that the failed attempt's arrays are freed
+    return _advance_in_slices(tables, keys, fwd, j, budget, held)
+
+
+def _advance_at_once(
+    tables: SweepTables, keys: np.ndarray, fwd: np.ndarray, j: int, budget: int | None, held: int
+) -> tuple[Level, np.ndarray, np.ndarray, int]:
+    """:func:`_advance` with the whole level expanded, then merged at once (``_AT_ONCE_BYTES`` a transition)."""
+    bound = len(keys) * (1 + 2 * len(tables.kinds))
     run = jit.kernels(len(keys))
     try:
-        _check(tables, budget, held + _WORK_BYTES * bound + 4 * len(keys), j, len(keys))
+        _check(tables, budget, held + _AT_ONCE_BYTES * bound + 4 * len(keys), j, len(keys))
     except BudgetExceeded:  # the worst case does not fit: count the transitions, and allocate for those
         bound = _transitions(tables, keys, j, run)
-        _check(tables, budget, held + _WORK_BYTES * bound + 4 * len(keys), j, len(keys), bound)
+        _check(tables, budget, held + _AT_ONCE_BYTES * bound + 4 * len(keys), j, len(keys), bound)
     out_keys, out_action, first = np.empty(bound, dtype=np.uint64), np.empty(bound, dtype=np.int8), np.empty(len(keys) + 1, dtype=np.int32)
     written = _expand(tables, keys, j, run, out_keys, out_action, first)
     table_bits = max(1, (2 * written).bit_length())
-    work = _WORK_BYTES * bound + 4 * len(keys) + 4 * (1 << table_bits) + 24 * written
+    work = _AT_ONCE_BYTES * bound + 4 * len(keys) + 4 * (1 << table_bits) + 24 * written
     _check(tables, budget, held + work, j, len(keys), written)
     table = np.full(1 << table_bits, -1, dtype=np.int32)
     child = np.empty(written, dtype=np.int32)
     next_keys, next_fwd = run.merge(fwd, first, out_keys[:written], table, table_bits, child)
     return Level(fwd, first, child, out_action[:written].copy()), next_keys, next_fwd, work
+
+
+def _advance_in_slices(
+    tables: SweepTables, keys: np.ndarray, fwd: np.ndarray, j: int, budget: int | None, held: int
+) -> tuple[Level, np.ndarray, np.ndarray, int]:
+    """:func:`_advance` a slice at a time: :data:`_SLICE` states are expanded into a small scratch buffer
+    and their child keys inserted into one hash table of the next level's states, grown as they come
+    (:func:`kernel.insert <battlelog.engines.native.kernel.insert>`). The level's child keys are never
+    all held, and no array is sized by its transitions but the level's own (``_WORK_BYTES`` each).
+    Inserted in order, the slices give the states in the order of the one-shot merge.
+    """
+    n, most = len(keys), 1 + 2 * len(tables.kinds)
+    bound, step = n * most, min(n, _SLICE)
+    run = jit.kernels(n)
+    capacity = _power_of_two(max(16, n + n // 4))
+    scratch = step * (8 * most + 4) + 8
+    fixed = lambda bound: _WORK_BYTES * bound + 4 * (n + 1) + scratch  # noqa: E731 - the level's arrays and the slice's
+    try:
+        _check(tables, budget, held + fixed(bound) + _STATE_BYTES * capacity, j, n)
+    except BudgetExceeded:  # the worst case does not fit: count the transitions, and allocate for those
+        bound = _transitions(tables, keys, j, run)
+        _check(tables, budget, held + fixed(bound) + _STATE_BYTES * capacity, j, n, bound)
+    work = fixed(bound) + _STATE_BYTES * capacity
+    action, child, first = np.empty(bound, dtype=np.int8), np.empty(bound, dtype=np.int32), np.empty(n + 1, dtype=np.int32)
+    out_keys = np.empty(step * most, dtype=np.uint64)
+    table = np.full(2 * capacity, -1, dtype=np.int32)
+    states, states_fwd = np.empty(capacity, dtype=np.uint64), np.empty(capacity, dtype=np.int64)
+    written = distinct = 0
+    for s in range(0, n, step):
+        e = min(n, s + step)
+        if distinct + min((e - s) * most, bound - written) > capacity:  # grow the table before the slice could fill it
+            old = capacity
+            capacity = _power_of_two(max(2 * capacity, distinct + (e - s) * most))
+            work = max(work, _check(tables, budget, held + fixed(bound) + _STATE_BYTES * capacity + 16 * old, j, n, bound) - held)
+            del table
+            states, states_fwd = _grown(states, distinct, capacity), _grown(states_fwd, distinct, capacity)
+            table = np.full(2 * capacity, -1, dtype=np.int32)
+            run.rehash(states, distinct, table, capacity.bit_length())
+        added = _expand(tables, keys[s:e], j, run, out_keys, action[written:], first[s : e + 1])
+        distinct = int(run.insert(fwd[s:e], first[s : e + 1], out_keys, table, capacity.bit_length(), states, states_fwd, distinct, child[written:]))
+        first[s : e + 1] += written
+        written += added
+    if n == 0:
+        first[0] = 0
+    del table, out_keys
+    work = max(work, _check(tables, budget, held + fixed(bound) + 16 * capacity + 16 * distinct + 5 * written, j, n, written) - held)
+    level = Level(fwd, first, child[:written].copy(), action[:written].copy())
+    return level, states[:distinct].copy(), states_fwd[:distinct].copy(), work
+
+
+def _power_of_two(at_least: int) -> int:
+    return 1 << max(0, at_least - 1).bit_length()
+
+
+def _grown(values: np.ndarray, used: int, size: int) -> np.ndarray:
+    """``values[:used]`` at the start of a new array of ``size``."""
+    out = np.empty(size, dtype=values.dtype)
+    out[:used] = values[:used]
+    return out
 
 
 def _expand(tables: SweepTables, keys: np.ndarray, j: int, run: Any, out_keys: np.ndarray, out_action: np.ndarray, first: np.ndarray) -> int:
