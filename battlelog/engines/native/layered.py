@@ -41,7 +41,7 @@ from battlelog.errors import BattlelogError, BudgetExceeded
 COUNT_LIMIT = float(2**62)
 #: Working bytes per possible transition while a level is expanded whole (key, action, child index).
 _AT_ONCE_BYTES = 8 + 1 + 4
-#: Working bytes per possible transition while a level is expanded a slice at a time (action, child index).
+#: Working bytes per transition while a level is expanded a slice at a time (action, child index).
 _WORK_BYTES = 1 + 4
 #: Working bytes per next-level state the merge has room for (key, forward count, two hash slots).
 _STATE_BYTES = 8 + 8 + 2 * 4
@@ -237,7 +237,9 @@ def sweep(tables: SweepTables, budget: int, progress: SweepProgress | None = Non
                     else:
                         raise
             peak = max(peak, held + in_segment + work)
-            segments[-1].rebuild = max(segments[-1].rebuild, in_segment + work)
+            # A rebuild takes the level a slice at a time if it must: count the cheaper way.
+            lean = _lean_work(tables, len(keys), len(level.child), len(next_keys))
+            segments[-1].rebuild = max(segments[-1].rebuild, in_segment + min(work, lean))
             if keep_levels:
                 segments[-1].levels.append(level)  # type: ignore[union-attr]
                 held += level.nbytes
@@ -309,46 +311,46 @@ def _advance_in_slices(
     Inserted in order, the slices give the states in the order of the one-shot merge.
     """
     n, most = len(keys), 1 + 2 * len(tables.kinds)
-    bound, step = n * most, min(n, _SLICE)
+    step = min(n, _SLICE)
     run = jit.kernels(n)
-    capacity = _power_of_two(max(16, n + n // 4))
-    scratch = step * (8 * most + 4) + 8
-    fixed = lambda bound: _WORK_BYTES * bound + 4 * (n + 1) + scratch  # noqa: E731 - the level's arrays and the slice's
-    try:
-        _check(tables, budget, held + fixed(bound) + _STATE_BYTES * capacity, j, n)
-    except BudgetExceeded:  # the worst case does not fit: count the transitions, and allocate for those
-        bound = _transitions(tables, keys, j, run)
-        _check(tables, budget, held + fixed(bound) + _STATE_BYTES * capacity, j, n, bound)
-    work = fixed(bound) + _STATE_BYTES * capacity
+    bound = _transitions(tables, keys, j, run)  # exact: the level's arrays are allocated once, at their size
+    fixed = _WORK_BYTES * bound + 4 * (n + 1) + step * (8 * most + 4) + 8  # the level's arrays and one slice's keys
+    capacity = max(16, n + n // 4, min(step * most, bound))  # next-level states the merge has room for
+    work = _check(tables, budget, held + fixed + _STATE_BYTES * capacity, j, n, bound) - held
     action, child, first = np.empty(bound, dtype=np.int8), np.empty(bound, dtype=np.int32), np.empty(n + 1, dtype=np.int32)
     out_keys = np.empty(step * most, dtype=np.uint64)
     table = np.full(2 * capacity, -1, dtype=np.int32)
     states, states_fwd = np.empty(capacity, dtype=np.uint64), np.empty(capacity, dtype=np.int64)
     written = distinct = 0
+    first[0] = 0
     for s in range(0, n, step):
         e = min(n, s + step)
-        if distinct + min((e - s) * most, bound - written) > capacity:  # grow the table before the slice could fill it
-            old = capacity
-            capacity = _power_of_two(max(2 * capacity, distinct + (e - s) * most))
-            work = max(work, _check(tables, budget, held + fixed(bound) + _STATE_BYTES * capacity + 16 * old, j, n, bound) - held)
+        if distinct + min((e - s) * most, bound - written) > capacity:  # grow before the slice could fill it
+            old, capacity = capacity, max(capacity + capacity // 4, distinct + (e - s) * most)
+            work = max(work, _check(tables, budget, held + fixed + _STATE_BYTES * capacity + 16 * old, j, n, bound) - held)
             del table
             states, states_fwd = _grown(states, distinct, capacity), _grown(states_fwd, distinct, capacity)
             table = np.full(2 * capacity, -1, dtype=np.int32)
-            run.rehash(states, distinct, table, capacity.bit_length())
+            run.rehash(states, distinct, table)
         added = _expand(tables, keys[s:e], j, run, out_keys, action[written:], first[s : e + 1])
-        distinct = int(run.insert(fwd[s:e], first[s : e + 1], out_keys, table, capacity.bit_length(), states, states_fwd, distinct, child[written:]))
+        distinct = int(run.insert(fwd[s:e], first[s : e + 1], out_keys, table, states, states_fwd, distinct, child[written:]))
         first[s : e + 1] += written
         written += added
-    if n == 0:
-        first[0] = 0
     del table, out_keys
-    work = max(work, _check(tables, budget, held + fixed(bound) + 16 * capacity + 16 * distinct + 5 * written, j, n, written) - held)
-    level = Level(fwd, first, child[:written].copy(), action[:written].copy())
-    return level, states[:distinct].copy(), states_fwd[:distinct].copy(), work
+    states.resize(distinct, refcheck=False)  # in place: no view of them is left
+    states_fwd.resize(distinct, refcheck=False)
+    return Level(fwd, first, child, action), states, states_fwd, work
 
 
-def _power_of_two(at_least: int) -> int:
-    return 1 << max(0, at_least - 1).bit_length()
+def _lean_work(tables: SweepTables, states: int, transitions: int, distinct: int) -> int:
+    """The most working memory :func:`_advance_in_slices` can need for a level of ``states`` states,
+    ``transitions`` transitions and ``distinct`` next states (its table grows to at most 1.25 times
+    the next states and one slice's worth, and holds the old arrays while it grows)."""
+    most = 1 + 2 * len(tables.kinds)
+    step = min(states, _SLICE)
+    fixed = _WORK_BYTES * transitions + 4 * (states + 1) + step * (8 * most + 4) + 8
+    room = distinct + step * most
+    return fixed + _STATE_BYTES * max(16, states + states // 4, min(step * most, transitions), room + room // 4) + 16 * room
 
 
 def _grown(values: np.ndarray, used: int, size: int) -> np.ndarray:
