@@ -128,7 +128,7 @@ class LayeredModel:
                 for j in range(segment.stop - 1, segment.start - 1, -1):
                     level = levels[j - segment.start]
                     bwd = jit.kernels(len(level.fwd)).collect(bwd, level.fwd, level.first, level.child, level.action, out[j])
-                del levels, level  # before the next segment is rebuilt: one segment's levels at a time
+                levels = []  # dropped before the next segment is rebuilt: one segment's levels at a time
                 if progress is not None and self.rebuilds:
                     progress((done + 1) / len(self.segments))
         uses: np.ndarray = out.T.reshape(len(tables.kinds), 2, tables.cell_count)
@@ -152,7 +152,7 @@ class LayeredModel:
                     taken = run.choose(bwd[offset], bwd[offset + 1], level.first, level.child, at, rng.integers(0, bwd[offset][at]))
                     out[:, segment.start + offset] = level.action[taken]
                     at = level.child[taken].astype(np.int64)
-                del levels, level, bwd  # before the next segment is rebuilt
+                levels, bwd = [], []  # dropped before the next segment is rebuilt
         return out
 
     # ----- internals ----------------------------------------------------------------------------------
