@@ -321,7 +321,7 @@ def _advance_in_slices(
     step = min(n, _SLICE)
     run = jit.kernels(n)
     bound = _transitions(tables, keys, j, run)  # exact: the level's arrays are allocated once, at their size
-    fixed = _WORK_BYTES * bound + 4 * (n + 1) + step * (8 * most + 4) + 8  # the level's arrays and one slice's keys
+    fixed = _fixed_work(tables, n, bound)
     capacity = max(16, n + n // 4, min(step * most, bound))  # next-level states the merge has room for
     work = _check(tables, budget, held + fixed + _STATE_BYTES * capacity, j, n, bound) - held
     action, child, first = np.empty(bound, dtype=np.int8), np.empty(bound, dtype=np.int32), np.empty(n + 1, dtype=np.int32)
@@ -370,9 +370,17 @@ def _lean_work(tables: SweepTables, states: int, transitions: int, distinct: int
     the next states and one slice's worth, and holds the old arrays while it grows)."""
     most = 1 + 2 * len(tables.kinds)
     step = min(states, _SLICE)
-    fixed = _WORK_BYTES * transitions + 4 * (states + 1) + step * (8 * most + 4) + 8
     room = distinct + step * most
-    return fixed + _STATE_BYTES * max(16, states + states // 4, min(step * most, transitions), room + room // 4) + 16 * room
+    return _fixed_work(tables, states, transitions) + _STATE_BYTES * max(16, states + states // 4, min(step * most, transitions), room + room // 4) + 16 * room
+
+
+def _fixed_work(tables: SweepTables, states: int, transitions: int) -> int:
+    """What :func:`_advance_in_slices` holds whatever the next level: the level's arrays, the states
+    it expands (not always a segment start's, so not always charged with the segments) and the
+    scratch of one slice's keys."""
+    most = 1 + 2 * len(tables.kinds)
+    step = min(states, _SLICE)
+    return _WORK_BYTES * transitions + 4 * (states + 1) + 8 * states + step * (8 * most + 4) + 8
 
 
 def _grown(values: np.ndarray, used: int, size: int) -> np.ndarray:
