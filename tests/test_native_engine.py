@@ -289,8 +289,9 @@ def test_a_model_over_budget_keeps_segment_starts_and_rebuilds_exactly() -> None
 
 def test_states_that_do_not_fit_even_rebuilt_are_split_exactly(compiles: list[int]) -> None:
     whole = NativeEngine().counts(EIGHT)
-    split = NativeEngine(memory_budget=int(peak_bytes(EIGHT, keep_levels=False) * 0.95)).counts(EIGHT)
-    assert max(compiles) == 1  # one split was enough
+    # Rebuilt levels taken a slice at a time fit down to about 0.8 of the rebuilt peak: below, it is split.
+    split = NativeEngine(memory_budget=int(peak_bytes(EIGHT, keep_levels=False) * 0.78)).counts(EIGHT)
+    assert max(compiles) >= 1  # it was split
     assert split.models == whole.models
     np.testing.assert_array_equal(split.cells, whole.cells)
     for a, b in zip(split.placements, whole.placements):

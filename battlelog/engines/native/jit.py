@@ -33,7 +33,9 @@ COMPILE_AFTER = 50_000
 
 _compiled: SimpleNamespace | None = None
 _interpreted_states = 0
-_interpreted = SimpleNamespace(expand=kernel.expand, merge=kernel.merge, collect=kernel.collect, choose=kernel.choose)
+_interpreted = SimpleNamespace(
+    expand=kernel.expand, merge=kernel.merge, insert=kernel.insert, rehash=kernel.rehash, collect=kernel.collect, choose=kernel.choose
+)
 
 
 def kernels(states: int) -> SimpleNamespace:
@@ -44,7 +46,12 @@ def kernels(states: int) -> SimpleNamespace:
         numba = _import_numba()
         jit = numba.njit(cache=True, nogil=True)
         _compiled = SimpleNamespace(
-            expand=jit(kernel.expand), merge=jit(kernel.merge), collect=jit(kernel.collect), choose=jit(kernel.choose)
+            expand=jit(kernel.expand),
+            merge=jit(kernel.merge),
+            insert=jit(kernel.insert),
+            rehash=jit(kernel.rehash),
+            collect=jit(kernel.collect),
+            choose=jit(kernel.choose),
         )
     return _compiled if _compiled is not None else _interpreted
 

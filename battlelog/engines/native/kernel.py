@@ -37,6 +37,7 @@ import numpy as np
 
 #: Golden-ratio multiplier of the hash (Fibonacci hashing spreads structured keys well).
 _MIX = np.uint64(0x9E3779B97F4A7C15)
+_HALF = np.uint64(32)
 
 
 def expand(
@@ -183,6 +184,63 @@ def merge(
         for t in range(first[s], first[s + 1]):
             fwd[out_index[t]] += count
     return states[:distinct].copy(), fwd
+
+
+def insert(
+    parent_fwd: np.ndarray,
+    first: np.ndarray,
+    child_keys: np.ndarray,
+    table: np.ndarray,
+    states: np.ndarray,
+    states_fwd: np.ndarray,
+    distinct: int,
+    out_index: np.ndarray,
+) -> int:
+    """:func:`merge`, one slice of a level at a time: the slice's transitions (those of the states whose
+    forward counts are ``parent_fwd``, ``first`` counted from the slice's first transition) go into a
+    table that lives across slices, so that a level is merged without holding all its child keys at once.
+
+    ``states[:distinct]`` and ``states_fwd[:distinct]`` are the next level's states found so far and
+    their forward counts; ``table`` (all -1 at first, fewer than 2**32 slots) indexes them and must keep free slots
+    whatever the slice adds. New keys are numbered in the order they first appear, as in :func:`merge`
+    (whatever the table's size), so merging the slices in order gives the same states in the same
+    order. Returns the number of states found.
+    """
+    size = np.uint64(table.shape[0])
+    for s in range(parent_fwd.shape[0]):
+        count = parent_fwd[s]
+        for t in range(first[s], first[s + 1]):
+            key = child_keys[t]
+            slot = (((key * _MIX) >> _HALF) * size) >> _HALF  # the hash's high half, scaled to the table
+            while True:
+                at = table[slot]
+                if at < 0:
+                    table[slot] = distinct
+                    states[distinct] = key
+                    states_fwd[distinct] = count
+                    out_index[t] = distinct
+                    distinct += 1
+                    break
+                if states[at] == key:
+                    out_index[t] = at
+                    states_fwd[at] += count
+                    break
+                slot += np.uint64(1)
+                if slot == size:
+                    slot = np.uint64(0)
+    return distinct
+
+
+def rehash(states: np.ndarray, distinct: int, table: np.ndarray) -> None:
+    """Index ``states[:distinct]`` in ``table`` (all -1, more slots than states): a grown table for :func:`insert`."""
+    size = np.uint64(table.shape[0])
+    for i in range(distinct):
+        slot = (((states[i] * _MIX) >> _HALF) * size) >> _HALF
+        while table[slot] >= 0:
+            slot += np.uint64(1)
+            if slot == size:
+                slot = np.uint64(0)
+        table[slot] = i
 
 
 def collect(

@@ -25,6 +25,8 @@ a one-line error instead of wrapping around.
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -39,8 +41,16 @@ from battlelog.errors import BattlelogError, BudgetExceeded
 
 #: Forward counts stay below this, so that no sum of them can wrap around a signed 64-bit integer.
 COUNT_LIMIT = float(2**62)
-#: Working bytes per possible transition while a level is expanded (key, action, child index).
-_WORK_BYTES = 8 + 1 + 4
+#: Working bytes per possible transition while a level is expanded whole (key, action, child index).
+_AT_ONCE_BYTES = 8 + 1 + 4
+#: Working bytes per transition while a level is expanded a slice at a time (action, child index).
+_WORK_BYTES = 1 + 4
+#: Working bytes per next-level state the merge has room for (key, forward count, two hash slots).
+_STATE_BYTES = 8 + 8 + 2 * 4
+#: States expanded and merged at a time (their child keys are held in a scratch buffer).
+_SLICE = 1 << 14
+#: glibc's mallopt parameter: the size from which a block is its own mapping, returned when freed.
+_M_MMAP_THRESHOLD = -3
 #: States expanded at a time when a level's transitions are counted before it is allocated.
 _COUNT_SLICE = 1 << 16
 
@@ -126,6 +136,7 @@ class LayeredModel:
                 for j in range(segment.stop - 1, segment.start - 1, -1):
                     level = levels[j - segment.start]
                     bwd = jit.kernels(len(level.fwd)).collect(bwd, level.fwd, level.first, level.child, level.action, out[j])
+                levels = []  # dropped before the next segment is rebuilt: one segment's levels at a time
                 if progress is not None and self.rebuilds:
                     progress((done + 1) / len(self.segments))
         uses: np.ndarray = out.T.reshape(len(tables.kinds), 2, tables.cell_count)
@@ -149,6 +160,7 @@ class LayeredModel:
                     taken = run.choose(bwd[offset], bwd[offset + 1], level.first, level.child, at, rng.integers(0, bwd[offset][at]))
                     out[:, segment.start + offset] = level.action[taken]
                     at = level.child[taken].astype(np.int64)
+                levels, bwd = [], []  # dropped before the next segment is rebuilt
         return out
 
     # ----- internals ----------------------------------------------------------------------------------
@@ -239,7 +251,9 @@ def sweep(tables: SweepTables, budget: int, progress: SweepProgress | None = Non
                     else:
                         raise
             peak = max(peak, held + in_segment + work)
-            segments[-1].rebuild = max(segments[-1].rebuild, in_segment + work)
+            # A rebuild takes the level a slice at a time if it must: count the cheaper way.
+            lean = _lean_work(tables, len(keys), len(level.child), len(next_keys))
+            segments[-1].rebuild = max(segments[-1].rebuild, in_segment + min(work, lean))
             if keep_levels:
                 segments[-1].levels.append(level)  # type: ignore[union-attr]
                 held += level.nbytes
@@ -261,25 +275,39 @@ def _advance(
     tables: SweepTables, keys: np.ndarray, fwd: np.ndarray, j: int, budget: int | None, held: int
 ) -> tuple[Level, np.ndarray, np.ndarray, int]:
     """One level: the transitions out of ``keys`` at cell j, the next states and their forward counts,
-    and the most working memory this needed beyond ``held`` (checked against ``budget`` before each allocation)."""
-    kinds = len(tables.kinds)
+    and the most working memory this needed beyond ``held`` (checked against ``budget`` before each allocation).
+
+    The level is expanded whole and merged at once when that fits the budget (the fastest way), else
+    a slice at a time (:func:`_advance_in_slices`: far less memory, the same level).
+    """
     total = float(fwd.sum())
-    if total * (1 + 2 * kinds) >= COUNT_LIMIT:
+    if total * (1 + 2 * len(tables.kinds)) >= COUNT_LIMIT:
         raise BattlelogError(
             f"the layouts of {tables.problem.label()} are too many to count exactly in 64 bits "
             f"(over {total:.3g} partial layouts at cell {j + 1})"
         )
-    bound = len(keys) * (1 + 2 * kinds)
+    try:
+        return _advance_at_once(tables, keys, fwd, j, budget, held)
+    except BudgetExceeded:
+        pass  # out of the handler first, so that the failed attempt's arrays are freed
+    return _advance_in_slices(tables, keys, fwd, j, budget, held)
+
+
+def _advance_at_once(
+    tables: SweepTables, keys: np.ndarray, fwd: np.ndarray, j: int, budget: int | None, held: int
+) -> tuple[Level, np.ndarray, np.ndarray, int]:
+    """:func:`_advance` with the whole level expanded, then merged at once (``_AT_ONCE_BYTES`` a transition)."""
+    bound = len(keys) * (1 + 2 * len(tables.kinds))
     run = jit.kernels(len(keys))
     try:
-        _check(tables, budget, held + _WORK_BYTES * bound + 4 * len(keys), j, len(keys))
+        _check(tables, budget, held + _AT_ONCE_BYTES * bound + 4 * len(keys), j, len(keys))
     except BudgetExceeded:  # the worst case does not fit: count the transitions, and allocate for those
         bound = _transitions(tables, keys, j, run)
-        _check(tables, budget, held + _WORK_BYTES * bound + 4 * len(keys), j, len(keys), bound)
+        _check(tables, budget, held + _AT_ONCE_BYTES * bound + 4 * len(keys), j, len(keys), bound)
     out_keys, out_action, first = np.empty(bound, dtype=np.uint64), np.empty(bound, dtype=np.int8), np.empty(len(keys) + 1, dtype=np.int32)
     written = _expand(tables, keys, j, run, out_keys, out_action, first)
     table_bits = max(1, (2 * written).bit_length())
-    work = _WORK_BYTES * bound + 4 * len(keys) + 4 * (1 << table_bits) + 24 * written
+    work = _AT_ONCE_BYTES * bound + 4 * len(keys) + 4 * (1 << table_bits) + 24 * written
     _check(tables, budget, held + work, j, len(keys), written)
     table = np.full(1 << table_bits, -1, dtype=np.int32)
     child = np.empty(written, dtype=np.int32)
@@ -294,6 +322,89 @@ def _touching(tables: SweepTables, keys: np.ndarray, j: int, first: np.ndarray, 
         return None
     out = np.empty(len(action), dtype=np.int8)
     jit.weight_kernels(len(keys)).touching(keys, j, tables.cols, tables.field_bits, tables.profile_shift, tables.profile_bits, first, action, out)
+    return out
+
+
+def _advance_in_slices(
+    tables: SweepTables, keys: np.ndarray, fwd: np.ndarray, j: int, budget: int | None, held: int
+) -> tuple[Level, np.ndarray, np.ndarray, int]:
+    """:func:`_advance` a slice at a time: :data:`_SLICE` states are expanded into a small scratch buffer
+    and their child keys inserted into one hash table of the next level's states, grown as they come
+    (:func:`kernel.insert <battlelog.engines.native.kernel.insert>`). The level's child keys are never
+    all held, and no array is sized by its transitions but the level's own (``_WORK_BYTES`` each).
+    Inserted in order, the slices give the states in the order of the one-shot merge.
+    """
+    _return_freed_memory()
+    n, most = len(keys), 1 + 2 * len(tables.kinds)
+    step = min(n, _SLICE)
+    run = jit.kernels(n)
+    bound = _transitions(tables, keys, j, run)  # exact: the level's arrays are allocated once, at their size
+    fixed = _fixed_work(tables, n, bound)
+    capacity = max(16, n + n // 4, min(step * most, bound))  # next-level states the merge has room for
+    work = _check(tables, budget, held + fixed + _STATE_BYTES * capacity, j, n, bound) - held
+    action, child, first = np.empty(bound, dtype=np.int8), np.empty(bound, dtype=np.int32), np.empty(n + 1, dtype=np.int32)
+    out_keys = np.empty(step * most, dtype=np.uint64)
+    table = np.full(2 * capacity, -1, dtype=np.int32)
+    states, states_fwd = np.empty(capacity, dtype=np.uint64), np.empty(capacity, dtype=np.int64)
+    written = distinct = 0
+    first[0] = 0
+    for s in range(0, n, step):
+        e = min(n, s + step)
+        if distinct + min((e - s) * most, bound - written) > capacity:  # grow before the slice could fill it
+            old, capacity = capacity, max(capacity + capacity // 4, distinct + (e - s) * most)
+            work = max(work, _check(tables, budget, held + fixed + _STATE_BYTES * capacity + 16 * old, j, n, bound) - held)
+            del table
+            states, states_fwd = _grown(states, distinct, capacity), _grown(states_fwd, distinct, capacity)
+            table = np.full(2 * capacity, -1, dtype=np.int32)
+            run.rehash(states, distinct, table)
+        added = _expand(tables, keys[s:e], j, run, out_keys, action[written:], first[s : e + 1])
+        distinct = int(run.insert(fwd[s:e], first[s : e + 1], out_keys, table, states, states_fwd, distinct, child[written:]))
+        first[s : e + 1] += written
+        written += added
+    del table, out_keys
+    states.resize(distinct, refcheck=False)  # in place: no view of them is left
+    states_fwd.resize(distinct, refcheck=False)
+    return Level(fwd, first, child, action), states, states_fwd, work
+
+
+@functools.cache
+def _return_freed_memory() -> None:
+    """Have the C allocator give arrays of 1 MB and more back to the system as soon as they are freed.
+
+    By default glibc raises that threshold up to 32 MB as large blocks are freed, and the arrays below
+    it then stay in the process's heap, fragmented: under a tight budget the process's resident memory
+    outgrew the arrays it held by 100-200 MB (10x10 5,4,3,3,2 under 90 MB). Process-wide, set once,
+    when a level first has to be taken in slices; nothing happens off glibc.
+    """
+    try:
+        ctypes.CDLL("libc.so.6").mallopt(_M_MMAP_THRESHOLD, 1 << 20)
+    except (OSError, AttributeError):
+        pass
+
+
+def _lean_work(tables: SweepTables, states: int, transitions: int, distinct: int) -> int:
+    """The most working memory :func:`_advance_in_slices` can need for a level of ``states`` states,
+    ``transitions`` transitions and ``distinct`` next states (its table grows to at most 1.25 times
+    the next states and one slice's worth, and holds the old arrays while it grows)."""
+    most = 1 + 2 * len(tables.kinds)
+    step = min(states, _SLICE)
+    room = distinct + step * most
+    return _fixed_work(tables, states, transitions) + _STATE_BYTES * max(16, states + states // 4, min(step * most, transitions), room + room // 4) + 16 * room
+
+
+def _fixed_work(tables: SweepTables, states: int, transitions: int) -> int:
+    """What :func:`_advance_in_slices` holds whatever the next level: the level's arrays, the states
+    it expands (not always a segment start's, so not always charged with the segments) and the
+    scratch of one slice's keys."""
+    most = 1 + 2 * len(tables.kinds)
+    step = min(states, _SLICE)
+    return _WORK_BYTES * transitions + 4 * (states + 1) + 8 * states + step * (8 * most + 4) + 8
+
+
+def _grown(values: np.ndarray, used: int, size: int) -> np.ndarray:
+    """``values[:used]`` at the start of a new array of ``size``."""
+    out = np.empty(size, dtype=values.dtype)
+    out[:used] = values[:used]
     return out
 
 

@@ -1,0 +1,71 @@
+"""The native engine's ceiling: one empty board counted in a process of its own, its time and its peak.
+
+Counts the empty board (``NativeEngine(memory_budget=...).counts``, no cache involved) and prints
+one line: the layouts or the one-line refusal, the wall time, how many levels the sweep advanced (a
+rebuilt model advances each level twice, a split state once per case) and how many of them were
+taken a slice at a time, the most cases of a split (its depth), and the process's peak resident
+memory (``ru_maxrss``, so run one board per process).
+
+usage:
+  python experiments/bench_ceiling.py 10 5,4,4,3,3,3,2,2 --budget 1073741824
+  python experiments/bench_ceiling.py 15 5,4,3,3,2
+  python experiments/bench_ceiling.py 12x10 5,4,3,3,2 --touch none
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import time
+from typing import Any
+
+from battlelog.engines.native import layered
+from battlelog.engines.native.engine import NativeEngine
+from battlelog.errors import BattlelogError
+from battlelog.rules.config import GameConfig, parse_ships
+from battlelog.rules.state import GameState
+from battlelog.rules.variants import Rules
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("board", help="N for a square board, or ROWSxCOLS")
+    parser.add_argument("ships", help="the fleet, e.g. 5,4,3,3,2")
+    parser.add_argument("--budget", type=int, default=None, help="the engine's memory budget in bytes (default: the engine's)")
+    parser.add_argument("--touch", default="allowed", choices=("allowed", "diagonal", "none"))
+    args = parser.parse_args()
+    rows, _, cols = args.board.partition("x")
+    config = GameConfig(int(rows), parse_ships(args.ships), Rules(touch=args.touch), cols=int(cols or rows))
+
+    seen = {"levels": 0, "slices": 0, "depth": 0}
+    advance, in_slices, compile_ = layered._advance, layered._advance_in_slices, NativeEngine._compile
+
+    def counted_advance(*a: Any) -> Any:
+        seen["levels"] += 1
+        return advance(*a)
+
+    def counted_slices(*a: Any) -> Any:
+        seen["slices"] += 1
+        return in_slices(*a)
+
+    def counted_compile(self: NativeEngine, problem: Any, order: Any, depth: int) -> Any:
+        seen["depth"] = max(seen["depth"], depth)
+        return compile_(self, problem, order, depth)
+
+    setattr(layered, "_advance", counted_advance)  # noqa: B010 - counting calls, not typing them
+    setattr(layered, "_advance_in_slices", counted_slices)  # noqa: B010
+    setattr(NativeEngine, "_compile", counted_compile)  # noqa: B010
+    start = time.perf_counter()
+    try:
+        outcome = f"{NativeEngine(memory_budget=args.budget).counts(GameState.empty(config)).models:,} layouts"
+    except BattlelogError as exc:
+        outcome = f"refused: {exc}"
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(
+        f"{config.label()}: {outcome}; {time.perf_counter() - start:.1f} s, {seen['levels']} levels "
+        f"({seen['slices']} in slices), split depth {seen['depth']}, peak {peak:,.0f} MB"
+    )
+
+
+if __name__ == "__main__":
+    main()
