@@ -18,6 +18,22 @@ import pytest
 
 TEST_PLAYERS = "battlelog_test_players"
 
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Every test run (each xdist worker too) caches empty boards and opening books in a folder of its
+    own, empty at the start, as on the CI's fresh machine: a cache filled by an earlier run (or by older
+    code) must never answer for the engine under test."""
+    import tempfile
+
+    os.environ["BATTLELOG_CACHE_DIR"] = tempfile.mkdtemp(prefix="battlelog-test-cache-")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Remove the run's cache folder."""
+    import shutil
+
+    shutil.rmtree(os.environ.pop("BATTLELOG_CACHE_DIR", ""), ignore_errors=True)
+
 _SOURCE = '''
 """Players that fail on purpose, for the experiment runner's tests."""
 

@@ -19,6 +19,7 @@ from battlelog.engines.native.tables import SweepTables
 from battlelog.errors import BudgetExceeded
 from battlelog.model.ground import Problem, ground
 from battlelog.rules.config import GameConfig
+from battlelog.rules.prior import Prior
 from battlelog.rules.state import GameState
 from battlelog.rules.variants import Rules
 
@@ -84,6 +85,7 @@ from battlelog.engines.native.tables import SweepTables
 from battlelog.errors import BudgetExceeded
 from battlelog.model.ground import Problem, ground
 from battlelog.rules.config import GameConfig
+from battlelog.rules.prior import Prior
 from battlelog.rules.state import GameState
 
 def high_water() -> int:
@@ -123,3 +125,24 @@ def test_a_budget_too_small_at_once_is_met_in_slices_under_the_process_peak() ->
     out = subprocess.run([sys.executable, "-c", textwrap.dedent(_PEAK)], capture_output=True, text=True, check=True).stdout.split("\n")
     assert out[0] == "0.85 counted True 0 True"
     assert out[1].startswith("0.5 refused True") and out[1].endswith(" True")
+
+
+def test_a_touch_prior_taken_in_slices_weighs_as_the_oracle(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Levels taken in slices keep the touching pairs a touch weight needs (they are not the one-shot levels)."""
+
+    def refuse(*args: object) -> None:
+        raise BudgetExceeded("taken in slices here")
+
+    monkeypatch.setattr(layered, "_advance_at_once", refuse)
+    monkeypatch.setattr(layered, "_SLICE", 3)
+    monkeypatch.setattr(few, "PAIR_LIMIT", 0)  # sweep, however few the layouts
+    prior = Prior(edge=0.4, vertical=-0.3, touch=-1.2)
+    config = GameConfig(5, (3, 2, 2), cols=6, prior=prior)
+    table = oracle.layouts(5, (3, 2, 2), "allowed", cols=6)
+    state = GameState.empty(config).with_shot(2, 2, "miss")  # not the empty board: no disk cache answers it
+    marginals = NativeEngine(memory_budget=2**30).marginals(state)
+    weights = oracle.layout_weights(table, *prior.theta)
+    chosen = oracle.posterior(table, [((2, 2), ("miss", None))], "named")
+    assert marginals.models == len(chosen)
+    expected = oracle.weighted_cell_marginals(table, chosen, weights)
+    np.testing.assert_allclose(marginals.cells, expected, rtol=0, atol=1e-9)

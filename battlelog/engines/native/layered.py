@@ -364,7 +364,7 @@ def _advance_in_slices(
     del table, out_keys
     states.resize(distinct, refcheck=False)  # in place: no view of them is left
     states_fwd.resize(distinct, refcheck=False)
-    return Level(fwd, first, child, action), states, states_fwd, work
+    return Level(fwd, first, child, action, _touching(tables, keys, j, first, action)), states, states_fwd, work
 
 
 @functools.cache
