@@ -213,7 +213,8 @@ def test_rebuilt_and_split_models_weigh_the_same() -> None:
     assert b.log_z == pytest.approx(a.log_z, rel=1e-14)
     draws = [Weigher(m, prior).draw(200, np.random.default_rng(4)) for m in (kept, lean)]
     np.testing.assert_array_equal(draws[0], draws[1])
-    split_engine = NativeEngine(memory_budget=int(layered.sweep(tables, 2**31, keep_levels=False).peak * 0.95))
+    # 0.8 of the rebuilt peak: levels taken in slices fit 0.95 of it unsplit, 0.5 needs two levels of splits
+    split_engine = NativeEngine(memory_budget=int(layered.sweep(tables, 2**31, keep_levels=False).peak * 0.8))
     built: list[int] = []
     original = split_engine._compile
 
