@@ -7,7 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from battlelog.engines import engine_class, make_engine
+from battlelog.engines import ENGINES, engine_class
+from battlelog.engines.base import Engine, Marginals, check_prior_support
 from battlelog.errors import BattlelogError, FileFormatError, RulesError
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement
@@ -114,16 +115,27 @@ def test_label_names_the_prior() -> None:
     assert config.label() == "10x10 5,4,3,3,2 (no contact, prior touch=-1)"
 
 
-@pytest.mark.parametrize("name", ["native", "sdd", "problog"])
-def test_engines_that_do_not_weigh_a_prior_refuse_it(name: str) -> None:
-    cls = engine_class(name)
-    state = GameState.empty(GameConfig(4, (3, 2), prior=Prior(edge=0.5)))
-    if cls.weighs_priors:
-        pytest.skip(f"the {name} engine weighs priors: tests/test_prior_oracle.py checks it")
-    with pytest.raises(BattlelogError, match=f"the {name} engine does not weigh priors yet") as caught:
-        make_engine(name).marginals(state)
+class _Unweighted(Engine):
+    """An engine that, like the Engine interface's default, does not weigh priors."""
+
+    name = "unweighted"
+
+    def marginals(self, state: GameState) -> Marginals:
+        raise AssertionError("never asked: the prior is refused first")
+
+
+def test_an_engine_that_does_not_weigh_a_prior_is_refused_in_one_line() -> None:
+    config = GameConfig(4, (3, 2), prior=Prior(edge=0.5))
+    with pytest.raises(BattlelogError, match="the unweighted engine does not weigh priors yet") as caught:
+        check_prior_support(_Unweighted, config)
     assert "\n" not in str(caught.value)
-    with pytest.raises(BattlelogError, match="does not weigh priors"):
-        cls.check_board(state.config)
+    check_prior_support(_Unweighted, GameConfig(4, (3, 2)))  # the uniform prior needs no weights
     # a touch weight under no contact weighs nothing, so it is not refused
-    make_engine(name).marginals(GameState.empty(GameConfig(4, (2, 2), Rules(touch="none"), prior=Prior(touch=-1.0))))
+    check_prior_support(_Unweighted, GameConfig(4, (2, 2), Rules(touch="none"), prior=Prior(touch=-1.0)))
+
+
+@pytest.mark.parametrize("name", sorted(ENGINES))
+def test_every_registered_engine_weighs_priors(name: str) -> None:
+    """The registry's engines all weigh priors (tests/test_prior_oracle.py and test_native_prior.py check
+    how well); a new engine that does not is refused by the runner and the players, not used as uniform."""
+    assert engine_class(name).weighs_priors

@@ -20,11 +20,10 @@ from problog.logic import Term
 from problog.program import PrologString
 
 from battlelog.engines import progress
-from battlelog.engines.base import Engine, Marginals, check_prior_support
+from battlelog.engines.base import Engine, Marginals
 from battlelog.engines.workspace import Workspace
 from battlelog.errors import Inconsistent
 from battlelog.model.render import render_program
-from battlelog.rules.config import GameConfig
 from battlelog.rules.state import GameState
 
 
@@ -38,14 +37,8 @@ class ProblogEngine(Engine):
         """Every engine takes a workspace (:meth:`Workspace.engine` builds them all alike); this one
         remembers nothing between states, so it keeps none."""
 
-    @classmethod
-    def check_board(cls, config: GameConfig) -> None:
-        """ProbLog grounds any board, given time, under any prior."""
-        check_prior_support(cls, config)
-
     def marginals(self, state: GameState) -> Marginals:
         """Occupancy marginals of ``state``; ``models`` is None (ProbLog does not report a count)."""
-        check_prior_support(self, state.config)
         with progress.busy(f"problog engine, {state.config.label()}"):
             return Marginals(board_from_queries(state, evaluate_program(render_program(state))))
 

@@ -42,7 +42,7 @@ import numpy as np
 from pysdd.sdd import SddManager, SddNode
 
 from battlelog.engines import budget
-from battlelog.engines.base import Engine, Marginals, check_prior_support
+from battlelog.engines.base import Engine, Marginals
 from battlelog.engines.budget import readable
 from battlelog.engines.frontier import Diagram, check_fleet_size, smallest_diagram
 from battlelog.engines.pysdd_setup import BYTES_PER_NODE, sdd_manager
@@ -127,11 +127,9 @@ class SddEngine(Engine):
     def check_board(cls, config: GameConfig) -> None:
         """The sweep keeps the set of placed ships in one 64-bit word."""
         check_fleet_size(len(config.ships))
-        check_prior_support(cls, config)
 
     def marginals(self, state: GameState) -> Marginals:
         """Occupancy marginals of ``state`` and its number of layouts (exact below 2**53)."""
-        check_prior_support(self, state.config)
         empty_boards = self.workspace.sdd_empty_boards
         key = state.config.posterior  # what the posterior depends on: the rules but their salvo
         if not state.shots and key in empty_boards:
