@@ -48,9 +48,9 @@ def main() -> None:
         seen["slices"] += 1
         return in_slices(*a)
 
-    def counted_compile(self: NativeEngine, problem: Any, order: Any, depth: int) -> Any:
+    def counted_compile(self: NativeEngine, problem: Any, order: Any, depth: int, tracked: bool = False) -> Any:
         seen["depth"] = max(seen["depth"], depth)
-        return compile_(self, problem, order, depth)
+        return compile_(self, problem, order, depth, tracked)
 
     setattr(layered, "_advance", counted_advance)  # noqa: B010 - counting calls, not typing them
     setattr(layered, "_advance_in_slices", counted_slices)  # noqa: B010

@@ -267,9 +267,9 @@ def compiles(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     built: list[int] = []
     original = NativeEngine._compile
 
-    def counted(self, problem, order, depth):
+    def counted(self, problem, order, depth, tracked=False):
         built.append(depth)
-        return original(self, problem, order, depth)
+        return original(self, problem, order, depth, tracked)
 
     monkeypatch.setattr(NativeEngine, "_compile", counted)
     return built
@@ -303,10 +303,10 @@ def forced_split(monkeypatch: pytest.MonkeyPatch, compiles: list[int]) -> list[i
     """Engines split every state once, whatever its size, so that splitting can be checked on small boards."""
     counted = NativeEngine._compile
 
-    def refuse_whole(self, problem, order, depth):
+    def refuse_whole(self, problem, order, depth, tracked=False):
         if depth == 0:
             raise BudgetExceeded("forced split")
-        return counted(self, problem, order, depth)
+        return counted(self, problem, order, depth, tracked)
 
     monkeypatch.setattr(NativeEngine, "_compile", refuse_whole)
     return compiles

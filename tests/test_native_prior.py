@@ -24,6 +24,7 @@ import pytest
 from scipy import stats
 from test_variant_oracle import variant_states
 
+from battlelog.engines.native import draws as draws_module
 from battlelog.engines.native import engine as native_engine
 from battlelog.engines.native import few, layered, weights
 from battlelog.engines.native.engine import NativeEngine, sweep_order
@@ -149,7 +150,7 @@ def test_every_path_weighs_its_layouts_features(rows: int, cols: int, ships: tup
         edge, vertical = (placement_log_weights(model.tables, unit) for unit in (Prior(edge=1.0), Prior(vertical=1.0)))
         got: Counter[tuple[int, int, int]] = Counter()
         for actions, taken in all_paths(model):
-            layout = native_engine._name_ships(model, actions[None, :], np.random.default_rng(0))[0]
+            layout = draws_module.name_ships(model, actions[None, :], np.random.default_rng(0))[0]
             features = layout_features(layout, rows, cols)
             cells = range(len(pairs))
             assert sum(edge[actions[j], j] for j in cells) == features[0], order
@@ -305,7 +306,7 @@ def test_split_draws_are_exact() -> None:
     models = engine._models_of(state, tracked=True)
     assert len(models) > 1  # split into cases
     table = oracle.layouts(4, (3, 2))
-    draws = weights.weighted_sample(models, prior, 30_000, np.random.default_rng(12), native_engine._name_ships)
+    draws = draws_module.draw_layouts(models, 30_000, np.random.default_rng(12), prior)
     assert chi_square_p(draws, table, oracle.layout_weights(table, *prior.theta)) > 1e-4
 
 
@@ -357,7 +358,7 @@ def test_float_passes_against_exact_rational_arithmetic() -> None:
     for swept in (False, True):
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(few, "PAIR_LIMIT", 0 if swept else few.PAIR_LIMIT)
-            got = NativeEngine().marginals(GameState.empty(GameConfig(5, (3, 2, 2), prior=prior)))
+            got = NativeEngine().weighted(GameState.empty(GameConfig(5, (3, 2, 2), prior=prior))).marginals()  # no cache
         worst = 0.0
         for cell in range(25):
             exact = Fraction(sum(w for w, c in zip(weight, covered[:, cell]) if c), total)

@@ -104,7 +104,7 @@ for fraction in (0.85, 0.5):
     budget = int(layered.sweep(tables, 2**31, keep_levels=False).peak * fraction)
     depths = []
     compile_ = NativeEngine._compile
-    NativeEngine._compile = lambda self, p, o, d: (depths.append(d), compile_(self, p, o, d))[1]
+    NativeEngine._compile = lambda self, p, o, d, t=False: (depths.append(d), compile_(self, p, o, d, t))[1]
     open("/proc/self/clear_refs", "w").write("5")  # the high-water mark starts again from here
     base = high_water()
     try:

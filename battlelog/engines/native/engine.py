@@ -29,10 +29,11 @@ from battlelog.engines import budget, progress
 from battlelog.engines.base import Engine, Marginals
 from battlelog.engines.canonical import PosteriorKey, canonical_form, posterior_key
 from battlelog.engines.native.counts import Counts
+from battlelog.engines.native.draws import draw_layouts
 from battlelog.engines.native.few import LISTING_BYTES, few_counts, few_weighted
 from battlelog.engines.native.layered import LayeredModel, sweep
 from battlelog.engines.native.tables import SweepTables, check_board_bits, check_problem_bits, sweep_orders
-from battlelog.engines.native.weights import Weighted, weigher, weighted_sample
+from battlelog.engines.native.weights import Weighted, weigher
 from battlelog.engines.workspace import Workspace
 from battlelog.errors import Inconsistent
 from battlelog.model.ground import Problem, ground_problem
@@ -114,7 +115,7 @@ class NativeEngine(Engine):
             states.put(state, stored, canonical)
             return stored
         prior = state.config.effective_prior
-        result = self.counts(state).marginals() if prior.is_uniform else self.weighted(state, bool(prior.touch)).marginals()
+        result = self.counts(state).marginals() if prior.is_uniform else self.weighted(state).marginals()
         states.put(state, result, canonical)
         if not state.shots:
             empty_boards.save(state.config, result)
@@ -140,9 +141,10 @@ class NativeEngine(Engine):
     def weighted(self, state: GameState, tracked: bool = False) -> Weighted:
         """The weighted posterior of ``state`` under its prior (the uniform one too), by listing its layouts
         when they are few, else by weighing its layered models. ``tracked``: count touching pairs under
-        ``allowed`` (their expectation, or a touch weight, needs them), at the price of a larger model."""
-        tracked = tracked and state.config.rules.touch == ALLOWED
-        prior, key = state.config.effective_prior, _model_key(state, tracked)
+        ``allowed`` even without a touch weight (their expectation needs them), at the price of a larger model."""
+        prior = state.config.effective_prior
+        tracked = _tracked(state, tracked)
+        key = _model_key(state, tracked)
         if self._weighed is not None and self._weighed[0] in (key, _model_key(state, True)):
             return self._weighed[1]
         result = weigher(self._kept[1], prior).weighted() if self._kept is not None and self._kept[0] == key else None
@@ -165,7 +167,7 @@ class NativeEngine(Engine):
         """log of the sum of exp(theta . f) over the layouts consistent with ``state`` (ships named; for the
         uniform prior, log of ``models``)."""
         prior = state.config.effective_prior
-        return math.log(self.counts(state).models) if prior.is_uniform else self.weighted(state, bool(prior.touch)).log_z
+        return math.log(self.counts(state).models) if prior.is_uniform else self.weighted(state).log_z
 
     def _weighed_cases(self, problem: Problem, key: PosteriorKey, order: Symmetry, prior: Prior, tracked: bool) -> Weighted:
         """As :meth:`_counted`, weighed: each case read and dropped before the next is compiled."""
@@ -173,7 +175,7 @@ class NativeEngine(Engine):
         whole: list[LayeredModel] = []
 
         def weigh(part: Problem, depth: int) -> Weighted:
-            model = self._compile(part, order, depth, tracked) if tracked else self._compile(part, order, depth)
+            model = self._compile(part, order, depth, tracked)
             whole.extend([model] if depth == 0 else [])
             return weigher(model, prior).weighted()
 
@@ -196,13 +198,12 @@ class NativeEngine(Engine):
         """
         prior = state.config.effective_prior
         if prior.is_uniform:
-            return _sample(self._models_of(state), count, rng)
-        models = self._models_of(state, bool(prior.touch) and state.config.rules.touch == ALLOWED)
-        return weighted_sample(models, prior, count, rng, _name_ships)
+            return draw_layouts(self._models_of(state), count, rng)
+        return draw_layouts(self._models_of(state, _tracked(state)), count, rng, prior)
 
     def problem_sample(self, problem: Problem, count: int, rng: np.random.Generator, order: Symmetry = IDENTITY) -> list[tuple[Placement, ...]]:
         """``count`` layouts drawn independently and uniformly among those of a ground problem as given."""
-        return _sample(self._models(problem, ("problem", problem), order), count, rng)
+        return draw_layouts(self._models(problem, ("problem", problem), order), count, rng)
 
     # ----- compiling --------------------------------------------------------------------------------
     def _models_of(self, state: GameState, tracked: bool = False) -> list[LayeredModel]:
@@ -236,12 +237,13 @@ class NativeEngine(Engine):
     def _models(self, problem: Problem, key: PosteriorKey, order: Symmetry, tracked: bool = False) -> list[LayeredModel]:
         """The layered models of ``problem`` swept in ``order``, split into cases while one would exceed the budget."""
         self._kept = None  # free the previous model before building the next one
-        models = budget.split_until_it_fits(problem, lambda part, depth: self._compile(part, order, depth, tracked) if tracked else self._compile(part, order, depth), self.name, self.memory_budget)
+        models = budget.split_until_it_fits(problem, lambda part, depth: self._compile(part, order, depth, tracked), self.name, self.memory_budget)
         if len(models) == 1:
             self._kept = (key, models[0])
         return models
 
-    def _compile(self, problem: Problem, order: Symmetry, depth: int, tracked: bool = False) -> LayeredModel:  # untracked: called as before
+    def _compile(self, problem: Problem, order: Symmetry, depth: int, tracked: bool = False) -> LayeredModel:
+        """The layered model of ``problem`` (a case of a split at ``depth`` > 0), with touching pairs when ``tracked``."""
         tables = SweepTables(problem, order, tracked=tracked)
         listener = progress.listener()
         what = problem.label() + (f" (case of a split, depth {depth})" if depth else "")
@@ -250,6 +252,12 @@ class NativeEngine(Engine):
     def close(self) -> None:
         self._kept = None
         self._weighed = None
+
+
+def _tracked(state: GameState, asked: bool = False) -> bool:
+    """Whether a model of ``state`` must count touching pairs: when asked (for E[touch]) or when its prior
+    weighs them, and only where ships may meet along a side (elsewhere there are none to count)."""
+    return (asked or bool(state.config.effective_prior.touch)) and state.config.rules.touch == ALLOWED
 
 
 def _model_key(state: GameState, tracked: bool) -> PosteriorKey:
@@ -265,36 +273,3 @@ def _total(parts: list[Counts]) -> Counts:
     if counts.models == 0:
         raise Inconsistent("no layout of the fleet fits all the answers")
     return counts
-
-
-def _sample(models: list[LayeredModel], count: int, rng: np.random.Generator) -> list[tuple[Placement, ...]]:
-    """``count`` layouts drawn uniformly from a problem's layered models, each case in proportion to its layouts."""
-    weights = np.array([m.paths * m.tables.multiplicity for m in models], dtype=float)
-    if weights.sum() == 0:
-        raise Inconsistent("no layout of the fleet fits all the answers")
-    per_case = rng.multinomial(count, weights / weights.sum()) if len(models) > 1 else np.array([count])
-    layouts: list[tuple[Placement, ...]] = []
-    for model, draws in zip(models, per_case):
-        if draws:
-            layouts += _name_ships(model, model.draw(int(draws), rng), rng)
-    order = rng.permutation(len(layouts))
-    return [layouts[i] for i in order]
-
-
-def _name_ships(model: LayeredModel, paths: np.ndarray, rng: np.random.Generator) -> list[tuple[Placement, ...]]:
-    """Turn drawn paths (one action per cell) into layouts, naming each kind's ships in random order."""
-    tables = model.tables
-    where = {(k, o): tables.covered_cells(k, o) for k in range(len(tables.kinds)) for o in (0, 1)}
-    n = tables.problem.cols
-    layouts = []
-    for path in paths:
-        by_kind: list[list[tuple[int, ...]]] = [[] for _ in tables.kinds]
-        for cell in np.flatnonzero(path):
-            k, orientation = divmod(int(path[cell]) - 1, 2)
-            by_kind[k].append(tuple(int(x) for x in where[k, orientation][:, cell]))
-        layout: list[Placement | None] = [None] * len(tables.problem.ships)
-        for k, kind in enumerate(tables.kinds):
-            for ship, cells in zip(rng.permutation(kind.ships), by_kind[k]):
-                layout[int(ship)] = Placement.from_cells(int(ship), (divmod(cell, n) for cell in cells))
-        layouts.append(tuple(p for p in layout if p is not None))
-    return layouts

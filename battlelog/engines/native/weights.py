@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import math
 import weakref
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,7 +30,6 @@ from battlelog.engines.native import jit
 from battlelog.engines.native.layered import LayeredModel, Level
 from battlelog.engines.native.tables import TRACKED, VERTICAL, SweepTables
 from battlelog.errors import Inconsistent
-from battlelog.rules.geometry import Placement
 from battlelog.rules.prior import Prior
 
 _NO_PAIRS = np.zeros(0, dtype=np.int8)
@@ -214,26 +212,6 @@ def weigher(model: LayeredModel, prior: Prior) -> Weigher:
     if prior not in by_prior:
         by_prior[prior] = Weigher(model, prior)
     return by_prior[prior]
-
-
-def weighted_sample(
-    models: list[LayeredModel], prior: Prior, count: int, rng: np.random.Generator,
-    name_ships: Callable[[LayeredModel, np.ndarray, np.random.Generator], list[tuple[Placement, ...]]],
-) -> list[tuple[Placement, ...]]:  # fmt: skip
-    """``count`` layouts drawn from a problem's layered models in proportion to their weights under
-    ``prior``, each case in proportion to its total weight; ``name_ships`` turns drawn paths into layouts."""
-    alive = [model for model in models if model.paths]
-    if not alive:
-        raise Inconsistent("no layout of the fleet fits all the answers")
-    log_z = np.array([weigher(model, prior).log_weight() for model in alive])
-    share = np.exp(log_z - log_z.max())
-    per_case = rng.multinomial(count, share / share.sum()) if len(alive) > 1 else np.array([count])
-    layouts: list[tuple[Placement, ...]] = []
-    for model, draws in zip(alive, per_case):
-        if draws:
-            layouts += name_ships(model, weigher(model, prior).draw(int(draws), rng), rng)
-    order = rng.permutation(len(layouts))
-    return [layouts[i] for i in order]
 
 
 def tables_ring(tables: SweepTables) -> np.ndarray:
