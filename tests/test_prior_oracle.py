@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from oracle_states import oracle_state
 from test_problog_engine import run_stock_problog
 
 from battlelog.cli import main
@@ -35,7 +36,6 @@ from battlelog.model.render import render_program
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement
 from battlelog.rules.prior import Prior
-from battlelog.rules.referee import Referee
 from battlelog.rules.state import GameState, Shot
 from battlelog.rules.variants import SINK_RULES, TOUCH_RULES, Rules
 
@@ -57,8 +57,7 @@ def prior_states(touch: str, sinks: str) -> tuple[Case, ...]:
     """Random consistent states on BOARDS, each under a random prior, with the oracle's posterior (indices
     into its layouts) and its layouts' weights under the whole prior.
 
-    A layout is drawn uniformly from the oracle's list, shot at in a random order until the game is
-    over, answered by battlelog's referee (whose answers must be the oracle's), and cut at a random shot."""
+    The states are drawn as tests/oracle_states.py says."""
     out = []
     for rows, cols, ships, count, seed in BOARDS:
         table = oracle.layouts(rows, ships, touch, cols)
@@ -66,20 +65,7 @@ def prior_states(touch: str, sinks: str) -> tuple[Case, ...]:
         for _ in range(count):
             theta = rng.uniform(-2.0, 2.0, 3)
             config = GameConfig(rows, ships, Rules(touch=touch, sinks=sinks), cols=cols, prior=Prior(*theta))
-            k = int(rng.integers(len(table)))
-            referee = Referee(config, tuple(Placement(i, *spot) for i, spot in enumerate(table.spots[k])))
-            order = [(int(c) // cols, int(c) % cols) for c in rng.permutation(rows * cols)]
-            cells, answers = [], []
-            for cell in order:
-                if referee.over:
-                    break
-                cells.append(cell)
-                answers.append(referee.shoot(*cell))
-            assert answers == oracle.play(table, k, cells, sinks)
-            stop = int(rng.integers(0, len(cells) + 1))
-            state = GameState(config, tuple(Shot(*cell, *answer) for cell, answer in zip(cells[:stop], answers[:stop])))
-            chosen = oracle.posterior(table, list(zip(cells[:stop], answers[:stop])), sinks)
-            assert k in chosen
+            state, chosen = oracle_state(config, table, rng)
             out.append((state, chosen, oracle.layout_weights(table, *theta)))
     return tuple(out)
 

@@ -16,14 +16,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from oracle_states import oracle_state
 from test_problog_rules import script_marginals_match
 
 from battlelog.engines import Engine, make_engine
 from battlelog.errors import FleetError
 from battlelog.rules.config import GameConfig
-from battlelog.rules.geometry import Placement
-from battlelog.rules.referee import Referee
-from battlelog.rules.state import GameState, Shot
+from battlelog.rules.state import GameState
 from battlelog.rules.symmetry import symmetries_of
 from battlelog.rules.variants import SINK_RULES, TOUCH_RULES, Rules
 
@@ -36,17 +35,6 @@ VARIANTS = [(touch, sinks) for touch in TOUCH_RULES for sinks in SINK_RULES]
 IDS = [f"{touch}-{sinks}" for touch, sinks in VARIANTS]
 
 Cell = tuple[int, int]
-
-
-def _hunty_cell(rng: np.random.Generator, rows: int, cols: int, hits: list[Cell], shot: set[Cell]) -> Cell:
-    """A random unshot cell, half of the time next to a hit (so that sinks and adjacent ships happen)."""
-    if hits and rng.random() < 0.5:
-        near = sorted({(r + dr, c + dc) for r, c in hits for dr, dc in ((0, 1), (1, 0), (0, -1), (-1, 0))
-                       if 0 <= r + dr < rows and 0 <= c + dc < cols and (r + dr, c + dc) not in shot})  # fmt: skip
-        if near:
-            return near[int(rng.integers(len(near)))]
-    free = [(r, c) for r in range(rows) for c in range(cols) if (r, c) not in shot]
-    return free[int(rng.integers(len(free)))]
 
 
 @cache
@@ -64,21 +52,7 @@ def rect_states(sinks: str, touch: str) -> tuple[tuple[GameState, np.ndarray], .
             continue
         config = GameConfig(rows, ships, Rules(touch=touch, sinks=sinks), cols=cols)
         rng = np.random.default_rng(seed)
-        for _ in range(count):
-            k = int(rng.integers(len(table)))
-            referee = Referee(config, tuple(Placement(i, *spot) for i, spot in enumerate(table.spots[k])))
-            cells: list[Cell] = []
-            answers: list[tuple[str, int | None]] = []
-            while not referee.over:
-                cell = _hunty_cell(rng, rows, cols, [c for c, a in zip(cells, answers) if a[0] != "miss"], set(cells))
-                cells.append(cell)
-                answers.append(referee.shoot(*cell))
-            assert answers == oracle.play(table, k, cells, sinks)
-            stop = int(rng.integers(0, len(cells) + 1))
-            state = GameState(config, tuple(Shot(*cell, *answer) for cell, answer in zip(cells[:stop], answers[:stop])))
-            chosen = oracle.posterior(table, list(zip(cells[:stop], answers[:stop])), sinks)
-            assert k in chosen
-            out.append((state, chosen))
+        out += [oracle_state(config, table, rng) for _ in range(count)]
     return tuple(out)
 
 

@@ -15,13 +15,14 @@ from functools import cache
 
 import numpy as np
 import pytest
+from oracle_states import oracle_state
 
 from battlelog.engines import Engine, locate_fault, make_engine
 from battlelog.engines.native import few
+from battlelog.engines.workspace import Workspace
 from battlelog.model.ground import ground
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement
-from battlelog.rules.referee import Referee
 from battlelog.rules.state import GameState, Shot
 from battlelog.rules.variants import SINK_RULES, TOUCH_RULES, Rules
 
@@ -84,17 +85,6 @@ def test_named_prunes_exactly_as_the_standard_rules() -> None:
     assert checked == 240
 
 
-def _hunty_cells(rng: np.random.Generator, size: int, hits: list[tuple[int, int]], shot: set[tuple[int, int]]) -> tuple[int, int]:
-    """A random unshot cell, half of the time next to a hit (so that sinks and adjacent ships happen)."""
-    if hits and rng.random() < 0.5:
-        near = sorted({(r + dr, c + dc) for r, c in hits for dr, dc in ((0, 1), (1, 0), (0, -1), (-1, 0))
-                       if 0 <= r + dr < size and 0 <= c + dc < size and (r + dr, c + dc) not in shot})
-        if near:
-            return near[int(rng.integers(len(near)))]
-    free = [(r, c) for r in range(size) for c in range(size) if (r, c) not in shot]
-    return free[int(rng.integers(len(free)))]
-
-
 @cache
 def variant_states(sinks: str, touch: str = "allowed") -> tuple[tuple[GameState, np.ndarray], ...]:
     """Random consistent states under ``touch`` and ``sinks`` with the oracle's posterior (indices into its layouts).
@@ -106,33 +96,19 @@ def variant_states(sinks: str, touch: str = "allowed") -> tuple[tuple[GameState,
         table = oracle.layouts(size, ships, touch)
         config = GameConfig(size, ships, Rules(touch=touch, sinks=sinks))
         rng = np.random.default_rng(seed)
-        for _ in range(count):
-            k = int(rng.integers(len(table)))
-            referee = Referee(config, tuple(Placement(i, *spot) for i, spot in enumerate(table.spots[k])))
-            cells: list[tuple[int, int]] = []
-            answers: list[tuple[str, int | None]] = []
-            while not referee.over:
-                cell = _hunty_cells(rng, size, [c for c, a in zip(cells, answers) if a[0] != "miss"], set(cells))
-                cells.append(cell)
-                answers.append(referee.shoot(*cell))
-            assert answers == oracle.play(table, k, cells, sinks)
-            stop = int(rng.integers(0, len(cells) + 1))
-            state = GameState(config, tuple(Shot(*cell, *answer) for cell, answer in zip(cells[:stop], answers[:stop])))
-            assert state.over == (stop == len(cells))
-            chosen = oracle.posterior(table, list(zip(cells[:stop], answers[:stop])), sinks)
-            assert k in chosen
-            out.append((state, chosen))
+        out += [oracle_state(config, table, rng) for _ in range(count)]
     return tuple(out)
 
 
 @pytest.fixture(scope="module", params=["native", "native swept", "sdd"])
-def engine(request: pytest.FixtureRequest) -> Iterator[Engine]:
+def engine(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
     """One instance per engine answers every state of every sink rule: its caches must keep rules apart.
-    The native engine lists the layouts of states that have few; "native swept" sweeps every state."""
+    The native engine lists the layouts of states that have few; "native swept" sweeps every state.
+    Each has empty-board files of its own, so that no empty board is answered from another's."""
     with pytest.MonkeyPatch.context() as patch:
         if request.param == "native swept":
             patch.setattr(few, "PAIR_LIMIT", 0)
-        yield make_engine(request.param.split()[0])
+        yield make_engine(request.param.split()[0], workspace=Workspace(tmp_path_factory.mktemp("cache")))
 
 
 @pytest.mark.parametrize("touch", TOUCH_RULES)

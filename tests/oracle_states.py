@@ -1,0 +1,52 @@
+"""Random consistent states whose posterior the oracle (tests/oracle.py) knows: what the engine tests
+compare every engine against, on squares and rectangles, under every rule and prior.
+
+A layout is drawn uniformly from the oracle's list, shot at until the game is over (a random unshot
+cell, half of the time next to a hit, so that sinks and adjacent ships happen), answered by
+battlelog's referee (whose answers must be the oracle's), and cut at a random shot.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from battlelog.rules.config import GameConfig
+from battlelog.rules.geometry import Placement
+from battlelog.rules.referee import Referee
+from battlelog.rules.state import GameState, Shot
+
+import oracle
+
+Cell = tuple[int, int]
+
+
+def hunt_cell(rng: np.random.Generator, rows: int, cols: int, hits: list[Cell], shot: set[Cell]) -> Cell:
+    """A random unshot cell, half of the time next to a hit."""
+    if hits and rng.random() < 0.5:
+        near = sorted({(r + dr, c + dc) for r, c in hits for dr, dc in ((0, 1), (1, 0), (0, -1), (-1, 0))
+                       if 0 <= r + dr < rows and 0 <= c + dc < cols and (r + dr, c + dc) not in shot})  # fmt: skip
+        if near:
+            return near[int(rng.integers(len(near)))]
+    free = [(r, c) for r in range(rows) for c in range(cols) if (r, c) not in shot]
+    return free[int(rng.integers(len(free)))]
+
+
+def oracle_state(config: GameConfig, table: oracle.Layouts, rng: np.random.Generator) -> tuple[GameState, np.ndarray]:
+    """One random consistent state of ``config`` (whose board, fleet and touch rule are ``table``'s) and
+    the oracle's posterior: the indices of the layouts in ``table`` that fit it."""
+    sinks = config.rules.sinks
+    k = int(rng.integers(len(table)))
+    referee = Referee(config, tuple(Placement(i, *spot) for i, spot in enumerate(table.spots[k])))
+    cells: list[Cell] = []
+    answers: list[tuple[str, int | None]] = []
+    while not referee.over:
+        cell = hunt_cell(rng, config.rows, config.cols, [c for c, a in zip(cells, answers) if a[0] != "miss"], set(cells))
+        cells.append(cell)
+        answers.append(referee.shoot(*cell))
+    assert answers == oracle.play(table, k, cells, sinks)
+    stop = int(rng.integers(0, len(cells) + 1))
+    state = GameState(config, tuple(Shot(*cell, *answer) for cell, answer in zip(cells[:stop], answers[:stop])))
+    assert state.over == (stop == len(cells))
+    chosen = oracle.posterior(table, list(zip(cells[:stop], answers[:stop])), sinks)
+    assert k in chosen
+    return state, chosen
