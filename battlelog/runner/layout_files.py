@@ -3,7 +3,8 @@
 An experiment's games.jsonl (or games.jsonl.gz) works as it is: every player of game g met the same
 board, so records with the same ``seed``, ``game`` and layout are one draw, counted once. Anything a
 game could not have had is one line naming the file and the line: not JSON, no layout, another board or
-fleet, a placement off the board, two ships on one cell or in contact the rules forbid.
+fleet, a placement off the board, two ships on one cell or in contact the rules forbid
+(:func:`parse_layout`, which the replay reads a record's layout with too).
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ def _check_board(record: Mapping[str, Any], config: GameConfig, where: str) -> N
 def parse_layout(raw: Any, config: GameConfig, where: str) -> tuple[Placement, ...]:
     """A record's layout as placements: one per ship in the fleet's order, on the board, legal under the rules."""
     if not isinstance(raw, list) or len(raw) != len(config.ships):
-        raise FileFormatError(f"{where}: layout must list one placement per ship of {format_ships(config.ships)}")
+        raise FileFormatError(f"{where}: layout must list one placement per ship of {config.label()}")
     layout = []
     for ship, p in enumerate(raw):
         if not isinstance(p, dict) or any(k not in p for k in _KEYS):

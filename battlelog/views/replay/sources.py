@@ -16,13 +16,12 @@ from battlelog.errors import BattlelogError, FileFormatError, StateError
 from battlelog.jsonfile import read_json
 from battlelog.players import PLAYERS
 from battlelog.players.spec import spec_name
-from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement, cell_name
 from battlelog.rules.hiders import hider_from_json
-from battlelog.rules.layouts import layouts_overlap
 from battlelog.rules.prior import UNIFORM, Prior
 from battlelog.rules.referee import Referee
 from battlelog.rules.state import GameState
+from battlelog.runner.layout_files import parse_layout
 
 #: The file name of an experiment's game records (see battlelog.runner.experiment).
 GAMES_FILE = "games.jsonl"
@@ -97,7 +96,7 @@ def game_from_record(record: dict[str, Any], source: str, where: str | None = No
         raise StateError(f"{source}: {exc}") from None
     if record.get("status", "ok") != "ok":
         raise BattlelogError(f"{source}: game failed ({record['status']}): there is nothing to replay")
-    layout = _layout(record["layout"], state.config, source)
+    layout = parse_layout(record["layout"], state.config, source)
     _check_answers(state, layout, source)
     check_game_values(record, source)
     options = record.get("options") or {}
@@ -108,26 +107,6 @@ def game_from_record(record: dict[str, Any], source: str, where: str | None = No
     hider = hider_from_json(record["hider"], source) if "hider" in record else UNIFORM
     seed, game = (record.get(key) if isinstance(record.get(key), int) else None for key in ("seed", "game"))
     return Game(state, title, layout, str(record["player"]), dict(options), seed, game, hider)
-
-
-def _layout(raw: Any, config: GameConfig, source: str) -> tuple[Placement, ...]:
-    """The recorded layout as placements: one per ship, in the fleet's order, on the board, not overlapping."""
-    if not isinstance(raw, list) or len(raw) != len(config.ships):
-        raise FileFormatError(f"{source}: layout must list one placement per ship of {config.label()}")
-    layout = []
-    for ship, p in enumerate(raw):
-        keys = ("ship", "length", "row", "col", "orientation")
-        if not isinstance(p, dict) or any(k not in p for k in keys):
-            raise FileFormatError(f"{source}: layout entry {ship} must be an object with {', '.join(keys)}")
-        placement = Placement(p["ship"], p["length"], p["row"], p["col"], p["orientation"] == "h")
-        if p["ship"] != ship or p["orientation"] not in ("h", "v") or placement not in config.placements(ship):
-            raise FileFormatError(f"{source}: layout entry {ship} is not a placement of ship {ship} (length {config.ships[ship]})")
-        layout.append(placement)
-    if layouts_overlap(layout):
-        raise FileFormatError(f"{source}: the recorded layout has two ships on one cell")
-    if not config.rules.legal(layout, config.rows, config.cols):
-        raise FileFormatError(f"{source}: the recorded layout has two ships in contact, which {config.rules.text()} forbids")
-    return tuple(layout)
 
 
 def _check_answers(state: GameState, layout: tuple[Placement, ...], source: str) -> None:
