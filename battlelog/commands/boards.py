@@ -13,6 +13,7 @@ from pathlib import Path
 from battlelog.engines import DEFAULT_ENGINE, ENGINES
 from battlelog.errors import BattlelogError
 from battlelog.rules.config import GameConfig, parse_ships
+from battlelog.rules.hiders import parse_prior_spec
 from battlelog.rules.prior import FEATURES, Prior
 from battlelog.rules.state import GameState
 from battlelog.rules.variants import ALLOWED, NAMED, SINK_RULES, TOUCH_RULES, Rules, parse_salvo
@@ -55,16 +56,17 @@ def add_prior_argument(parser: argparse.ArgumentParser) -> None:
     """``--prior`` (default None: not given, so the uniform prior or a state file's), checked by :func:`prior_from`."""
     parser.add_argument(
         "--prior",
-        metavar="FEATURE=WEIGHT,...",
+        metavar="PRIOR",
         help=f"weigh each layout exp(theta . f) over the features {', '.join(FEATURES)} (ship cells on the outer ring, "
-        "vertical ships, side pairs of cells of two different ships), e.g. edge=0.8,touch=-1 (default: uniform; docs/rules.md)",
+        "vertical ships, side pairs of cells of two different ships), e.g. edge=0.8,touch=-1, or a preset such as edge-hugger, "
+        "or a prior file (default: uniform; docs/rules.md, docs/priors.md)",
     )
 
 
 def prior_from(args: argparse.Namespace) -> Prior | None:
     """The prior ``--prior`` names, or None where it is not given (or the command takes none)."""
     text = getattr(args, "prior", None)
-    return None if text is None else Prior.parse(text)
+    return None if text is None else parse_prior_spec(text, "--prior")
 
 
 def rules_from(args: argparse.Namespace) -> Rules:

@@ -52,15 +52,15 @@ def parse_prior_spec(text: str, what: str = "--hider") -> Prior:
     path = Path(text)
     if path.is_file():
         return prior_from_file(path)
-    if "=" in text or ":" in text:
-        try:
-            return Prior.parse(text.replace(":", "=").replace(";", ","))
-        except RulesError as exc:
+    try:
+        return Prior.parse(text.replace(":", "=").replace(";", ","))
+    except RulesError as exc:
+        if "=" in text or ":" in text:
             raise RulesError(f"{what} {clip(text)}: {exc}") from None
-    raise BattlelogError(
-        f"{what} {clip(text)!r} is neither uniform, a preset ({', '.join(PRESETS)}), a prior such as "
-        "edge=1.5,touch=-2, nor a prior file"
-    )
+        raise BattlelogError(
+            f"{what} {clip(text)!r} is neither uniform, a preset ({', '.join(PRESETS)}), a prior file, "
+            f"nor a prior: {exc}"
+        ) from None
 
 
 def prior_from_file(path: Path) -> Prior:
