@@ -127,6 +127,20 @@ def test_a_local_cluster_plays_the_local_games_and_replays_a_killed_workers_game
     assert all(r["peak_mb"] > 10 for r in load_results(tmp_path)[1])  # one thread per worker: peaks are measured
 
 
+def test_a_local_cluster_left_with_no_worker_stops_in_one_line(tmp_path: Path, test_players: Path) -> None:
+    """A cluster whose workers are gone for good (here scaled to none) would leave the run waiting forever."""
+    executor = DaskExecutor(Limits(1, 2 * GiB, None))
+    executor.no_worker_wait = 2.0
+    with executor:
+        executor.start()
+        executor._cluster.scale(0)
+        start = time.monotonic()
+        with pytest.raises(BattlelogError) as error:
+            run_experiment(same_games(), tmp_path, executor, progress=False)
+    assert time.monotonic() - start < 30
+    assert str(error.value).startswith("the local dask cluster has had no worker for 2 s") and "\n" not in str(error.value)
+
+
 @pytest.mark.slow
 def test_on_a_local_cluster_failed_games_get_their_reason_and_the_others_finish(tmp_path: Path, test_players: Path) -> None:
     players = ("random", T + "Sleeper", T + "Quitter", T + "Broken", T + "BudgetTeller", T + "Exiter")

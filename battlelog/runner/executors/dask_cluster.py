@@ -17,7 +17,8 @@ What can happen to a game, and what the client records:
   have taken the memory; the one that takes a second worker down is the failure);
 - its worker is lost otherwise (machine gone, process killed): it is played again, once, on another
   worker, and the record says why (``retried``); lost a second time, it is an ``error``;
-- its worker died before the game started (it was only queued there): it is queued again.
+- its worker died before the game started (it was only queued there): it is queued again;
+- a cluster of our own left with no worker (its nannies failed to restart them): the run stops in one line.
 
 The client needs the scheduler to leave retries to it: a scheduler that re-runs a task whose worker
 died (dask's default allows three such deaths) would replay games that ran out of memory and play
@@ -35,6 +36,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
+from battlelog.errors import BattlelogError
 from battlelog.runner.executors import Limits
 from battlelog.runner.executors.base import Executor
 from battlelog.runner.executors.dask_connect import connect, local_cluster
@@ -83,6 +85,9 @@ class _Game:
 class DaskExecutor(Executor):
     """Games on a dask.distributed cluster: the one at ``scheduler``, or a LocalCluster of ``limits.workers`` processes."""
 
+    #: Seconds a cluster of our own may have no worker before the run stops (a nanny's restart takes seconds).
+    no_worker_wait: float = 60.0
+
     def __init__(self, limits: Limits, scheduler: str | None = None) -> None:
         super().__init__(limits)
         self.scheduler = scheduler
@@ -93,6 +98,7 @@ class DaskExecutor(Executor):
         self._overdue: dict[str, Any] = {}  # key -> future of a game recorded as a timeout that may still run
         self._threads = 0
         self._threads_checked = 0.0
+        self._workerless_since: float | None = None
 
     @property
     def client(self) -> Any:
@@ -147,6 +153,7 @@ class DaskExecutor(Executor):
                     break
                 self._listen(games)
                 yield from self._settle(games)
+                self._check_workers()
         finally:  # games abandoned (Ctrl-C, an error) and overdue ones: nothing more of them is wanted
             self._client.cancel([game.future for game in games.values()] + list(self._overdue.values()))
             self._overdue.clear()
@@ -158,6 +165,17 @@ class DaskExecutor(Executor):
             self._threads = sum(self._client.nthreads().values())
             self._threads_checked = now
         return max(4, 2 * self._threads)
+
+    def _check_workers(self) -> None:
+        """Stop, in one line, a run on a cluster of our own that has had no worker for ``no_worker_wait`` seconds."""
+        now = time.monotonic()
+        if self.scheduler is not None or self._threads > 0:  # a cluster given by address may scale from none
+            self._workerless_since = None
+        elif self._workerless_since is None:
+            self._workerless_since = now
+        elif now - self._workerless_since > self.no_worker_wait:
+            text = f"the local dask cluster has had no worker for {self.no_worker_wait:g} s (its worker processes died and none was restarted)"
+            raise BattlelogError(f"{text}; the games finished so far are recorded: run the same command again to play the rest")
 
     def _submit(self, games: dict[str, _Game], task: GameTask, attempt: _Attempt = _Attempt()) -> None:
         key = f"battlelog-game-{task.game}-{task.player}-{attempt.number}-{uuid.uuid4().hex[:12]}"
