@@ -14,8 +14,8 @@ checkouts are timed on the same states (``PYTHONPATH=/other/checkout python expe
 --states s.pkl``); ``--rounds`` repeats the timing and keeps each call's minimum.
 
 usage:
-  python experiments/bench_midgame.py                         # 10 games, about 30 s on 2 cores
-  python experiments/bench_midgame.py --games 20 --rounds 3 --touch none
+  python experiments/bench_midgame.py --first 6               # 10 games: about 30 s of CPU (playing them is most of it)
+  python experiments/bench_midgame.py --games 20 --rounds 3 --touch none --states s.pkl
 Prints Markdown tables to stdout.
 """
 
@@ -106,6 +106,7 @@ def main() -> None:
             args.states.write_bytes(pickle.dumps(games))
     games = [[state for state in states if len(state.shots) >= args.first] for states in games]
     jit.kernels(10**6)  # the compiled kernel loaded before any clock, as a worker has it
+    Workspace().engine("native").marginals(next(state for states in games for state in states))  # numba loads it on a first call
     if args.profile:
         profile = cProfile.Profile()
         profile.runcall(timed, games)
