@@ -1,0 +1,124 @@
+"""The rollout player: one step of policy improvement over a fast base policy (docs/rollout.md).
+
+For the ``candidates`` most probable cells (exact marginals) and the base policy's own choice, it
+plays out the game from this state: that cell, then the base policy to the end, against ``samples``
+layouts drawn exactly from the posterior, the same layouts for every candidate (common random
+numbers); it shoots the candidate with the fewest expected shots. When the state has at most
+``samples`` consistent layouts (uniform prior), every one of them is played once instead: the
+estimates are then exact, and so is the guarantee of policy improvement (never worse than the base
+policy in expectation). A sampled candidate replaces the base policy's choice only when it is better
+by more than ``margin`` standard errors of the paired difference, so that noise alone rarely moves
+the player off a good base choice.
+
+The base policy is the ``pdf`` player's density rule with its ties broken in reading order, compiled
+(:mod:`battlelog.players.rollout_kernel`): a simulated move costs microseconds, and its estimate is
+unbiased (the truth of each simulated game is a fresh posterior draw, never one the policy has seen).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from battlelog.engines import DEFAULT_ENGINE, Engine, engine_class
+from battlelog.errors import BattlelogError
+from battlelog.players.base import Player, Seed
+from battlelog.rules.config import GameConfig
+from battlelog.rules.geometry import Cell
+from battlelog.rules.state import GameState
+
+#: Defaults, chosen on training seed 101 (docs/rollout.md).
+CANDIDATES, SAMPLES, MARGIN = 6, 400, 1.0
+
+
+class RolloutPlayer(Player):
+    """Shoots the cell whose rollouts (that cell, then the base policy) need the fewest shots on average.
+
+    Ties: the more probable cell, then reading order. Its choice is random only through the drawn
+    layouts, so it names candidates for exact evaluation only where it lists every layout.
+    """
+
+    name = "rollout"
+
+    @classmethod
+    def check_board(cls, config: GameConfig, engine: str = DEFAULT_ENGINE, **options: Any) -> None:
+        """Salvo is refused: the rollouts simulate single shots, each answered before the next."""
+        if config.rules.is_salvo:
+            raise BattlelogError(f"player rollout plays single shots, not {config.rules.text()} (its rollouts answer every shot)")
+        engine_class(engine).check_board(config)
+
+    def __init__(
+        self, seed: Seed = None, candidates: int = CANDIDATES, samples: int = SAMPLES, margin: float = MARGIN, engine: str = DEFAULT_ENGINE
+    ) -> None:
+        super().__init__(seed)
+        for key, value, least in (("candidates", candidates, 1), ("samples", samples, 2)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise BattlelogError(f"player rollout needs {key} a whole number of at least {least}, got {value!r}")
+        if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not 0 <= margin < float("inf"):
+            raise BattlelogError(f"player rollout needs margin a finite number of at least 0, got {margin!r}")
+        if not engine_class(engine).samples:
+            raise BattlelogError(f"player rollout draws layouts; the {engine} engine does not")
+        self.candidates_count, self.samples, self.margin, self.engine = candidates, samples, float(margin), engine
+
+    @property
+    def _engine(self) -> Engine:
+        return self.workspace.engine(self.engine)
+
+    def check_state(self, state: GameState) -> None:
+        if state.config.rules.is_salvo:
+            raise BattlelogError(f"player rollout plays single shots, not {state.config.rules.text()}")
+
+    def choose(self, state: GameState) -> Cell:
+        return self.evaluate(state)[0]
+
+    def choose_volley(self, state: GameState, k: int) -> list[Cell]:
+        self.check_state(state)
+        return super().choose_volley(state, k)
+
+    def candidates(self, state: GameState) -> list[Cell] | None:
+        """The one cell it shoots where it plays out every consistent layout (exact, deterministic);
+        None where it draws layouts."""
+        cell, exact = self.evaluate(state)[:2]
+        return [cell] if exact else None
+
+    def evaluate(self, state: GameState) -> tuple[Cell, bool, list[Cell], np.ndarray]:
+        """The chosen cell, whether every layout was played, the candidates (most probable first) and
+        the shots each needed per layout (one row per candidate)."""
+        from battlelog.players import rollout_kernel as kernel  # numba: loaded by a game, not by `--help`
+        from battlelog.players.rollout_tables import listed_layouts, start_of, tables, truths
+
+        self.check_state(state)
+        config = state.config
+        marginals = self._engine.marginals(state)
+        board, start = tables(config), start_of(state)
+        base = int(kernel.choice(board, start))
+        unshot = [r * config.cols + c for r, c in state.unshot]
+        ranked = sorted(unshot, key=lambda x: (-float(marginals.cells.flat[x]), x))
+        firsts = [x for x in ranked[: self.candidates_count] if marginals.cells.flat[x] > 0]
+        if base not in firsts:
+            firsts.append(base)
+        firsts.sort(key=ranked.index)
+        layouts = listed_layouts(state) if config.prior.is_uniform and (marginals.models or 0) <= self.samples else None
+        exact = layouts is not None
+        if len(firsts) == 1:
+            return divmod(firsts[0], config.cols), exact, [divmod(firsts[0], config.cols)], np.zeros((1, 0), dtype=np.int64)
+        if layouts is None:
+            layouts = self._engine.sample(state, self.samples, self.rng)
+        owners, lefts = truths(state, layouts)
+        shots = np.zeros((len(firsts), len(layouts)), dtype=np.int64)
+        kernel.rollouts(board, start, owners, lefts, np.array(firsts, dtype=np.int64), shots)
+        chosen = firsts[_best(shots, firsts.index(base), 0.0 if exact else self.margin)]
+        return divmod(chosen, config.cols), exact, [divmod(x, config.cols) for x in firsts], shots
+
+
+def _best(shots: np.ndarray, base: int, margin: float) -> int:
+    """The row of fewest total shots (the first on ties: the most probable cell); the base row unless
+    that one beats it by more than ``margin`` standard errors of the paired difference."""
+    totals = shots.sum(axis=1)
+    best = int(np.argmin(totals))
+    if best == base or margin == 0.0:
+        return best
+    difference = shots[base] - shots[best]
+    error = float(difference.std(ddof=1)) / np.sqrt(len(difference)) if len(difference) > 1 else 0.0
+    return best if float(difference.mean()) > margin * error else base
