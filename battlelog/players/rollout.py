@@ -4,7 +4,7 @@ For the ``candidates`` most probable cells (exact marginals) and the base policy
 plays out the game from this state: that cell, then the base policy to the end, against ``samples``
 layouts drawn exactly from the posterior, the same layouts for every candidate (common random
 numbers); it shoots the candidate with the fewest expected shots. When the state has at most
-``samples`` consistent layouts (uniform prior), every one of them is played once instead: the
+``exact`` consistent layouts (uniform prior), every one of them is played once instead: the
 estimates are then exact, and so is the guarantee of policy improvement (never worse than the base
 policy in expectation). A sampled candidate replaces the base policy's choice only when it is better
 by more than ``margin`` standard errors of the paired difference, so that noise alone rarely moves
@@ -23,13 +23,13 @@ import numpy as np
 
 from battlelog.engines import DEFAULT_ENGINE, Engine, engine_class
 from battlelog.errors import BattlelogError
-from battlelog.players.base import Player, Seed
+from battlelog.players.base import Player, Seed, top_cells
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Cell
 from battlelog.rules.state import GameState
 
 #: Defaults, chosen on training seed 101 (docs/rollout.md).
-CANDIDATES, SAMPLES, MARGIN = 6, 400, 1.0
+CANDIDATES, SAMPLES, EXACT, MARGIN = 6, 400, 1000, 1.0
 
 
 class RolloutPlayer(Player):
@@ -43,38 +43,40 @@ class RolloutPlayer(Player):
 
     @classmethod
     def check_board(cls, config: GameConfig, engine: str = DEFAULT_ENGINE, **options: Any) -> None:
-        """Salvo is refused: the rollouts simulate single shots, each answered before the next."""
-        if config.rules.is_salvo:
-            raise BattlelogError(f"player rollout plays single shots, not {config.rules.text()} (its rollouts answer every shot)")
+        """A board its engine cannot count is refused before the first game."""
         engine_class(engine).check_board(config)
 
     def __init__(
-        self, seed: Seed = None, candidates: int = CANDIDATES, samples: int = SAMPLES, margin: float = MARGIN, engine: str = DEFAULT_ENGINE
+        self,
+        seed: Seed = None,
+        candidates: int = CANDIDATES,
+        samples: int = SAMPLES,
+        exact: int = EXACT,
+        margin: float = MARGIN,
+        engine: str = DEFAULT_ENGINE,
     ) -> None:
         super().__init__(seed)
-        for key, value, least in (("candidates", candidates, 1), ("samples", samples, 2)):
+        for key, value, least in (("candidates", candidates, 1), ("samples", samples, 2), ("exact", exact, 0)):
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
                 raise BattlelogError(f"player rollout needs {key} a whole number of at least {least}, got {value!r}")
         if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not 0 <= margin < float("inf"):
             raise BattlelogError(f"player rollout needs margin a finite number of at least 0, got {margin!r}")
         if not engine_class(engine).samples:
             raise BattlelogError(f"player rollout draws layouts; the {engine} engine does not")
-        self.candidates_count, self.samples, self.margin, self.engine = candidates, samples, float(margin), engine
+        self.candidates_count, self.samples, self.exact = candidates, samples, exact
+        self.margin, self.engine = float(margin), engine
 
     @property
     def _engine(self) -> Engine:
         return self.workspace.engine(self.engine)
 
-    def check_state(self, state: GameState) -> None:
-        if state.config.rules.is_salvo:
-            raise BattlelogError(f"player rollout plays single shots, not {state.config.rules.text()}")
-
     def choose(self, state: GameState) -> Cell:
         return self.evaluate(state)[0]
 
     def choose_volley(self, state: GameState, k: int) -> list[Cell]:
-        self.check_state(state)
-        return super().choose_volley(state, k)
+        """Under salvo, the ``k`` most probable unshot cells (ties drawn by the player's generator), as
+        ``problog`` does: the rollouts simulate single shots, each answered before the next."""
+        return top_cells(state, self._engine.marginals(state).cells, k, self.rng)
 
     def candidates(self, state: GameState) -> list[Cell] | None:
         """The one cell it shoots where it plays out every consistent layout (exact, deterministic);
@@ -88,7 +90,6 @@ class RolloutPlayer(Player):
         from battlelog.players import rollout_kernel as kernel  # numba: loaded by a game, not by `--help`
         from battlelog.players.rollout_tables import listed_layouts, start_of, tables, truths
 
-        self.check_state(state)
         config = state.config
         marginals = self._engine.marginals(state)
         board, start = tables(config), start_of(state)
@@ -99,7 +100,7 @@ class RolloutPlayer(Player):
         if base not in firsts:
             firsts.append(base)
         firsts.sort(key=ranked.index)
-        layouts = listed_layouts(state) if config.prior.is_uniform and (marginals.models or 0) <= self.samples else None
+        layouts = listed_layouts(state) if config.prior.is_uniform and (marginals.models or 0) <= self.exact else None
         exact = layouts is not None
         if len(firsts) == 1:
             return divmod(firsts[0], config.cols), exact, [divmod(firsts[0], config.cols)], np.zeros((1, 0), dtype=np.int64)

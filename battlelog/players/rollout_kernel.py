@@ -164,7 +164,7 @@ def rollouts(tables, start, owners, lefts, firsts, out):
 @njit(cache=True)
 def choice(tables, start):
     """The base policy's shot in the state ``start`` describes (-1 when every cell is shot)."""
-    masks, cells, counts, halos, lengths, fleet_index, touch, sinks, n_cells, powers = tables
+    masks, cells, counts, halos, touch, n_cells, powers = tables[0], tables[1], tables[2], tables[3], tables[6], tables[8], tables[9]
     blocked, hits, open_hits, shot, afloat = start
     return base_choice(masks, cells, counts, halos, touch, blocked, hits, open_hits, shot, afloat, n_cells, powers, np.empty(n_cells))
 
