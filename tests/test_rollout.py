@@ -3,9 +3,10 @@
 - the compiled base policy plays, shot for shot, the games of the pdf player's density rule with ties
   in reading order (``battlelog.players.pdf.density``, numpy), under every touch and sink rule;
 - a rollout's estimate of a cell is the expected shots of "that cell, then the base policy", computed
-  here by playing every consistent layout of the independent oracle (tests/oracle.py): exactly when the
-  player lists every layout, within four standard errors when it samples;
-- listing every layout, the rollout player is never worse than its base policy (exact expectations);
+  here over every consistent layout of the independent oracle (tests/oracle.py): exactly when the
+  player lists every layout (the base policy is then exact greedy), within four standard errors when
+  it samples (the base policy is then the pdf rule);
+- listing every layout, the rollout player is never worse than exact greedy (exact expectations);
 - options are checked in one line, and a game is reproducible from its seed.
 """
 
@@ -22,6 +23,7 @@ from battlelog.optimum.layouts import LayoutTable
 from battlelog.players import make_player
 from battlelog.players.evaluate import expected_shots
 from battlelog.players.pdf import density
+from battlelog.players.rollout import RolloutPlayer
 from battlelog.players.rollout_kernel import simulated_game
 from battlelog.players.rollout_tables import start_of, tables
 from battlelog.rules.config import GameConfig
@@ -62,7 +64,8 @@ def _shoot(state: GameState, owner: np.ndarray, x: int) -> GameState:
 
 def _reference_game(state: GameState, owner: np.ndarray, first: int = -1) -> list[int]:
     """The cells shot from ``state`` to the end: ``first`` (unless -1), then the base policy."""
-    cells, ship_cells = [], int((owner >= 0).sum())
+    cells: list[int] = []
+    ship_cells = int((owner >= 0).sum())
     while len(state.hits) < ship_cells:
         x = first if first >= 0 and not cells else _base_shot(state)
         cells.append(x)
@@ -103,15 +106,51 @@ def test_the_compiled_base_policy_plays_the_pdf_rule_shot_for_shot(touch: str, s
 
 
 # ----- the rollout estimate against enumeration ----------------------------------------------------------
-def _exact_totals(state: GameState, cells: list[tuple[int, int]]) -> tuple[list[int], int]:
-    """Per cell, the shots of "that cell, then the base policy" summed over every consistent layout (the
-    oracle's posterior), and the number of those layouts."""
-    config, sinks = state.config, state.config.rules.sinks
+def _greedy_total(rows: list[np.ndarray], hits: set[int], shot: set[int], first: int, sinks: str, ship_cells: int) -> int:
+    """The shots of "``first`` (unless -1), then exact greedy" summed over the layouts ``rows`` (all those
+    consistent with the game so far, equally likely): greedy shoots the unshot cell most of them cover,
+    the first in reading order on ties; each answer keeps the layouts that give it."""
+    if not rows or len(hits) == ship_cells:
+        return 0
+    x = first
+    if x < 0:
+        covered = np.sum([row >= 0 for row in rows], axis=0)
+        x = max((y for y in range(len(covered)) if y not in shot), key=lambda y: (covered[y], -y))
+    groups: dict[tuple[str, int | None], list[np.ndarray]] = {}
+    for row in rows:
+        groups.setdefault(_answer(row, hits, x, sinks), []).append(row)
+    return len(rows) + sum(
+        _greedy_total(group, hits | ({x} if answer[0] != "miss" else set()), shot | {x}, -1, sinks, ship_cells)
+        for answer, group in groups.items()
+    )
+
+
+def _consistent_rows(state: GameState) -> list[np.ndarray]:
+    """The oracle's layouts consistent with ``state``, as owner rows."""
+    config = state.config
     table = oracle.layouts(config.rows, config.ships, config.rules.touch)
-    shots = [(s.cell, (s.result, s.ship)) for s in state.shots]
-    chosen = oracle.posterior(table, shots, sinks)
-    totals = [sum(len(_reference_game(state, table.owner[k], r * config.cols + c)) for k in chosen) for r, c in cells]
-    return totals, len(chosen)
+    chosen = oracle.posterior(table, [(s.cell, (s.result, s.ship)) for s in state.shots], config.rules.sinks)
+    return [table.owner[k] for k in chosen]
+
+
+def _exact_totals(state: GameState, cells: list[tuple[int, int]]) -> tuple[list[int], int]:
+    """Per cell, the shots of "that cell, then exact greedy" summed over every consistent layout."""
+    rows, n = _consistent_rows(state), state.cols
+    hits, shot = {r * n + c for r, c in state.hits}, {r * n + c for r, c in state.shot_cells}
+    sinks, ship_cells = state.config.rules.sinks, state.config.ship_cells
+    return [_greedy_total(rows, hits, shot, r * n + c, sinks, ship_cells) for r, c in cells], len(rows)
+
+
+def _pdf_totals(state: GameState, cells: list[tuple[int, int]]) -> tuple[list[int], int]:
+    """Per cell, the shots of "that cell, then the pdf rule" summed over every consistent layout."""
+    rows = _consistent_rows(state)
+    return [sum(len(_reference_game(state, row, r * state.cols + c)) for row in rows) for r, c in cells], len(rows)
+
+
+def _rollout(spec: str, seed: int = 0) -> RolloutPlayer:
+    player = make_player(spec, seed)
+    assert isinstance(player, RolloutPlayer)
+    return player
 
 
 def _midgame(config: GameConfig, seed: int, shots: int) -> GameState:
@@ -126,7 +165,7 @@ def test_listing_every_layout_the_rollouts_are_the_exact_expectations(touch: str
     config = GameConfig(5, (3, 2), Rules(touch, sinks))
     for seed, shots in ((2, 3), (3, 6)):
         state = _midgame(config, seed, shots)
-        player = make_player("rollout[candidates=3]", 0)
+        player = _rollout("rollout[candidates=3]")
         _, exact, cells, rollouts = player.evaluate(state)
         totals, layouts = _exact_totals(state, cells)
         assert exact and rollouts.shape == (len(cells), layouts)
@@ -136,9 +175,9 @@ def test_listing_every_layout_the_rollouts_are_the_exact_expectations(touch: str
 def test_sampled_rollouts_are_within_their_sampling_error() -> None:
     config = GameConfig(5, (3, 2))
     state = _midgame(config, 4, 2)
-    player = make_player("rollout[candidates=2,samples=400,exact=0]", 7)
+    player = _rollout("rollout[candidates=2,samples=400,exact=0]", 7)
     _, exact, cells, rollouts = player.evaluate(state)
-    totals, layouts = _exact_totals(state, cells)
+    totals, layouts = _pdf_totals(state, cells)
     assert not exact and rollouts.shape == (len(cells), 400)
     for row, total in zip(rollouts, totals):
         error = row.std(ddof=1) / np.sqrt(len(row))
@@ -147,9 +186,9 @@ def test_sampled_rollouts_are_within_their_sampling_error() -> None:
 
 # ----- policy improvement, exactly ---------------------------------------------------------------------
 def _base_expectation(config: GameConfig) -> Fraction:
-    table = oracle.layouts(config.rows, config.ships, config.rules.touch)
-    empty = GameState.empty(config)
-    return Fraction(sum(len(_reference_game(empty, owner)) for owner in table.owner), len(table))
+    """Exact greedy's (ties in reading order) expected shots, over every oracle layout."""
+    rows = _consistent_rows(GameState.empty(config))
+    return Fraction(_greedy_total(rows, set(), set(), -1, config.rules.sinks, config.ship_cells), len(rows))
 
 
 @pytest.mark.parametrize(
@@ -158,7 +197,7 @@ def _base_expectation(config: GameConfig) -> Fraction:
      GameConfig(4, (3, 2), Rules("diagonal", "unnamed"))],
     ids=lambda c: c.label(),
 )  # fmt: skip
-def test_listing_every_layout_the_rollout_player_is_never_worse_than_its_base_policy(config: GameConfig) -> None:
+def test_listing_every_layout_the_rollout_player_is_never_worse_than_exact_greedy(config: GameConfig) -> None:
     player = make_player("rollout[candidates=3]", 0)
     rollout = expected_shots(player, LayoutTable.build(config, 10**6))
     assert rollout <= _base_expectation(config)

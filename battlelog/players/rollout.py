@@ -6,9 +6,9 @@ layouts drawn exactly from the posterior, the same layouts for every candidate (
 numbers); it shoots the candidate with the fewest expected shots. When the state has at most
 ``exact`` consistent layouts (uniform prior), every one of them is played once instead: the
 estimates are then exact, and so is the guarantee of policy improvement (never worse than the base
-policy in expectation). A sampled candidate replaces the base policy's choice only when it is better
-by more than ``margin`` standard errors of the paired difference, so that noise alone rarely moves
-the player off a good base choice.
+policy in expectation). When it samples, the most probable cell (greedy's shot) stands unless another
+candidate beats it by more than ``margin`` standard errors of the paired difference, so that noise
+alone rarely moves the player off greedy's shot.
 
 The base policy is the ``pdf`` player's density rule with its ties broken in reading order, compiled
 (:mod:`battlelog.players.rollout_kernel`): a simulated move costs microseconds, and its estimate is
@@ -29,7 +29,7 @@ from battlelog.rules.geometry import Cell
 from battlelog.rules.state import GameState
 
 #: Defaults, chosen on training seed 101 (docs/rollout.md).
-CANDIDATES, SAMPLES, EXACT, MARGIN = 6, 400, 1000, 1.0
+CANDIDATES, SAMPLES, EXACT, MARGIN = 6, 400, 1000, 2.0
 
 
 class RolloutPlayer(Player):
@@ -88,38 +88,44 @@ class RolloutPlayer(Player):
         """The chosen cell, whether every layout was played, the candidates (most probable first) and
         the shots each needed per layout (one row per candidate)."""
         from battlelog.players import rollout_kernel as kernel  # numba: loaded by a game, not by `--help`
-        from battlelog.players.rollout_tables import listed_layouts, start_of, tables, truths
+        from battlelog.players.rollout_tables import SINK_CODES, listed_layouts, start_of, tables, truths
 
         config = state.config
         marginals = self._engine.marginals(state)
-        board, start = tables(config), start_of(state)
-        base = int(kernel.choice(board, start))
         unshot = [r * config.cols + c for r, c in state.unshot]
         ranked = sorted(unshot, key=lambda x: (-float(marginals.cells.flat[x]), x))
-        firsts = [x for x in ranked[: self.candidates_count] if marginals.cells.flat[x] > 0]
-        if base not in firsts:
-            firsts.append(base)
-        firsts.sort(key=ranked.index)
+        firsts = [x for x in ranked[: self.candidates_count] if marginals.cells.flat[x] > 0] or ranked[:1]
         layouts = listed_layouts(state) if config.prior.is_uniform and (marginals.models or 0) <= self.exact else None
         exact = layouts is not None
+        if layouts is None:  # the base policy is then the compiled pdf rule: its own shot is a candidate
+            board, start = tables(config), start_of(state)
+            base = int(kernel.choice(board, start))
+            if base not in firsts:
+                firsts = sorted([*firsts, base], key=ranked.index)
         if len(firsts) == 1:
             return divmod(firsts[0], config.cols), exact, [divmod(firsts[0], config.cols)], np.zeros((1, 0), dtype=np.int64)
         if layouts is None:
             layouts = self._engine.sample(state, self.samples, self.rng)
         owners, lefts = truths(state, layouts)
         shots = np.zeros((len(firsts), len(layouts)), dtype=np.int64)
-        kernel.rollouts(board, start, owners, lefts, np.array(firsts, dtype=np.int64), shots)
-        chosen = firsts[_best(shots, firsts.index(base), 0.0 if exact else self.margin)]
+        if exact:
+            shot = np.zeros(config.cell_count, dtype=np.bool_)
+            shot[[r * config.cols + c for r, c in state.shot_cells]] = True
+            kernel.exact_rollouts(owners, lefts, shot, np.array(firsts, dtype=np.int64), SINK_CODES[config.rules.sinks], shots)
+        else:
+            kernel.rollouts(board, start, owners, lefts, np.array(firsts, dtype=np.int64), shots)
+        chosen = firsts[_best(shots, 0.0 if exact else self.margin)]
         return divmod(chosen, config.cols), exact, [divmod(x, config.cols) for x in firsts], shots
 
 
-def _best(shots: np.ndarray, base: int, margin: float) -> int:
-    """The row of fewest total shots (the first on ties: the most probable cell); the base row unless
-    that one beats it by more than ``margin`` standard errors of the paired difference."""
+def _best(shots: np.ndarray, margin: float) -> int:
+    """The row of fewest total shots (the first on ties: the most probable cell); with ``margin`` > 0 the
+    first row (the most probable cell: greedy's shot) unless the best beats it by more than ``margin``
+    standard errors of the paired difference."""
     totals = shots.sum(axis=1)
     best = int(np.argmin(totals))
-    if best == base or margin == 0.0:
+    if best == 0 or margin == 0.0:
         return best
-    difference = shots[base] - shots[best]
-    error = float(difference.std(ddof=1)) / np.sqrt(len(difference)) if len(difference) > 1 else 0.0
-    return best if float(difference.mean()) > margin * error else base
+    difference = shots[0] - shots[best]
+    error = float(difference.std(ddof=1)) / np.sqrt(len(difference))
+    return best if float(difference.mean()) > margin * error else 0

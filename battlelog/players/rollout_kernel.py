@@ -174,3 +174,85 @@ def simulated_game(tables, start, owner, left, first, record):
     """One game played out as :func:`rollouts` plays it, its shots written to ``record``; their number."""
     scratch = (np.empty(tables[8], dtype=np.float64), np.empty(start[0].shape[0], dtype=np.uint64))
     return play_out(tables, start, owner, left, first, record, scratch)
+
+
+@njit(cache=True)
+def _code(left, ship, sinks):
+    """The answer a layout gives to a hit on ``ship`` with ``left`` of its cells unhit before it: -1
+    hit, else (its last cell) 100 + ship named, 100 unnamed, -1 silent."""
+    if left > 1 or sinks == SINKS_SILENT:
+        return -1
+    return 100 + ship if sinks == SINKS_NAMED else 100
+
+
+@njit(cache=True)
+def exact_rollouts(owners, lefts, shot0, firsts, sinks, out):
+    """``out[c, t]``: the shots to finish when ``firsts[c]`` is shot and then exact greedy plays, layout t
+    the truth, where ``owners``/``lefts`` are every layout consistent with the state (each equally likely).
+
+    Exact greedy shoots the unshot cell covered by the most layouts still consistent with the simulated
+    answers (the first in reading order on ties): with every layout listed its counts are the exact
+    marginals, and the truth being one of them is no bias, since it is one of them."""
+    layouts, n = owners.shape
+    most = 0
+    for t in range(layouts):
+        covered = 0
+        for x in range(n):
+            covered += owners[t, x] >= 0
+        most = max(most, covered)
+    cells = np.full((layouts, most), -1, dtype=np.int64)
+    base = np.zeros(n, dtype=np.int64)
+    for t in range(layouts):
+        k = 0
+        for x in range(n):
+            if owners[t, x] >= 0:
+                cells[t, k] = x
+                k += 1
+                base[x] += 1
+    count = np.empty(n, dtype=np.int64)
+    alive = np.empty(layouts, dtype=np.int64)
+    left = np.empty_like(lefts)
+    shot = np.empty(n, dtype=np.bool_)
+    for c in range(firsts.shape[0]):
+        for t in range(layouts):
+            count[:] = base
+            left[:, :] = lefts
+            shot[:] = shot0
+            for p in range(layouts):
+                alive[p] = p
+            living = layouts
+            remaining = 0
+            for i in range(lefts.shape[1]):
+                remaining += lefts[t, i]
+            shots = 0
+            while remaining > 0:
+                x = firsts[c]
+                if shots > 0:
+                    best, x = -1, -1
+                    for y in range(n):
+                        if not shot[y] and count[y] > best:
+                            best, x = count[y], y
+                shots += 1
+                shot[x] = True
+                ship = owners[t, x]
+                truth = -2 if ship < 0 else _code(left[t, ship], ship, sinks)
+                kept = 0
+                for i in range(living):
+                    p = alive[i]
+                    q = owners[p, x]
+                    answer = -2 if q < 0 else _code(left[p, q], q, sinks)
+                    if answer != truth:
+                        for k in range(most):
+                            y = cells[p, k]
+                            if y < 0:
+                                break
+                            count[y] -= 1
+                        continue
+                    if q >= 0:
+                        left[p, q] -= 1
+                    alive[kept] = p
+                    kept += 1
+                living = kept
+                if ship >= 0:
+                    remaining -= 1
+            out[c, t] = shots
