@@ -1,18 +1,15 @@
-"""The rollout player: one step of policy improvement over a fast base policy (docs/rollout.md).
+"""The rollout player: one step of policy improvement over greedy, with battlelog's exact posterior
+(docs/rollout.md).
 
-For the ``candidates`` most probable cells (exact marginals) and the base policy's own choice, it
-plays out the game from this state: that cell, then the base policy to the end, against ``samples``
-layouts drawn exactly from the posterior, the same layouts for every candidate (common random
-numbers); it shoots the candidate with the fewest expected shots. When the state has at most
-``exact`` consistent layouts (uniform prior), every one of them is played once instead: the
-estimates are then exact, and so is the guarantee of policy improvement (never worse than the base
-policy in expectation). When it samples, the most probable cell (greedy's shot) stands unless another
-candidate beats it by more than ``margin`` standard errors of the paired difference, so that noise
-alone rarely moves the player off greedy's shot.
-
-The base policy is the ``pdf`` player's density rule with its ties broken in reading order, compiled
-(:mod:`battlelog.players.rollout_kernel`): a simulated move costs microseconds, and its estimate is
-unbiased (the truth of each simulated game is a fresh posterior draw, never one the policy has seen).
+For the ``candidates`` most probable cells (exact marginals) it plays the game out from this state,
+that cell first, and shoots the candidate with the fewest expected shots. When the state has at most
+``exact`` consistent layouts (uniform prior) it lists them all and plays each once as the truth, with
+exact greedy as the base policy: the estimates are exact, and the player is never worse than greedy
+from there (policy improvement). Otherwise it plays ``samples`` layouts drawn exactly from the
+posterior, the same for every candidate (common random numbers), with the compiled pdf rule as the
+base policy (its own shot among the candidates), and leaves greedy's shot only for a candidate better
+by more than ``margin`` standard errors of the paired difference. Kernels:
+:mod:`battlelog.players.rollout_kernel`.
 """
 
 from __future__ import annotations
