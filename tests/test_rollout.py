@@ -221,3 +221,10 @@ def test_a_sampled_game_is_reproducible_from_its_seed() -> None:
     layout = layout_for(config, 101, 0)
     games = [play_game(config, layout, make_player("rollout[samples=100,exact=50]", game_seeds(101, 0)[1])).state for _ in range(2)]
     assert games[0] == games[1] and games[0].over
+
+
+def test_it_plays_rectangles_sampled_and_listed() -> None:
+    config = GameConfig(4, (3, 2, 2), cols=6)
+    for spec in ("rollout[samples=50,exact=0]", "rollout"):
+        result = play_game(config, layout_for(config, 101, 1), make_player(spec, game_seeds(101, 1)[1]))
+        assert result.state.over and config.ship_cells <= result.score <= config.cell_count
