@@ -20,6 +20,7 @@ from battlelog.players.optimal import OptimalPlayer
 from battlelog.players.parity import ParityPlayer
 from battlelog.players.pdf import PdfPlayer
 from battlelog.players.random import RandomPlayer
+from battlelog.players.rollout import RolloutPlayer
 from battlelog.players.spec import player_spec
 from battlelog.players.thompson import ThompsonPlayer
 from battlelog.rules.config import GameConfig
@@ -28,7 +29,7 @@ PLAYERS: dict[str, type[Player]] = {
     cls.name: cls
     for cls in (
         RandomPlayer, HuntTargetPlayer, PdfPlayer, ExactPlayer, ParityPlayer, ThompsonPlayer, InfoPlayer,
-        LookaheadPlayer, MonteCarloPlayer, OptimalPlayer,
+        LookaheadPlayer, MonteCarloPlayer, OptimalPlayer, RolloutPlayer,
     )
 }
 
