@@ -110,13 +110,15 @@ def test_the_endgame_agrees_with_the_solver_of_the_whole_instance() -> None:
     solver.optimum()
     table = oracle.layouts(4, (3, 2))
     rng = np.random.default_rng(3)
-    for _ in range(20):
-        state, _ = oracle_state(config, table, rng)
-        if state.over:
+    checked = 0
+    while checked < 12:
+        state, chosen = oracle_state(config, table, rng)
+        if state.over or len(chosen) > 60:  # no symmetry here: larger states take seconds
             continue
-        solved = solve_endgame(state, 300, max_nodes=0)
+        solved = solve_endgame(state, 60, max_nodes=0)
         assert solved is not None
         assert solved.total == solver.total(solver.layouts.consistent(state), cells_mask(state.hits, 4))
+        checked += 1
 
 
 def test_the_endgame_player_with_every_layout_in_its_endgame_is_optimal() -> None:
@@ -135,7 +137,7 @@ def test_a_ten_by_ten_endgame_is_solved() -> None:
     from battlelog.runner.seeds import layout_for
 
     config = GameConfig(10, (5, 4, 3, 3, 2))
-    state = play_game(config, layout_for(config, 0, 0), make_player("problog", 0)).state
+    state = play_game(config, layout_for(config, 0, 0), make_player("pdf", 0)).state  # a quick player's game
     for t in range(len(state.shots) - 1, 0, -1):
         found = consistent_layouts(state.prefix(t), 8)
         if found is None:
