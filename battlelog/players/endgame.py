@@ -14,9 +14,9 @@ from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Cell
 from battlelog.rules.state import GameState
 
-#: Layouts at or below which the endgame is played optimally: the endgame's solve stays well under a
-#: second on 10x10 greedy games up to here (docs/optimum.md, "Optimal endgames": bench_endgame.py).
-DEFAULT_LAYOUTS = 200
+#: Layouts at or below which the endgame is played optimally: every 10x10 greedy-game state with at
+#: most 20 was solved within the node budget, median 31 ms, at most 1.9 s (docs/optimum.md, bench_endgame.py).
+DEFAULT_LAYOUTS = 20
 
 
 class EndgamePlayer(ExactPlayer):
