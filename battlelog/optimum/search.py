@@ -39,8 +39,8 @@ from battlelog.optimum.layouts import SINKS_NAMED, SINKS_SILENT
 from battlelog.rules.answers import HIT_CODE, MISS_CODE, SUNK_CODE
 
 #: Slots of the shared statistics array (the progress thread reads them while the search runs).
-NODES, STORED, EVICTED, STOP, ROOT_DONE, ROOT_TOTAL, ROOT_BEST, EXACT_STORED, MAY_GROW = range(9)
-STATS = 9
+NODES, STORED, EVICTED, STOP, ROOT_DONE, ROOT_TOTAL, ROOT_BEST, EXACT_STORED, MAY_GROW, NODE_LIMIT = range(10)
+STATS = 10
 #: Values of stats[STOP]: why the search was asked to stop.
 RUNNING, STOP_ASKED, STOP_TO_GROW = 0, 1, 2
 
@@ -255,6 +255,9 @@ def search(
     if stats[STOP]:
         return STOPPED
     stats[NODES] += 1
+    if stats[NODE_LIMIT] and stats[NODES] > stats[NODE_LIMIT]:  # a budget in nodes: the same for every run
+        stats[STOP] = STOP_ASKED
+        return STOPPED
     start = stats[NODES]
     key, g, stabiliser = canonical_key(layouts, hits, placement, cell_perm, ship_perm, plc_perm, offsets, words)
     keys, values, flags = table[0], table[1], table[2]

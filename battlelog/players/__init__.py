@@ -11,6 +11,7 @@ import numpy as np
 
 from battlelog.errors import BattlelogError
 from battlelog.players.base import Player
+from battlelog.players.endgame import EndgamePlayer
 from battlelog.players.exact import ExactPlayer
 from battlelog.players.hunt_target import HuntTargetPlayer
 from battlelog.players.info import InfoPlayer
@@ -29,7 +30,7 @@ PLAYERS: dict[str, type[Player]] = {
     cls.name: cls
     for cls in (
         RandomPlayer, HuntTargetPlayer, PdfPlayer, ExactPlayer, ParityPlayer, ThompsonPlayer, InfoPlayer,
-        LookaheadPlayer, MonteCarloPlayer, OptimalPlayer, RolloutPlayer,
+        LookaheadPlayer, MonteCarloPlayer, OptimalPlayer, RolloutPlayer, EndgamePlayer,
     )
 }
 
