@@ -177,7 +177,7 @@ def test_a_salvo_game_record_is_checked_by_its_volleys() -> None:
 CONTRACT = {"problog": GameConfig(3, (2, 1)), "lookahead": GameConfig(4, (2, 1)), "info": GameConfig(4, (2, 1))}
 
 
-@pytest.mark.parametrize("name", [*sorted(set(PLAYERS) - {"optimal"}), "problog[volley=entropy]"])
+@pytest.mark.parametrize("name", [*sorted(set(PLAYERS) - {"optimal", "endgame"}), "problog[volley=entropy]"])
 def test_every_player_chooses_a_volley_of_k_distinct_unshot_cells(name: str) -> None:
     base = CONTRACT.get(name.split("[")[0], GameConfig(4, (3, 2, 1)))
     for salvo in (3, "ships"):
