@@ -81,20 +81,6 @@ def test_listing_equals_the_sweep_under_each_touch_rule(touch: str, shape: tuple
     assert listed >= 30
 
 
-@pytest.mark.parametrize("touch", ["allowed", "diagonal", "none"])
-def test_giving_up_early_gives_up_only_where_the_listing_would(touch: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``few._gives_up`` skips the listing's work only on states the whole listing gives up on too (it
-    must not send a state the listing would count to the sweep: the same answer, slower)."""
-    config = GameConfig(8, (4, 3, 3, 2, 1), Rules(touch=touch))
-    problems = [ground_problem(state) for state in late_states(config, 4, 0)]
-    early = [few._gives_up(problem, sorted(range(5), key=lambda ship: len(problem.domains[ship]))) for problem in problems]
-    monkeypatch.setattr(few, "_gives_up", lambda problem, order: False)
-    for problem, gave_up in zip(problems, early):
-        if gave_up:
-            assert few.few_layouts(problem) is None
-    assert sum(early) >= 5 and not all(early)  # it does skip some, and not every one
-
-
 def test_the_index_of_a_placement_is_its_place_in_ship_placements() -> None:
     for rows, cols in ((3, 3), (6, 6), (10, 10), (15, 15), (3, 5), (7, 2), (4, 9)):
         for length in (1, 2, 3, 5):

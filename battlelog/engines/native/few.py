@@ -51,8 +51,6 @@ def few_layouts(problem: Problem) -> tuple[list[int], np.ndarray, np.ndarray] | 
     rows, n = problem.rows, problem.cols
     words = (rows * n + 63) // 64
     order = sorted(range(len(problem.ships)), key=lambda ship: len(problem.domains[ship]))
-    if _gives_up(problem, order):
-        return None
     covered = np.zeros((1, words), dtype=np.uint64)
     blocked = np.zeros((1, words), dtype=np.uint64)
     chosen = np.zeros((1, 0), dtype=np.int64)
@@ -110,22 +108,6 @@ def few_weighted(problem: Problem, prior: Prior) -> Weighted | None:
     for column, ship in enumerate(order):
         out[ship] = np.bincount(chosen[:, column], weights=share, minlength=len(placement_matrix(rows, n, problem.ships[ship])))
     return Weighted(len(chosen), top + math.log(total), (share @ bits).reshape(rows, n), tuple(out), share @ features)
-
-
-def _gives_up(problem: Problem, order: list[int]) -> bool:
-    """True when the listing is sure to give up by its third ship, before any of its work (a mid-game
-    state, swept anyway, paid about 1 ms for finding out): every placement of the first ship fits, so the
-    second ship has that many times its own placements to test, and of those pairs at most the ones that
-    meet (a placement of the second ship through a cell the first one blocks: at most ``2 * length`` through
-    each) are dropped, so at least the rest go on to the third ship."""
-    if len(order) < 2:
-        return False
-    first, second = (len(problem.domains[ship]) for ship in order[:2])
-    if first * second > PAIR_LIMIT:
-        return True
-    length = problem.ships[order[0]]
-    blocked = length if problem.touch == "allowed" else 3 * (length + 2)  # the cells a placement keeps others from
-    return len(order) > 2 and first * max(0, second - blocked * 2 * problem.ships[order[1]]) * len(problem.domains[order[2]]) > PAIR_LIMIT
 
 
 def _counts(problem: Problem, order: list[int], covered: np.ndarray, chosen: np.ndarray) -> Counts:

@@ -53,8 +53,6 @@ def expand(
     settled_after: np.uint64,
     touch: int,
     profile_bits: int,
-    ahead: np.ndarray,
-    changed: np.ndarray,
     out_keys: np.ndarray,
     out_action: np.ndarray,
     out_first: np.ndarray,
@@ -63,10 +61,8 @@ def expand(
 
     Transitions of state ``s`` go to ``out_*[out_first[s]:out_first[s + 1]]``. A transition that
     would leave a required (hit) cell uncovered, pass the last start of a kind that still has
-    ships to place (``settled_after``), break the touch rule ``touch`` (0 allowed, 1 diagonal,
-    2 none; ``profile_bits`` of occupancy profile), or lead to a state that cannot cover a required
-    cell ahead (``ahead`` and the rows that ``changed``: ``SweepTables.ahead`` of the next level), is
-    not written: that state has no future.
+    ships to place (``settled_after``), or break the touch rule ``touch`` (0 allowed, 1 diagonal,
+    2 none; ``profile_bits`` of occupancy profile), is not written: that state has no future.
     """
     col = cell % cols
     last_row = cell >= required.shape[0] - cols
@@ -83,26 +79,6 @@ def expand(
     kept = np.uint64((1 << min(profile_bits, cols)) - 1) if col == cols - 1 else profile_mask
     if last_row:
         kept = np.uint64(0) if col == cols - 1 else kept & ~np.uint64(((1 << (col + 1)) - 1) ^ 1)
-    nothing = np.uint64(0)
-
-    def put(child: np.uint64, action: int, placed: np.uint64, written: int) -> int:
-        """Write the transition if ``child`` may have a future (no kind left past its last start, every required
-        cell ahead coverable: its parent was, so only the rows that changed here, and those of the kind of a
-        ship just ``placed``, can fail); return the transitions written."""
-        if child & settled_after != 0:
-            return written
-        for i in range(changed.shape[0]):
-            if child & changed[i, 0] == 0 and (child >> changed[i, 1]) & field < changed[i, 2] and (child >> run_shift) & field < changed[i, 3]:
-                return written
-        for i in range(ahead.shape[0] if placed != 0 else 0):
-            if ahead[i, 0] & placed == 0:
-                continue  # a row that holds no field of the placed kind: as the parent passed it
-            if child & ahead[i, 0] == 0 and (child >> ahead[i, 1]) & field < ahead[i, 2] and (child >> run_shift) & field < ahead[i, 3]:
-                return written
-        out_keys[written] = child
-        out_action[written] = action
-        return written + 1
-
     written = 0
     for s in range(keys.shape[0]):
         out_first[s] = written
@@ -130,10 +106,16 @@ def expand(
             # A horizontal ship goes on: nothing above; a vertical one: nothing to the left.
             if corner or (along > 0 and above) or (below > 0 and left):
                 continue
-            written = put(full - (one << run_shift) if along > 0 else full - (one << col_shift), 0, nothing, written)
+            child = full - (one << run_shift) if along > 0 else full - (one << col_shift)
+            if child & settled_after == 0:
+                out_keys[written] = child
+                out_action[written] = 0
+                written += 1
             continue
-        if not required[cell]:
-            written = put(empty, 0, nothing, written)
+        if not required[cell] and empty & settled_after == 0:
+            out_keys[written] = empty
+            out_action[written] = 0
+            written += 1
         if left or above or corner:
             continue  # a ship starting here would touch one
         for k in range(kinds):
@@ -148,10 +130,17 @@ def expand(
                     if (key >> np.uint64(field_bits * c)) & field != 0:
                         free = False
                         break
-                if free:
-                    written = put(placed | (np.uint64(length - 1) << run_shift), 1 + 2 * k, count_mask[k] << shift, written)
+                child = placed | (np.uint64(length - 1) << run_shift)
+                if free and child & settled_after == 0:
+                    out_keys[written] = child
+                    out_action[written] = 1 + 2 * k
+                    written += 1
             if starts[k, 1, cell]:
-                written = put(placed | (np.uint64(length - 1) << col_shift), 2 + 2 * k, count_mask[k] << shift, written)
+                child = placed | (np.uint64(length - 1) << col_shift)
+                if child & settled_after == 0:
+                    out_keys[written] = child
+                    out_action[written] = 2 + 2 * k
+                    written += 1
     out_first[keys.shape[0]] = written
     return written
 

@@ -411,8 +411,7 @@ def _grown(values: np.ndarray, used: int, size: int) -> np.ndarray:
 def _expand(tables: SweepTables, keys: np.ndarray, j: int, run: Any, out_keys: np.ndarray, out_action: np.ndarray, first: np.ndarray) -> int:
     return int(run.expand(
         keys, j, tables.cols, tables.field_bits, tables.lengths, tables.count_shift, tables.count_mask,
-        tables.starts, tables.required, tables.settled[j + 1], tables.touch, tables.profile_bits, *tables.ahead[j + 1],
-        out_keys, out_action, first,
+        tables.starts, tables.required, tables.settled[j + 1], tables.touch, tables.profile_bits, out_keys, out_action, first,
     ))  # fmt: skip
 
 

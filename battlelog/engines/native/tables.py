@@ -166,10 +166,9 @@ class SweepTables:
         #: starts[k, o, j]: kind k may start a placement of orientation o at swept cell j.
         self.starts = np.zeros((len(self.kinds), 2, self.cell_count), dtype=np.bool_)
         for k, kind in enumerate(self.kinds):
-            orientations, starts = self._geometry(kind.length)
-            across, rows, cols = max(0, problem.cols - kind.length + 1), problem.rows, problem.cols
-            index = [r * across + c if horizontal else rows * across + r * cols + c for r, c, horizontal in kind.placements]
-            self.starts[k, orientations[index], starts[index]] = True
+            for row, col, horizontal in kind.placements:
+                start, orientation = self._swept(Placement(kind.ships[0], kind.length, row, col, horizontal), image)
+                self.starts[k, orientation, start] = True
         #: required[j]: swept cell j is a hit, so some ship must cover it.
         self.required = np.zeros(self.cell_count, dtype=np.bool_)
         for r, c in problem.required:
@@ -180,49 +179,9 @@ class SweepTables:
             starts = np.flatnonzero(self.starts[k].any(axis=0))
             last = int(starts[-1]) if len(starts) else -1
             self.settled[last + 1 :] |= self.count_mask[k] << np.uint64(self.count_shift[k])
-        #: ahead[j]: what a state before swept cell j needs to cover each required cell from j on, and the
-        #: rows of those that changed at j (see :meth:`_ahead`).
-        self.ahead = self._ahead()
         #: The state before the first cell: nothing placed, every ship still to place.
         self.root = int(sum(len(kind.ships) << int(self.count_shift[k]) for k, kind in enumerate(self.kinds)))
         self._covered: dict[tuple[int, int], np.ndarray] = {}
-
-    def _ahead(self) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Per level j, a row per required cell r from swept cell j on: (kinds, shift, column run, row run). A
-        state before cell j can still cover r only if it has ships to place of a kind with a placement over r
-        that starts at j or later (a count field in ``kinds``), or the vertical run in r's column (at bit
-        ``shift``) or the row's horizontal run is long enough to reach r (``column run``, ``row run``: 2**63
-        when it cannot). A state that fails a row has no future, and the kernel drops it as soon as it
-        appears rather than carry it (and its children) to r: a quarter to a third of the states of
-        mid-game 10x10 states were such.
-
-        With the rows, those whose kinds lost one since level j - 1: a child of a state that passed every
-        row can only fail those, or (when it places a ship) the rows whose kinds hold the ship's; runs move
-        on with the sweep, so what they reach does not change.
-        """
-        n, required = self.cols, np.flatnonzero(self.required)
-        reach = np.full((len(self.kinds), len(required)), -1)  # the last start of a placement of kind k over r
-        for k, length in enumerate(self.lengths.tolist()):
-            for t in range(length):
-                for orientation, start in ((0, required - t), (1, required - t * n)):
-                    fits = (start >= 0) & ((start // n == required // n) if orientation == 0 else True)
-                    fits[fits] = self.starts[k, orientation, start[fits]]
-                    reach[k] = np.where(fits, np.maximum(reach[k], start), reach[k])
-        level = np.arange(self.cell_count + 1)[:, None]
-        kinds = np.zeros((self.cell_count + 1, len(required)), dtype=np.uint64)
-        for k in range(len(self.kinds)):
-            kinds |= np.where(reach[k] >= level, self.count_mask[k] << np.uint64(self.count_shift[k]), np.uint64(0))
-        lost = np.zeros(kinds.shape, dtype=bool)
-        lost[1:] = kinds[1:] != kinds[:-1]
-        next_row = level // n + (required % n < level % n)  # the next row the sweep visits in r's column
-        column = np.maximum(required // n - next_row + 1, 0)
-        row = np.where((required // n == level // n) & (required >= level), (required - level + 1).astype(np.uint64), np.uint64(2**63))
-        shift = np.broadcast_to(self.field_bits * (required % n), kinds.shape)
-        rows = np.stack([kinds, shift.astype(np.uint64), column.astype(np.uint64), row.astype(np.uint64)], axis=2)
-        first = np.searchsorted(required, np.arange(self.cell_count + 1))
-        changed = set(np.flatnonzero(lost.any(axis=1)).tolist())
-        none = rows[0, :0]
-        return [(rows[j, first[j] :], rows[j, lost[j]] if j in changed else none) for j in range(self.cell_count + 1)]
 
     def _swept(self, placement: Placement, image: np.ndarray) -> tuple[int, int]:
         """(first swept cell, orientation) of a placement's image."""
@@ -258,15 +217,11 @@ class SweepTables:
     def placement_index(self, ship: int) -> tuple[np.ndarray, np.ndarray]:
         """For each of ``ship``'s canonical placements (config order): its (orientation, swept start),
         so that a per-(kind, orientation, start) table can be read per placement."""
-        return self._geometry(self.problem.ships[ship])
-
-    def _geometry(self, length: int) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`placement_index` of a ship of ``length``: geometry only, the same for every state."""
         rows, cols = self.problem.rows, self.problem.cols
-        key = (rows, cols, length, self.symmetry)
+        key = (rows, cols, self.problem.ships[ship], self.symmetry)  # geometry only: the same for every state
         if key not in _PLACEMENT_INDEX:
             image = self.symmetry.index_map(rows, cols)
-            pairs = [self._swept(p, image) for p in ship_placements(rows, cols, 0, length)]
+            pairs = [self._swept(p, image) for p in ship_placements(rows, cols, ship, self.problem.ships[ship])]
             index = np.array([o for _, o in pairs], dtype=np.int64), np.array([s for s, _ in pairs], dtype=np.int64)
             for array in index:
                 array.setflags(write=False)
