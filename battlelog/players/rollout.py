@@ -84,8 +84,9 @@ class RolloutPlayer(Player):
     def evaluate(self, state: GameState) -> tuple[Cell, bool, list[Cell], np.ndarray]:
         """The chosen cell, whether every layout was played, the candidates (most probable first) and
         the shots each needed per layout (one row per candidate)."""
+        from battlelog.optimum.layouts import SINK_MODES
         from battlelog.players import rollout_kernel as kernel  # numba: loaded by a game, not by `--help`
-        from battlelog.players.rollout_tables import SINK_CODES, listed_layouts, start_of, tables, truths
+        from battlelog.players.rollout_tables import listed_layouts, start_of, tables, truths
 
         config = state.config
         marginals = self._engine.marginals(state)
@@ -108,7 +109,7 @@ class RolloutPlayer(Player):
         if exact:
             shot = np.zeros(config.cell_count, dtype=np.bool_)
             shot[[r * config.cols + c for r, c in state.shot_cells]] = True
-            kernel.exact_rollouts(owners, lefts, shot, np.array(firsts, dtype=np.int64), SINK_CODES[config.rules.sinks], shots)
+            kernel.exact_rollouts(owners, lefts, shot, np.array(firsts, dtype=np.int64), SINK_MODES[config.rules.sinks], shots)
         else:
             kernel.rollouts(board, start, owners, lefts, np.array(firsts, dtype=np.int64), shots)
         chosen = firsts[_best(shots, 0.0 if exact else self.margin)]

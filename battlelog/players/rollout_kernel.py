@@ -20,16 +20,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-SINKS_NAMED, SINKS_UNNAMED, SINKS_SILENT = 0, 1, 2
-
-
-@njit(cache=True)
-def _popcount(x: np.uint64) -> int:
-    """Number of set bits of a 64-bit word."""
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+from battlelog.optimum.layouts import SINKS_NAMED, SINKS_SILENT
+from battlelog.optimum.search import popcount
 
 
 @njit(cache=True)
@@ -56,7 +48,7 @@ def base_choice(masks, cells, counts, halos, touch, blocked, hits, open_hits, sh
                 if touch and halos[j, p, w] & hits[w]:
                     fits = False
                     break
-                k += _popcount(masks[j, p, w] & open_hits[w])
+                k += popcount(masks[j, p, w] & open_hits[w])
             if not fits:
                 continue
             weight = ships * powers[k]

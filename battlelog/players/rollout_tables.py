@@ -15,19 +15,16 @@ import numpy as np
 from battlelog.engines.native.few import few_layouts
 from battlelog.errors import Inconsistent
 from battlelog.model.ground import ground_problem
+from battlelog.optimum.layouts import SINK_MODES
 from battlelog.players.knowledge import afloat_lengths, sunk_cells
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Cell, Placement, ship_placements
 from battlelog.rules.state import GameState
-from battlelog.rules.variants import ALLOWED, NAMED, SILENT, Rules
+from battlelog.rules.variants import ALLOWED, Rules
 
 #: How much more a placement counts for each unresolved hit it passes through (pdf's TARGET_WEIGHT),
 #: by the number of such hits (a ship passes through at most 26); the sums are pdf's, in float64.
 POWERS = np.array([100.0**k for k in range(27)], dtype=np.float64)
-
-#: The kernel's sink rules, numbered as ``rollout_kernel`` reads them.
-SINK_CODES = {NAMED: 0, "unnamed": 1, SILENT: 2}
-
 
 def words_of(config: GameConfig) -> int:
     """64-bit words of a mask of the board's cells."""
@@ -65,7 +62,7 @@ def _tables(rows: int, cols: int, ships: tuple[int, ...], touch: str, sinks: str
     counts = np.array([len(p) for p in placements], dtype=np.int64)
     fleet_index = np.array([lengths.index(length) for length in ships], dtype=np.int64)
     return (masks, cells, counts, halos, np.array(lengths, dtype=np.int64), fleet_index, touch != ALLOWED,
-            SINK_CODES[sinks], rows * cols, POWERS)  # fmt: skip
+            SINK_MODES[sinks], rows * cols, POWERS)  # fmt: skip
 
 
 def tables(config: GameConfig) -> tuple[Any, ...]:
