@@ -141,6 +141,64 @@ def test_a_local_cluster_left_with_no_worker_stops_in_one_line(tmp_path: Path, t
     assert str(error.value).startswith("the local dask cluster has had no worker for 2 s") and "\n" not in str(error.value)
 
 
+class _LeavesBeforeTheFetch(DaskExecutor):
+    """Its cluster loses its only worker at the worst moment: after a game has ended and the client has seen
+    it end, just before the client fetches its result (its client scales the cluster to none first)."""
+
+    def start(self, count: int | None = None) -> None:
+        super().start(count)
+        self._client = _ScalesDownBeforeFetching(self._client, self)
+
+
+class _ScalesDownBeforeFetching:
+    """A dask client whose first fetch of results (``gather``, or a ``sync`` call around one) is preceded by
+    scaling the executor's cluster to no worker; everything else goes to the real client."""
+
+    def __init__(self, client: object, executor: DaskExecutor) -> None:
+        self._real, self._executor, self._left = client, executor, False
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._real, name)
+
+    def _leave(self) -> None:
+        if not self._left:
+            self._left = True
+            self._executor._cluster.scale(0)
+            while self._real.nthreads():  # type: ignore[attr-defined]
+                time.sleep(0.05)
+
+    def gather(self, *args: object, **kwargs: object) -> object:
+        self._leave()
+        return self._real.gather(*args, **kwargs)  # type: ignore[attr-defined]
+
+    def sync(self, *args: object, **kwargs: object) -> object:
+        self._leave()
+        return self._real.sync(*args, **kwargs)  # type: ignore[attr-defined]
+
+
+def test_a_worker_that_leaves_before_its_result_is_fetched_stops_the_run_in_one_line(tmp_path: Path) -> None:
+    """The fetch of an ended game whose worker left is bounded: without a worker left, the run stops in one
+    line instead of waiting forever for the scheduler to play the game again."""
+    executor = _LeavesBeforeTheFetch(Limits(1, 2 * GiB, None))
+    executor.no_worker_wait, executor.fetch_wait = 2.0, 2.0
+    outcome: list[BaseException | RunReport] = []
+
+    def play() -> None:
+        try:
+            outcome.append(run(executor, tmp_path, Experiment(SMALL, ("random",), 1, 13)))
+        except BaseException as error:  # noqa: BLE001 - handed to the test thread
+            outcome.append(error)
+
+    thread = threading.Thread(target=play, daemon=True)
+    thread.start()
+    thread.join(120)
+    assert not thread.is_alive(), "the run still waits for a result whose worker left"
+    assert len(outcome) == 1 and isinstance(outcome[0], BattlelogError), outcome
+    assert str(outcome[0]).startswith("the local dask cluster has had no worker for 2 s") and "\n" not in str(outcome[0])
+    games_file = tmp_path / GAMES
+    assert not games_file.exists() or games_file.read_text() == ""  # the lost game is not recorded as played
+
+
 @pytest.mark.slow
 def test_on_a_local_cluster_failed_games_get_their_reason_and_the_others_finish(tmp_path: Path, test_players: Path) -> None:
     players = ("random", T + "Sleeper", T + "Quitter", T + "Broken", T + "BudgetTeller", T + "Exiter")

@@ -18,7 +18,10 @@ What can happen to a game, and what the client records:
 - its worker is lost otherwise (machine gone, process killed): it is played again, once, on another
   worker, and the record says why (``retried``); lost a second time, it is an ``error``;
 - its worker died before the game started (it was only queued there): it is queued again;
-- a cluster of our own left with no worker (its nannies failed to restart them): the run stops in one line.
+- a cluster of our own left with no worker (its nannies failed to restart them): the run stops in one line;
+- its worker leaves after the game ended but before the client fetched the result: the fetch gives up
+  after :data:`FETCH_WAIT` seconds (it would otherwise wait for the scheduler to play the game again,
+  forever on a cluster with no worker left), and the game is lost as above.
 
 The client needs the scheduler to leave retries to it: a scheduler that re-runs a task whose worker
 died (dask's default allows three such deaths) would replay games that ran out of memory and play
@@ -53,6 +56,10 @@ MEMORY_WORD_WAIT = 1.0
 MAX_REQUEUES = 10
 #: The longest the client blocks without looking at deadlines and the cluster's size.
 _TICK = 1.0
+#: Longest wait for the results of games that have ended (small records, normally milliseconds away)...
+FETCH_WAIT = 10.0
+#: ... cut short by the next game's time limit, down to this.
+MIN_FETCH_WAIT = 0.5
 
 
 @dataclass(frozen=True)
@@ -87,6 +94,8 @@ class DaskExecutor(Executor):
 
     #: Seconds a cluster of our own may have no worker before the run stops (a nanny's restart takes seconds).
     no_worker_wait: float = 60.0
+    #: Seconds to wait for the results of ended games before taking them as lost (:data:`FETCH_WAIT`).
+    fetch_wait: float = FETCH_WAIT
 
     def __init__(self, limits: Limits, scheduler: str | None = None) -> None:
         super().__init__(limits)
@@ -224,12 +233,28 @@ class DaskExecutor(Executor):
                 yield verdict
 
     def _fetch_results(self, games: dict[str, _Game]) -> None:
-        """Fetch the results of every game that ended, in one round trip (one per game would hold the client up)."""
+        """Fetch the results of every game that ended, in one round trip (one per game would hold the client up).
+
+        A result can vanish between the moment its game is seen to end and the fetch: its worker left, and
+        the scheduler plays the game again (forever waited for on a cluster with no worker left) or gives it
+        up (``KilledWorker``). So the fetch is bounded by :attr:`fetch_wait` (or less, up to the next time
+        limit, so that a timeout is still recorded on time) and gives up quietly on either;
+        such a game is no longer "finished", and :meth:`_verdict` finds it lost and plays it again.
+        """
+        from distributed.scheduler import KilledWorker
+
         ready = [g for g in games.values() if g.done and g.result is None and g.future.status == "finished"]
-        if ready:
-            for game, result in zip(ready, self._client.gather([g.future for g in ready])):
-                game.result = result
-                game.future.release()
+        if not ready:
+            return
+        client, futures = self._client, [g.future for g in ready]
+        try:
+            wait = max(MIN_FETCH_WAIT, min(self.fetch_wait, self._until_next_deadline(games)))  # the time limits still hold
+            results = client.sync(lambda: client.gather(futures, asynchronous=True), callback_timeout=wait)
+        except (TimeoutError, KilledWorker):
+            return
+        for game, result in zip(ready, results):
+            game.result = result
+            game.future.release()
 
     def _verdict(self, game: _Game, now: float) -> Outcome | _Attempt | None:
         """What to do with ``game`` now: record an outcome, play it again, or wait (None)."""

@@ -32,6 +32,11 @@ def local_cluster(workers: int, memory_bytes: int | None) -> tuple[Any, Any]:
     distributed = import_distributed()
     import dask
 
+    # The cluster drops a worker slot for good when no worker of that name is there 15 s after one was
+    # removed (dask's "lost-worker-timeout", read when it happens), even while that worker's nanny is
+    # restarting it: under load, with games that take workers down, every slot went that way. Here the
+    # nannies restart workers themselves, and the executor stops a run left with none (its own wait).
+    dask.config.set({"distributed.deploy.lost-worker-timeout": "1 day"})
     with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
         cluster = distributed.LocalCluster(
             n_workers=workers,
