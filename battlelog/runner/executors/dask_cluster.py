@@ -218,6 +218,11 @@ class DaskExecutor(Executor):
             deadlines += [g.started + self.limits.time_seconds for g in games.values() if g.started is not None]
         return max(0.0, min([now + _TICK, *deadlines]) - now)
 
+    def _time_left(self, games: dict[str, _Game]) -> list[float]:
+        """Seconds until each running game reaches the time limit (none without one)."""
+        limit, now = self.limits.time_seconds, time.monotonic()
+        return [] if limit is None else [g.started + limit - now for g in games.values() if g.started is not None]
+
     def _settle(self, games: dict[str, _Game]) -> Iterator[Outcome]:
         """Yield the outcome of every game whose fate is known now, and submit again the games to play again."""
         self._fetch_results(games)
@@ -248,7 +253,7 @@ class DaskExecutor(Executor):
             return
         client, futures = self._client, [g.future for g in ready]
         try:
-            wait = max(MIN_FETCH_WAIT, min(self.fetch_wait, self._until_next_deadline(games)))  # the time limits still hold
+            wait = max(MIN_FETCH_WAIT, min([self.fetch_wait, *self._time_left(games)]))  # the time limits still hold
             results = client.sync(lambda: client.gather(futures, asynchronous=True), callback_timeout=wait)
         except (TimeoutError, KilledWorker):
             return
