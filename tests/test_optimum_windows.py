@@ -92,6 +92,11 @@ def _check_states(size: int, ships: tuple[int, ...], touch: str, sinks: str) -> 
         exact = total(shot, alive)
         lower = len(alive) * remaining + search.ship_bound(layouts, np.uint64(hits), table.ship_masks, table.placement, most)
         assert lower <= exact, (shot, sorted(alive), lower, exact)
+        plies = search.ply_bound(
+            layouts, np.uint64(hits), 2, table.ship_masks, table.owner, table.placement, table.union, fleet,
+            SINK_MODES[sinks], most,
+        )
+        assert lower <= plies <= exact, (shot, sorted(alive), plies, exact)
         upper = search.policy_total(
             layouts, np.uint64(hits), table.ship_masks, table.owner, table.union, fleet, SINK_MODES[sinks]
         )

@@ -356,6 +356,62 @@ def policy_total(layouts, hits, ship_masks, owner, union, fleet_cells, sinks):
 
 
 @njit(cache=True, nogil=True)
+def ply_bound(layouts, hits, plies, ship_masks, owner, placement, union, fleet_cells, sinks, most):
+    """A lower bound on T(layouts, hits) from ``plies`` shots of full expansion: the least over the
+    covered cells x of |C| plus the children's bounds, the ship bound (and the misses before the next
+    hit) at the leaves. Since T is |C| plus the least over x of the children's T, and an optimal x is
+    covered (an uncovered cell costs a shot and changes nothing), the bound holds. No table: for
+    proving bounds on boards the search cannot finish."""
+    n = layouts.shape[0]
+    remaining = fleet_cells - popcount(hits)
+    if remaining == 0:
+        return 0
+    if n == 1:
+        return remaining
+    n_cells = owner.shape[1]
+    cover = np.zeros(n_cells, dtype=np.int64)
+    for lay in layouts:
+        _count_cells(union[lay] & ~hits, cover)
+    leaf = max(lower_bound(n, remaining, cover, BOUND_MISSES), n * remaining + ship_bound(layouts, hits, ship_masks, placement, most))
+    if plies == 0:
+        return leaf
+    kinds = ship_masks.shape[1] + 2
+    answer = np.empty(n, dtype=np.int8)
+    best = INFINITE
+    for x in range(n_cells):
+        if cover[x] == 0:
+            continue
+        bit = np.uint64(1) << np.uint64(x)
+        sizes = np.zeros(kinds, dtype=np.int64)
+        for j in range(n):
+            lay = layouts[j]
+            ship = owner[lay, x]
+            kind = MISS_CODE
+            if ship >= 0:
+                kind = HIT_CODE
+                if (ship_masks[lay, ship] & ~(hits | bit)) == 0 and sinks != SINKS_SILENT:
+                    kind = SUNK_CODE + (ship if sinks == SINKS_NAMED else 0)
+            answer[j] = kind
+            sizes[kind] += 1
+        total = n
+        for kind in range(kinds):
+            if sizes[kind] == 0:
+                continue
+            child = np.empty(sizes[kind], dtype=np.int32)
+            k = 0
+            for j in range(n):
+                if answer[j] == kind:
+                    child[k] = layouts[j]
+                    k += 1
+            after = hits if kind == MISS_CODE else hits | bit
+            total += ply_bound(child, after, plies - 1, ship_masks, owner, placement, union, fleet_cells, sinks, most)
+            if total >= best:
+                break
+        best = min(best, total)
+    return max(best, leaf)
+
+
+@njit(cache=True, nogil=True)
 def search(
     layouts, hits, beta, depth, ship_masks, owner, placement, union, cell_perm, ship_perm, plc_perm,
     offsets, words, fleet_cells, table, stats, options,
