@@ -3,10 +3,13 @@
 ``search.ship_bound`` (docs/optimum.md, "The paper's boards") counts, for each ship, the shots that
 hit no new ship cell before that ship's first hit when a helper has named where the other ships
 lie; with the fleet's cells it bounds every policy's expected shots from below. It only lists the
-layouts (boards up to 8x8), so it gives a bound where the search cannot run.
+layouts (boards up to 8x8), so it gives a bound where the search cannot run. With --plies P it is
+also printed under 1..P shots of full expansion (``search.ply_bound``: the least over the first
+shots of the children's bounds), each ply some twenty times the last's time.
 
 usage:
   python experiments/ship_bound.py 4:3,2,2 5:3,2 5:3,3,2 6:4,3,3 6:5,5,4 7:5,5,4
+  python experiments/ship_bound.py 5:3,2 --plies 3
 Prints one line per instance: layouts, the bound as an exact fraction and rounded.
 """
 
@@ -18,29 +21,35 @@ from fractions import Fraction
 import numpy as np
 
 from battlelog.optimum import search
-from battlelog.optimum.layouts import solvable_layouts
+from battlelog.optimum.layouts import SINK_MODES, solvable_layouts
 from battlelog.rules.config import GameConfig
 
 
-def root_bound(config: GameConfig, max_layouts: int) -> tuple[int, Fraction]:
-    """The number of layouts and the ship bound on the expected shots from the empty board."""
+def root_bound(config: GameConfig, max_layouts: int, plies: int = 0) -> tuple[int, Fraction]:
+    """The number of layouts and the ship bound on the expected shots from the empty board, under
+    ``plies`` shots of full expansion."""
     table = solvable_layouts(config, max_layouts, 64)
     layouts = np.arange(len(table), dtype=np.int32)
     most = max(len(config.placements(i)) for i in range(len(config.ships)))
-    misses = search.ship_bound(layouts, np.uint64(0), table.ship_masks, table.placement, most)
-    return len(table), Fraction(len(table) * config.ship_cells + int(misses), len(table))
+    total = search.ply_bound(
+        layouts, np.uint64(0), plies, table.ship_masks, table.owner, table.placement, table.union,
+        config.ship_cells, SINK_MODES[config.rules.sinks], most,
+    )
+    return len(table), Fraction(int(total), len(table))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("instances", nargs="+", metavar="SIZE:SHIPS")
     parser.add_argument("--max-layouts", type=int, default=2_000_000)
+    parser.add_argument("--plies", type=int, default=0, help="also under 1..PLIES shots of full expansion")
     args = parser.parse_args()
     for instance in args.instances:
         size, ships = instance.split(":")
         config = GameConfig(int(size), tuple(int(s) for s in ships.split(",")))
-        n, bound = root_bound(config, args.max_layouts)
-        print(f"{config.label()}: {n:,} layouts, ship bound {bound} = {float(bound):.4f}", flush=True)
+        for plies in range(args.plies + 1):
+            n, bound = root_bound(config, args.max_layouts, plies)
+            print(f"{config.label()}: {n:,} layouts, ship bound {bound} = {float(bound):.4f} ({plies} plies)", flush=True)
 
 
 if __name__ == "__main__":
