@@ -21,8 +21,9 @@ from fractions import Fraction
 import numpy as np
 
 from battlelog.optimum import search
-from battlelog.optimum.layouts import SINK_MODES, solvable_layouts
+from battlelog.optimum.layouts import SINK_MODES, SINKS_NAMED, SINKS_SILENT, solvable_layouts
 from battlelog.rules.config import GameConfig
+from battlelog.rules.symmetry import symmetries_of
 
 
 def root_bound(config: GameConfig, max_layouts: int, plies: int = 0) -> tuple[int, Fraction]:
@@ -31,11 +32,37 @@ def root_bound(config: GameConfig, max_layouts: int, plies: int = 0) -> tuple[in
     table = solvable_layouts(config, max_layouts, 64)
     layouts = np.arange(len(table), dtype=np.int32)
     most = max(len(config.placements(i)) for i in range(len(config.ships)))
-    total = search.ply_bound(
-        layouts, np.uint64(0), plies, table.ship_masks, table.owner, table.placement, table.union,
-        config.ship_cells, SINK_MODES[config.rules.sinks], most,
-    )
-    return len(table), Fraction(int(total), len(table))
+    sinks = SINK_MODES[config.rules.sinks]
+
+    def bound(members: np.ndarray, hits: int, depth: int) -> int:
+        return int(
+            search.ply_bound(
+                members, np.uint64(hits), depth, table.ship_masks, table.owner, table.placement, table.union,
+                config.ship_cells, sinks, most,
+            )
+        )
+
+    if plies == 0:
+        return len(table), Fraction(bound(layouts, 0, 0), len(table))
+    # The first shot: one per class of the board's symmetries (symmetric shots have equal values).
+    maps = [s.index_map(config.rows, config.cols) for s in symmetries_of(config.rows, config.cols)]
+    best = None
+    for x in range(config.cell_count):
+        if any(m[x] < x for m in maps):
+            continue
+        bit = 1 << x
+        answers: dict[tuple[int, int], list[int]] = {}
+        for lay in layouts:
+            ship = int(table.owner[lay, x])
+            sunk = ship >= 0 and int(table.ship_masks[lay, ship]) & ~bit == 0 and sinks != SINKS_SILENT
+            key = (-1 if ship < 0 else 0, ship if sunk and sinks == SINKS_NAMED else (-2 if sunk else -3))
+            answers.setdefault(key, []).append(int(lay))
+        total = len(table) + sum(
+            bound(np.array(group, dtype=np.int32), 0 if key[0] < 0 else bit, plies - 1) for key, group in answers.items()
+        )
+        best = total if best is None else min(best, total)
+    assert best is not None
+    return len(table), Fraction(best, len(table))
 
 
 def main() -> None:
@@ -43,11 +70,12 @@ def main() -> None:
     parser.add_argument("instances", nargs="+", metavar="SIZE:SHIPS")
     parser.add_argument("--max-layouts", type=int, default=2_000_000)
     parser.add_argument("--plies", type=int, default=0, help="also under 1..PLIES shots of full expansion")
+    parser.add_argument("--only", type=int, default=None, metavar="PLIES", help="only under this many shots")
     args = parser.parse_args()
     for instance in args.instances:
         size, ships = instance.split(":")
         config = GameConfig(int(size), tuple(int(s) for s in ships.split(",")))
-        for plies in range(args.plies + 1):
+        for plies in range(args.plies + 1) if args.only is None else [args.only]:
             n, bound = root_bound(config, args.max_layouts, plies)
             print(f"{config.label()}: {n:,} layouts, ship bound {bound} = {float(bound):.4f} ({plies} plies)", flush=True)
 
