@@ -58,7 +58,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from battlelog.optimum import search
-    from battlelog.optimum.solver import Solver
+    from battlelog.optimum.solver import WINDOWED, Solver
     from battlelog.players.evaluate import NotExact, expected_shots, long_walk
     from battlelog.report.optimum import optimum_table
     from battlelog.runner.procmem import megabytes, peak_bytes, reset_peak
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     seconds = parse_seconds(args.time_limit)
     exact = reset_peak()
     start = time.perf_counter()
-    solver = Solver(config, memory=memory)
+    solver = Solver(config, memory=memory, settings=WINDOWED)
     optimum = solver.optimum(progress=search_progress(config), seconds=seconds)
     solved, solve_peak = time.perf_counter() - start, peak_bytes(exact)
     values: dict[str, Fraction] = {}

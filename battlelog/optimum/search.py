@@ -39,8 +39,10 @@ from battlelog.optimum.layouts import SINKS_NAMED, SINKS_SILENT
 from battlelog.rules.answers import HIT_CODE, MISS_CODE, SUNK_CODE
 
 #: Slots of the shared statistics array (the progress thread reads them while the search runs).
-NODES, STORED, EVICTED, STOP, ROOT_DONE, ROOT_TOTAL, ROOT_BEST, EXACT_STORED, MAY_GROW, NODE_LIMIT = range(10)
-STATS = 10
+NODES, STORED, EVICTED, STOP, ROOT_DONE, ROOT_TOTAL, ROOT_BEST, EXACT_STORED, MAY_GROW, NODE_LIMIT, EXPANDED, ROOT_LOWER = range(12)
+#: (EXPANDED counts the nodes whose shots were tried: neither found in the table nor cut by a bound;
+#: ROOT_LOWER is the best lower bound on the root's total proven so far, by the solver's windows.)
+STATS = 12
 #: Values of stats[STOP]: why the search was asked to stop.
 RUNNING, STOP_ASKED, STOP_TO_GROW = 0, 1, 2
 
@@ -50,12 +52,14 @@ EMPTY, LOWER, EXACT = 0, 1, 2
 #: Option slots: what the search may use, so that each device's worth can be measured; and, not a
 #: device, how the sink rule words a sinking shot (``layouts.SINKS_NAMED``, ``SINKS_UNNAMED`` or
 #: ``SINKS_SILENT``).
-OPT_BOUND, OPT_ORDER, OPT_SINKS = range(3)
+OPT_BOUND, OPT_ORDER, OPT_SINKS, OPT_UPPER = range(4)
 #: Lower bounds (see lower_bound): remaining ship cells only; plus the next shot's chance of a miss;
 #: plus the misses expected before the next hit.
-BOUND_CELLS, BOUND_ONE_STEP, BOUND_MISSES = 0, 1, 2
+BOUND_CELLS, BOUND_ONE_STEP, BOUND_MISSES, BOUND_SHIPS = 0, 1, 2, 3
+#: OPT_UPPER: states of at least this many layouts get greedy's exact total as an upper bound (see
+#: policy_total); 0 = never. An options array of three slots (the endgame's) means 0.
 #: Move orders: 0 = board order; 1 = by the actions' lower bounds.
-ORDER_BOARD, ORDER_BOUND = 0, 1
+ORDER_BOARD, ORDER_BOUND, ORDER_COVER = 0, 1, 2
 
 #: Returned when the search was told to stop (no table entry is written on the way back).
 STOPPED = -1
@@ -239,6 +243,174 @@ def lower_bound(n, remaining, cover, bound):
     return n * remaining + misses
 
 
+@njit(cache=True)
+def _hunt_misses(counts, n):
+    """The misses before the first hit of a search among ``n`` placements, ``counts[x]`` of which cover
+    cell x: after k misses at most the k largest counts are ruled out (lower_bound's argument)."""
+    ranked = np.sort(counts)[::-1]
+    misses = 0
+    covered = 0
+    for c in ranked:
+        covered += c
+        if covered >= n:
+            break
+        misses += n - covered
+    return misses
+
+
+@njit(cache=True)
+def ship_bound(layouts, hits, ship_masks, placement, most):
+    """A lower bound on the misses still to come, summed over ``layouts``: the largest over the ships i
+    of the misses before i's first hit when the other ships' placements are known.
+
+    Why it holds for every policy: telling the shooter the other ships' placements before play cannot
+    raise the optimum (any policy can ignore what it is told). Given them (a group of layouts that
+    agree on every ship but i), the layouts differ only in ship i's placement; if no hit cell lies on
+    ship i there, every shot before i's first hit is on a known ship cell (no miss, no news) or a miss
+    or hit on i, so until that hit the shots off the known cells are a fixed sequence and after k of
+    them at most the k largest cover counts of i's placements are ruled out. The misses counted are
+    misses of every policy, and each layout's remaining ship cells (counted apart) are hits.
+    """
+    n = layouts.shape[0]
+    ships = ship_masks.shape[1]
+    n_cells = 64
+    best = 0
+    keys = np.empty(n, dtype=np.int64)
+    counts = np.zeros(n_cells, dtype=np.int64)
+    for i in range(ships):
+        for j in range(n):
+            key = 0
+            for s in range(ships):
+                if s != i:
+                    key = key * most + placement[layouts[j], s]
+            keys[j] = key
+        order = np.argsort(keys)
+        total = 0
+        start = 0
+        while start < n:
+            stop = start
+            while stop < n and keys[order[stop]] == keys[order[start]]:
+                stop += 1
+            if stop - start > 1:
+                counts[:] = 0
+                afloat = 0
+                for k in range(start, stop):
+                    rest = ship_masks[layouts[order[k]], i] & ~hits
+                    if rest:
+                        afloat += 1
+                        _count_cells(rest, counts)
+                total += _hunt_misses(counts, afloat)
+            start = stop
+        best = max(best, total)
+    return best
+
+
+@njit(cache=True, nogil=True)
+def policy_total(layouts, hits, ship_masks, owner, union, fleet_cells, sinks):
+    """The exact total (summed over ``layouts``) of the shots that the deterministic greedy policy
+    "shoot the unshot cell the most layouts cover, the lowest such cell on ties" still fires.
+
+    It is the value of a policy, so it is at least the optimum T(layouts, hits): an admissible upper
+    bound, which gives the branch and bound a window from a state's first action on (its value is
+    found by walking the policy's own tree, each node splitting the layouts by the answers).
+    """
+    n = layouts.shape[0]
+    remaining = fleet_cells - popcount(hits)
+    if remaining == 0:
+        return 0
+    if n == 1:
+        return remaining
+    n_cells = owner.shape[1]
+    cover = np.zeros(n_cells, dtype=np.int64)
+    for lay in layouts:
+        _count_cells(union[lay] & ~hits, cover)
+    x = np.argmax(cover)
+    bit = np.uint64(1) << np.uint64(x)
+    ships = ship_masks.shape[1]
+    kinds = ships + 2
+    answer = np.empty(n, dtype=np.int8)
+    sizes = np.zeros(kinds, dtype=np.int64)
+    for j in range(n):
+        lay = layouts[j]
+        ship = owner[lay, x]
+        kind = MISS_CODE
+        if ship >= 0:
+            kind = HIT_CODE
+            if (ship_masks[lay, ship] & ~(hits | bit)) == 0 and sinks != SINKS_SILENT:
+                kind = SUNK_CODE + (ship if sinks == SINKS_NAMED else 0)
+        answer[j] = kind
+        sizes[kind] += 1
+    total = n
+    for kind in range(kinds):
+        if sizes[kind] == 0:
+            continue
+        child = np.empty(sizes[kind], dtype=np.int32)
+        k = 0
+        for j in range(n):
+            if answer[j] == kind:
+                child[k] = layouts[j]
+                k += 1
+        after = hits if kind == MISS_CODE else hits | bit
+        total += policy_total(child, after, ship_masks, owner, union, fleet_cells, sinks)
+    return total
+
+
+@njit(cache=True, nogil=True)
+def ply_bound(layouts, hits, plies, ship_masks, owner, placement, union, fleet_cells, sinks, most):
+    """A lower bound on T(layouts, hits) from ``plies`` shots of full expansion: the least over the
+    covered cells x of |C| plus the children's bounds, the ship bound (and the misses before the next
+    hit) at the leaves. Since T is |C| plus the least over x of the children's T, and an optimal x is
+    covered (an uncovered cell costs a shot and changes nothing), the bound holds. No table: for
+    proving bounds on boards the search cannot finish."""
+    n = layouts.shape[0]
+    remaining = fleet_cells - popcount(hits)
+    if remaining == 0:
+        return 0
+    if n == 1:
+        return remaining
+    n_cells = owner.shape[1]
+    cover = np.zeros(n_cells, dtype=np.int64)
+    for lay in layouts:
+        _count_cells(union[lay] & ~hits, cover)
+    leaf = max(lower_bound(n, remaining, cover, BOUND_MISSES), n * remaining + ship_bound(layouts, hits, ship_masks, placement, most))
+    if plies == 0:
+        return leaf
+    kinds = ship_masks.shape[1] + 2
+    answer = np.empty(n, dtype=np.int8)
+    best = INFINITE
+    for x in range(n_cells):
+        if cover[x] == 0:
+            continue
+        bit = np.uint64(1) << np.uint64(x)
+        sizes = np.zeros(kinds, dtype=np.int64)
+        for j in range(n):
+            lay = layouts[j]
+            ship = owner[lay, x]
+            kind = MISS_CODE
+            if ship >= 0:
+                kind = HIT_CODE
+                if (ship_masks[lay, ship] & ~(hits | bit)) == 0 and sinks != SINKS_SILENT:
+                    kind = SUNK_CODE + (ship if sinks == SINKS_NAMED else 0)
+            answer[j] = kind
+            sizes[kind] += 1
+        total = n
+        for kind in range(kinds):
+            if sizes[kind] == 0:
+                continue
+            child = np.empty(sizes[kind], dtype=np.int32)
+            k = 0
+            for j in range(n):
+                if answer[j] == kind:
+                    child[k] = layouts[j]
+                    k += 1
+            after = hits if kind == MISS_CODE else hits | bit
+            total += ply_bound(child, after, plies - 1, ship_masks, owner, placement, union, fleet_cells, sinks, most)
+            if total >= best:
+                break
+        best = min(best, total)
+    return max(best, leaf)
+
+
 @njit(cache=True, nogil=True)
 def search(
     layouts, hits, beta, depth, ship_masks, owner, placement, union, cell_perm, ship_perm, plc_perm,
@@ -277,10 +449,22 @@ def search(
     for lay in layouts:
         _count_cells(union[lay] & ~hits, cover)
     lower = max(known, lower_bound(n, remaining, cover, bound))
+    if bound == BOUND_SHIPS and lower < beta:
+        lower = max(lower, n * remaining + ship_bound(layouts, hits, ship_masks, placement, plc_perm.shape[2]))
     if lower >= beta:
         store(table, stats, key, lower, LOWER, -1, 1)
         return lower
+    upper_from = options[OPT_UPPER] if options.shape[0] > OPT_UPPER else 0
+    if upper_from and n >= upper_from:
+        # Greedy's total is a policy's: T <= upper. Equal bounds settle the state; otherwise a window
+        # of upper + 1 still returns T exactly (T < upper + 1) and prunes every action that passes it.
+        upper = policy_total(layouts, hits, ship_masks, owner, union, fleet_cells, sinks)
+        if lower >= upper:
+            store(table, stats, key, upper, EXACT, cell_perm[g, np.argmax(cover)], 1)
+            return upper
+        beta = min(beta, upper + 1)
 
+    stats[EXPANDED] += 1
     # Candidate shots: one per orbit of the state's stabiliser, among cells some layout covers.
     cells = np.empty(n_cells, dtype=np.int64)
     count = 0
@@ -330,7 +514,12 @@ def search(
                 total += child_lower[a, kind]
         action_lower[a] = total
 
-    order = np.argsort(action_lower, kind="mergesort") if options[OPT_ORDER] == ORDER_BOUND else np.arange(count)
+    if options[OPT_ORDER] == ORDER_BOUND:
+        order = np.argsort(action_lower, kind="mergesort")
+    elif options[OPT_ORDER] == ORDER_COVER:  # the most probable cell first, then by bound
+        order = np.argsort(action_lower - np.int64(1 << 40) * cover[cells], kind="mergesort")
+    else:
+        order = np.arange(count)
     if depth == 0:
         stats[ROOT_TOTAL] = count
         stats[ROOT_DONE] = 0

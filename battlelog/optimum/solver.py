@@ -39,6 +39,8 @@ class SearchProgress:
     root_total: int
     #: The best total found at the root so far (an upper bound on the optimum's total), or None.
     root_best: int | None
+    #: The root's total is proven at least this (from a window that failed), or None.
+    root_lower: int | None = None
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,20 @@ class Settings:
     bound: int = search.BOUND_MISSES
     #: ``search.ORDER_BOUND`` or ``search.ORDER_BOARD``.
     order: int = search.ORDER_BOUND
+    #: States of at least this many layouts get greedy's exact total as the search window
+    #: (``search.policy_total``); 0 = never. Off by default: it changes which of several optimal shots
+    #: the table keeps, hence the ``optimal`` player's games; the optimum itself is the same.
+    upper: int = 0
+    #: 0: one search with an open window. Otherwise the root is searched with windows that widen by
+    #: ``step`` shots per layout's thousand (the total rises by ``step * layouts / 1000``) from its
+    #: lower bound until the value falls inside: each failed window leaves its lower bounds stored, and
+    #: a tight window prunes far more than an open one.
+    step: int = 0
 
+
+#: What `battlelog optimal` searches with: the ship bound, greedy's window on states of 20 layouts or
+#: more, and a root window widening by 0.05 shots (measured in docs/optimum.md, "The paper's boards").
+WINDOWED = Settings(bound=search.BOUND_SHIPS, upper=20, step=50)
 
 #: Slots of a new table: grown by doubling (while the memory allows) when three quarters are used.
 FIRST_CAPACITY = 1 << 14
@@ -118,7 +133,9 @@ class Solver:
         self.capacity = 1 << max(10, (memory // StateTable.entry_bytes(self._words)).bit_length() - 1)
         self.table = StateTable.empty(min(FIRST_CAPACITY, self.capacity), self._words)
         self.stats = np.zeros(search.STATS, dtype=np.int64)
-        self._options = np.array([settings.bound, settings.order, SINK_MODES[config.rules.sinks]], dtype=np.int64)
+        self._options = np.array(
+            [settings.bound, settings.order, SINK_MODES[config.rules.sinks], settings.upper], dtype=np.int64
+        )
         self._lock = threading.Lock()
 
     # ----- searching ---------------------------------------------------------------------------
@@ -158,8 +175,10 @@ class Solver:
                 future.result()
                 raise
             if value == search.STOPPED:
-                best = self._progress(time.perf_counter() - start).root_best
+                reached = self._progress(time.perf_counter() - start)
+                best, proven = reached.root_best, reached.root_lower
                 found = f"; the best policy found so far needs {best / len(layouts):.4f} shots" if best else ""
+                found += f"; the optimum is proven at least {proven}/{len(layouts)} = {proven / len(layouts):.4f}" if proven else ""
                 raise BudgetExceeded(f"{self.config.label()}: the search stopped after {seconds:g} s{found}")
             return value
 
@@ -167,13 +186,20 @@ class Solver:
         t = self.layouts
         self.stats[search.STOP] = search.RUNNING
         self.stats[search.MAY_GROW] = len(self.table) < self.capacity
-        return int(
-            search.search(
-                layouts.astype(np.int32), np.uint64(hits), search.INFINITE, 0, t.ship_masks, t.owner, t.placement,
-                t.union, self.symmetries.cells, self.symmetries.ships, self.symmetries.placements, self._offsets,
-                self._words, self.config.ship_cells, self.table.arrays, self.stats, self._options,
+        rise = max(1, self.settings.step * len(layouts) // 1000)
+        beta = 1 if self.settings.step else search.INFINITE  # the first window returns the root's lower bound
+        while True:
+            value = int(
+                search.search(
+                    layouts.astype(np.int32), np.uint64(hits), beta, 0, t.ship_masks, t.owner, t.placement,
+                    t.union, self.symmetries.cells, self.symmetries.ships, self.symmetries.placements, self._offsets,
+                    self._words, self.config.ship_cells, self.table.arrays, self.stats, self._options,
+                )
             )
-        )
+            if value == search.STOPPED or value < beta:
+                return value
+            self.stats[search.ROOT_LOWER] = value
+            beta = value + rise  # value is a lower bound at least beta: widen past it
 
     def _progress(self, seconds: float) -> SearchProgress:
         s = self.stats
@@ -185,6 +211,7 @@ class Solver:
             int(s[search.ROOT_DONE]),
             int(s[search.ROOT_TOTAL]),
             int(s[search.ROOT_BEST]) or None,
+            int(s[search.ROOT_LOWER]) or None,
         )
 
     def optimum(self, progress: Callable[[SearchProgress], None] | None = None, seconds: float | None = None) -> Fraction:

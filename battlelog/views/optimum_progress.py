@@ -25,6 +25,7 @@ def search_progress(config: GameConfig) -> Callable[[SearchProgress], None]:
             return
         last[0] = progress.seconds
         best = f", best found {progress.root_best}" if progress.root_best else ""
+        best += f", proven at least {progress.root_lower}" if progress.root_lower else ""
         print(
             f"solving {config.label()}: {progress.seconds:.0f} s, {progress.nodes:,} nodes, {progress.stored:,} states "
             f"stored, first shot {progress.root_done}/{progress.root_total}{best}",
