@@ -53,6 +53,9 @@ _SLICE = 1 << 14
 _M_MMAP_THRESHOLD = -3
 #: States expanded at a time when a level's transitions are counted before it is allocated.
 _COUNT_SLICE = 1 << 16
+#: Whether a sweep whose segment starts would not fit keeps fewer and recomputes the others (else it
+#: raises, and the engine splits the problem): tests turn it off to exercise splitting.
+RECOMPUTE = True
 
 SweepProgress = Callable[[float], None]
 
@@ -75,6 +78,17 @@ class Level:
         return self.fwd.nbytes + self.first.nbytes + self.child.nbytes + self.action.nbytes + extra
 
 
+@dataclass(frozen=True)
+class LevelSize:
+    """One level's measured size, from which a recomputed model plans what it keeps."""
+
+    states: int
+    nbytes: int
+    #: The most working memory building it again needs (the leaner way), its own arrays included.
+    work: int
+    next_states: int
+
+
 @dataclass
 class Segment:
     """Levels ``start`` to ``stop - 1``: the states at ``start`` (always kept), and the levels when kept."""
@@ -86,6 +100,8 @@ class Segment:
     levels: list[Level] | None = field(default=None)
     #: The most memory rebuilding it needs beyond the segment starts: its levels so far and one level's work.
     rebuild: int = 0
+    #: False for a piece of a recomputed model whose start is not kept (``keys`` empty): see :func:`_pieces`.
+    held: bool = True
 
     @property
     def nbytes(self) -> int:
@@ -95,7 +111,9 @@ class Segment:
 class LayeredModel:
     """The forward sweep of a problem: its segments, and the number of (counted) layouts."""
 
-    def __init__(self, tables: SweepTables, segments: list[Segment], paths: int, peak: int, budget: int) -> None:
+    def __init__(
+        self, tables: SweepTables, segments: list[Segment], paths: int, peak: int, budget: int, sizes: list[LevelSize] | None = None
+    ) -> None:
         self.tables = tables
         self.segments = segments
         #: Layouts with interchangeable ships not told apart (multiply by ``tables.multiplicity`` for all).
@@ -105,6 +123,16 @@ class LayeredModel:
         self.budget = budget
         #: What draws read, computed on the first: see :meth:`_backward`.
         self._drawing: tuple[list[np.ndarray], dict[int, list[np.ndarray]]] | None = None
+        #: Each level's measured size, when segment starts are not all kept (the model recomputes them).
+        self.sizes = sizes
+        #: Starts recomputed on the way back and kept while the budget has room, by level.
+        self._temps: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        #: The states after the piece last rebuilt (the next piece's start when reading forward).
+        self._after: tuple[int, np.ndarray, np.ndarray] | None = None
+        #: The most starts recomputed and kept at once (a measure of the recursion; 0 without recomputation).
+        self.most_temps = 0
+        #: Levels advanced again to recompute starts that were not kept.
+        self.resweeps = 0
 
     @property
     def rebuilds(self) -> bool:
@@ -189,14 +217,56 @@ class LayeredModel:
         if segment.levels is not None:
             return segment.levels
         levels: list[Level] = []
-        keys, fwd = segment.keys, segment.fwd
-        held = self.nbytes
         with jit.quiet():
+            keys, fwd = segment.keys, segment.fwd
+            if not segment.held:
+                keys, fwd = self._start_of(segment.start)
+            held = self.nbytes + self._temp_bytes() + (0 if segment.held else keys.nbytes + fwd.nbytes)
             for j in range(segment.start, segment.stop):
                 level, keys, fwd, _ = _advance(self.tables, keys, fwd, j, self.budget, held)
                 levels.append(level)
                 held += level.nbytes
+        if self.sizes is not None:
+            self._after = (segment.stop, keys, fwd)
         return levels
+
+    def _temp_bytes(self) -> int:
+        return sum(keys.nbytes + fwd.nbytes for keys, fwd in self._temps.values())
+
+    def _start_of(self, j: int) -> tuple[np.ndarray, np.ndarray]:
+        """The states before level j, a piece's start that is not kept: the states after the piece read
+        last (reading forward), a start kept on the way back, or recomputed from the nearest kept start
+        before it. Recomputing keeps, where the budget has room, the starts that halve the remaining work
+        towards j (as in checkpointed reverse-mode differentiation): read backward, every level is then
+        swept again about log2 of the levels between kept starts times, not their number."""
+        after, self._after = self._after, None
+        if after is not None and after[0] == j:
+            return after[1], after[2]
+        del after
+        for t in [t for t in self._temps if t > j]:  # behind the walk back: never read again
+            del self._temps[t]
+        if j in self._temps:
+            return self._temps.pop(j)
+        sizes = self.sizes
+        assert sizes is not None  # only a recomputed model has pieces whose start is not kept
+        kept = {segment.start: (segment.keys, segment.fwd) for segment in self.segments if segment.held and segment.start <= j}
+        c = max(set(kept) | set(self._temps))
+        end = next(segment.stop for segment in self.segments if segment.start == j)
+        need = max([_piece_need(sizes, j, end)] + [16 * sizes[i].states + sizes[i].work for i in range(c, j)])
+        for t in sorted(self._temps):  # make room for this piece, the farthest back first
+            if t == c or self.nbytes + self._temp_bytes() + need <= self.budget:
+                break
+            del self._temps[t]
+        keys, fwd = kept[c] if c in kept else self._temps[c]
+        targets = _halvings(sizes, c, j, {segment.start for segment in self.segments})
+        for i in range(c, j):
+            held = self.nbytes + self._temp_bytes() + keys.nbytes + fwd.nbytes
+            _, keys, fwd, _ = _advance(self.tables, keys, fwd, i, self.budget, held)
+            self.resweeps += 1
+            if i + 1 in targets and self.nbytes + self._temp_bytes() + keys.nbytes + fwd.nbytes + need <= self.budget:
+                self._temps[i + 1] = (keys, fwd)
+                self.most_temps = max(self.most_temps, len(self._temps))
+        return keys, fwd
 
 
 def _backward_through(levels: list[Level], end: np.ndarray, kinds: int) -> list[np.ndarray]:
@@ -219,13 +289,18 @@ def sweep(tables: SweepTables, budget: int, progress: SweepProgress | None = Non
     kept from the first level on. Otherwise, the first time keeping every level would exceed the
     budget, the levels kept so far are dropped and the sweep keeps segment starts only. A rebuild
     recreates exactly the levels of the first pass, so from then on each level is checked as if the
-    earlier levels of its segment were held; a level that does not fit even so raises BudgetExceeded.
+    earlier levels of its segment were held. A level that does not fit even so makes the sweep keep
+    fewer segment starts and recompute the others when the model is read (:func:`_thin`,
+    :meth:`LayeredModel._start_of`); when even the first start alone leaves no room, it raises
+    BudgetExceeded (not narrowable: a split narrows the frontier only near its cell).
     """
     length = math.isqrt(tables.cell_count - 1) + 1
     keys = np.array([tables.root], dtype=np.uint64)
     fwd = np.ones(1, dtype=np.int64)
     segments: list[Segment] = []
-    held = peak = in_segment = 0
+    sizes: list[LevelSize] = []
+    held = peak = in_segment = reserve = 0
+    recompute = False
     with jit.quiet():
         for j in range(tables.cell_count):
             if not segments or j == segments[-1].stop:
@@ -233,8 +308,9 @@ def sweep(tables: SweepTables, budget: int, progress: SweepProgress | None = Non
                 held += keys.nbytes + fwd.nbytes
                 in_segment = 0
             while True:
+                current = 0 if segments[-1].start == j else keys.nbytes + fwd.nbytes
                 try:
-                    level, next_keys, next_fwd, work = _advance(tables, keys, fwd, j, budget, held + in_segment)
+                    level, next_keys, next_fwd, work = _advance(tables, keys, fwd, j, budget, held + (current if recompute else in_segment))
                     break
                 except BudgetExceeded:
                     if keep_levels:  # drop every level: keep segment starts only
@@ -243,32 +319,111 @@ def sweep(tables: SweepTables, budget: int, progress: SweepProgress | None = Non
                         for segment in segments:
                             segment.levels = None
                         held = sum(segment.nbytes for segment in segments)
-                    elif in_segment:  # end the segment here: a rebuild then holds fewer levels at once
+                    elif in_segment and not recompute:  # end the segment here: a rebuild then holds fewer levels at once
                         segments[-1].stop = j
                         segments.append(Segment(j, min(j + length, tables.cell_count), keys, fwd, None))
                         held += keys.nbytes + fwd.nbytes
                         in_segment = 0
+                    elif RECOMPUTE and _thin(segments, sizes, j):  # keep fewer starts, recompute the others
+                        recompute = True
+                        held = sum(segment.nbytes for segment in segments)
                     else:
                         raise
-            peak = max(peak, held + in_segment + work)
+            peak = max(peak, held + (current if recompute else in_segment) + work)
             # A rebuild takes the level a slice at a time if it must: count the cheaper way.
             lean = _lean_work(tables, len(keys), len(level.child), len(next_keys))
+            sizes.append(LevelSize(len(keys), level.nbytes, min(work, lean), len(next_keys)))
             segments[-1].rebuild = max(segments[-1].rebuild, in_segment + min(work, lean))
             if keep_levels:
                 segments[-1].levels.append(level)  # type: ignore[union-attr]
                 held += level.nbytes
             else:
                 in_segment += level.nbytes
+            if recompute:  # keep room to read back the widest level swept so far
+                reserve = max(reserve, _piece_need(sizes, j, j + 1))
+                while held + reserve > budget and _thin(segments, sizes, j + 1):
+                    held = sum(segment.nbytes for segment in segments)
+                if held + reserve > budget:
+                    _check(tables, budget, held + reserve, j, len(keys))
             keys, fwd = next_keys, next_fwd
             if progress is not None:
                 progress((j + 1) / tables.cell_count)
     if len(keys) > 1 or (len(keys) == 1 and keys[0] != 0):
         raise AssertionError("the sweep ended in a state with ships left to place")  # settled[] forbids it
-    if not keep_levels:  # reading rebuilds one segment at a time while every segment start is held
+    paths = int(fwd[0]) if len(fwd) else 0
+    if not keep_levels and not recompute:  # reading rebuilds one segment at a time while every segment start is held
         starts = sum(segment.nbytes for segment in segments)
-        for segment in segments:
-            peak = max(peak, _check(tables, budget, starts + segment.rebuild, segment.stop - 1, len(segment.keys)))
-    return LayeredModel(tables, segments, int(fwd[0]) if len(fwd) else 0, peak, budget)
+        rebuilt = max(starts + segment.rebuild for segment in segments)
+        if rebuilt <= budget or not RECOMPUTE:
+            worst = max(segments, key=lambda segment: segment.rebuild)
+            peak = max(peak, _check(tables, budget, rebuilt, worst.stop - 1, len(worst.keys)))
+            return LayeredModel(tables, segments, paths, peak, budget)
+        recompute = True  # a segment would not fit rebuilt: keep fewer starts, recompute the others
+    if recompute:
+        reserve = max(_piece_need(sizes, i, i + 1) for i in range(len(sizes)))
+        while held + reserve > budget and _thin(segments, sizes, tables.cell_count):
+            held = sum(segment.nbytes for segment in segments)
+        widest = max(range(len(sizes)), key=lambda i: _piece_need(sizes, i, i + 1))
+        _check(tables, budget, held + reserve, widest, sizes[widest].states)
+        return LayeredModel(tables, _pieces(tables, segments, sizes, budget), paths, max(peak, held + reserve), budget, sizes)
+    return LayeredModel(tables, segments, paths, peak, budget)
+
+
+def _thin(segments: list[Segment], sizes: list[LevelSize], j: int) -> bool:
+    """Drop the segment start (not the first) whose two segments together hold the fewest states swept
+    so far (the cheapest span to recompute), merging them; False when only the first start is left."""
+    if len(segments) < 2:
+        return False
+    spans = [sum(size.states for size in sizes[segment.start : min(segment.stop, j)]) for segment in segments]
+    i = min(range(1, len(segments)), key=lambda i: (spans[i - 1] + spans[i], -segments[i].nbytes))
+    segments[i - 1].stop = segments[i].stop
+    del segments[i]
+    return True
+
+
+def _piece_need(sizes: list[LevelSize], a: int, b: int) -> int:
+    """The most memory reading levels a to b - 1 needs beyond the kept starts: rebuilding them from the
+    states before a (their levels so far, one level's work and its states), then the backward counts
+    after them and the states after them (the next piece's start when reading forward)."""
+    held = most = 0
+    for size in sizes[a:b]:
+        most = max(most, held + size.work + 16 * size.states)
+        held += size.nbytes
+    return max(most, held + 16 * sizes[b - 1].next_states) + 24 * sizes[b - 1].next_states
+
+
+def _pieces(tables: SweepTables, segments: list[Segment], sizes: list[LevelSize], budget: int) -> list[Segment]:
+    """A recomputed model's segments cut into pieces that are read one at a time: as long as half the
+    room the kept starts leave allows (the other half for starts recomputed on the way back), at least
+    one level; only each segment's first piece has its start kept."""
+    free = budget - sum(segment.nbytes for segment in segments)
+    pieces: list[Segment] = []
+    none = (np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.int64))
+    for segment in segments:
+        a = segment.start
+        while a < segment.stop:
+            b = a + 1
+            while b < segment.stop and _piece_need(sizes, a, b + 1) <= free // 2:
+                b += 1
+            _check(tables, budget, budget - free + _piece_need(sizes, a, b), b - 1, sizes[a].states)
+            keys, fwd = (segment.keys, segment.fwd) if a == segment.start else none
+            pieces.append(Segment(a, b, keys, fwd, None, held=a == segment.start))
+            a = b
+    return pieces
+
+
+def _halvings(sizes: list[LevelSize], c: int, j: int, starts: set[int]) -> set[int]:
+    """The piece starts between c and j that halve, one after another, the states left to sweep towards j."""
+    out: set[int] = set()
+    lo = c
+    while True:
+        between = [m for m in starts if lo < m < j]
+        if not between:
+            return out
+        weight = [size.states for size in sizes]
+        m = min(between, key=lambda m: abs(sum(weight[lo:m]) - sum(weight[m:j])))
+        out.add(m)
+        lo = m
 
 
 def _advance(
