@@ -129,6 +129,8 @@ class LayeredModel:
         self._temps: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         #: The states after the piece last rebuilt (the next piece's start when reading forward).
         self._after: tuple[int, np.ndarray, np.ndarray] | None = None
+        #: Where the piece last rebuilt ended: a piece starting there is read forward.
+        self._last_stop = -1
         #: The most starts recomputed and kept at once (a measure of the recursion; 0 without recomputation).
         self.most_temps = 0
         #: Levels advanced again to recompute starts that were not kept.
@@ -223,11 +225,13 @@ class LayeredModel:
                 keys, fwd = self._start_of(segment.start)
             held = self.nbytes + self._temp_bytes() + (0 if segment.held else keys.nbytes + fwd.nbytes)
             for j in range(segment.start, segment.stop):
-                level, keys, fwd, _ = _advance(self.tables, keys, fwd, j, self.budget, held)
+                distinct = None if self.sizes is None else self.sizes[j].next_states
+                level, keys, fwd, _ = _advance(self.tables, keys, fwd, j, self.budget, held, distinct)
                 levels.append(level)
                 held += level.nbytes
-        if self.sizes is not None:
+        if self.sizes is not None and segment.start in (0, self._last_stop):  # read forward: keep where it ended
             self._after = (segment.stop, keys, fwd)
+        self._last_stop = segment.stop
         return levels
 
     def _temp_bytes(self) -> int:
@@ -260,8 +264,8 @@ class LayeredModel:
         keys, fwd = kept[c] if c in kept else self._temps[c]
         targets = _halvings(sizes, c, j, {segment.start for segment in self.segments})
         for i in range(c, j):
-            held = self.nbytes + self._temp_bytes() + keys.nbytes + fwd.nbytes
-            _, keys, fwd, _ = _advance(self.tables, keys, fwd, i, self.budget, held)
+            held = self.nbytes + self._temp_bytes() + (0 if i in self._temps or i in kept else keys.nbytes + fwd.nbytes)
+            _, keys, fwd, _ = _advance(self.tables, keys, fwd, i, self.budget, held, sizes[i].next_states)
             self.resweeps += 1
             if i + 1 in targets and self.nbytes + self._temp_bytes() + keys.nbytes + fwd.nbytes + need <= self.budget:
                 self._temps[i + 1] = (keys, fwd)
@@ -332,7 +336,7 @@ def sweep(tables: SweepTables, budget: int, progress: SweepProgress | None = Non
             peak = max(peak, held + (current if recompute else in_segment) + work)
             # A rebuild takes the level a slice at a time if it must: count the cheaper way.
             lean = _lean_work(tables, len(keys), len(level.child), len(next_keys))
-            sizes.append(LevelSize(len(keys), level.nbytes, min(work, lean), len(next_keys)))
+            sizes.append(LevelSize(len(keys), level.nbytes, _rebuild_work(tables, len(keys), len(level.child), len(next_keys)), len(next_keys)))
             segments[-1].rebuild = max(segments[-1].rebuild, in_segment + min(work, lean))
             if keep_levels:
                 segments[-1].levels.append(level)  # type: ignore[union-attr]
@@ -382,14 +386,14 @@ def _thin(segments: list[Segment], sizes: list[LevelSize], j: int) -> bool:
 
 
 def _piece_need(sizes: list[LevelSize], a: int, b: int) -> int:
-    """The most memory reading levels a to b - 1 needs beyond the kept starts: rebuilding them from the
-    states before a (their levels so far, one level's work and its states), then the backward counts
-    after them and the states after them (the next piece's start when reading forward)."""
+    """The most memory reading levels a to b - 1 backward needs beyond the kept starts: rebuilding them
+    from the states before a (their levels so far, one level's work and its states) while the backward
+    counts after them are held, then those before each level."""
     held = most = 0
     for size in sizes[a:b]:
         most = max(most, held + size.work + 16 * size.states)
         held += size.nbytes
-    return max(most, held + 16 * sizes[b - 1].next_states) + 24 * sizes[b - 1].next_states
+    return max(most, held + 8 * sizes[a].states) + 8 * sizes[b - 1].next_states
 
 
 def _pieces(tables: SweepTables, segments: list[Segment], sizes: list[LevelSize], budget: int) -> list[Segment]:
@@ -427,13 +431,14 @@ def _halvings(sizes: list[LevelSize], c: int, j: int, starts: set[int]) -> set[i
 
 
 def _advance(
-    tables: SweepTables, keys: np.ndarray, fwd: np.ndarray, j: int, budget: int | None, held: int
+    tables: SweepTables, keys: np.ndarray, fwd: np.ndarray, j: int, budget: int | None, held: int, distinct: int | None = None
 ) -> tuple[Level, np.ndarray, np.ndarray, int]:
     """One level: the transitions out of ``keys`` at cell j, the next states and their forward counts,
     and the most working memory this needed beyond ``held`` (checked against ``budget`` before each allocation).
 
     The level is expanded whole and merged at once when that fits the budget (the fastest way), else
-    a slice at a time (:func:`_advance_in_slices`: far less memory, the same level).
+    a slice at a time (:func:`_advance_in_slices`: far less memory, the same level). ``distinct``: the
+    next level's states when known (a level swept again), so that its merge is sized to them.
     """
     total = float(fwd.sum())
     if total * (1 + 2 * len(tables.kinds)) >= COUNT_LIMIT:
@@ -445,7 +450,7 @@ def _advance(
         return _advance_at_once(tables, keys, fwd, j, budget, held)
     except BudgetExceeded:
         pass  # out of the handler first, so that the failed attempt's arrays are freed
-    return _advance_in_slices(tables, keys, fwd, j, budget, held)
+    return _advance_in_slices(tables, keys, fwd, j, budget, held, distinct)
 
 
 def _advance_at_once(
@@ -481,7 +486,7 @@ def _touching(tables: SweepTables, keys: np.ndarray, j: int, first: np.ndarray, 
 
 
 def _advance_in_slices(
-    tables: SweepTables, keys: np.ndarray, fwd: np.ndarray, j: int, budget: int | None, held: int
+    tables: SweepTables, keys: np.ndarray, fwd: np.ndarray, j: int, budget: int | None, held: int, distinct: int | None = None
 ) -> tuple[Level, np.ndarray, np.ndarray, int]:
     """:func:`_advance` a slice at a time: :data:`_SLICE` states are expanded into a small scratch buffer
     and their child keys inserted into one hash table of the next level's states, grown as they come
@@ -496,12 +501,14 @@ def _advance_in_slices(
     bound = _transitions(tables, keys, j, run)  # exact: the level's arrays are allocated once, at their size
     fixed = _fixed_work(tables, n, bound)
     capacity = max(16, n + n // 4, min(step * most, bound))  # next-level states the merge has room for
+    if distinct is not None:  # known (a level swept again): room for them and one slice, never grown
+        capacity = _known_capacity(n, bound, distinct, most)
     work = _check(tables, budget, held + fixed + _STATE_BYTES * capacity, j, n, bound) - held
     action, child, first = np.empty(bound, dtype=np.int8), np.empty(bound, dtype=np.int32), np.empty(n + 1, dtype=np.int32)
     out_keys = np.empty(step * most, dtype=np.uint64)
     table = np.full(2 * capacity, -1, dtype=np.int32)
     states, states_fwd = np.empty(capacity, dtype=np.uint64), np.empty(capacity, dtype=np.int64)
-    written = distinct = 0
+    written = distinct = 0  # the next states found so far
     first[0] = 0
     for s in range(0, n, step):
         e = min(n, s + step)
@@ -545,6 +552,17 @@ def _lean_work(tables: SweepTables, states: int, transitions: int, distinct: int
     step = min(states, _SLICE)
     room = distinct + step * most
     return _fixed_work(tables, states, transitions) + _STATE_BYTES * max(16, states + states // 4, min(step * most, transitions), room + room // 4) + 16 * room
+
+
+def _known_capacity(states: int, transitions: int, distinct: int, most: int) -> int:
+    """The merge's room when the next level's ``distinct`` states are known: them and one slice's worth."""
+    return max(16, distinct + min(min(states, _SLICE) * most, transitions))
+
+
+def _rebuild_work(tables: SweepTables, states: int, transitions: int, distinct: int) -> int:
+    """What :func:`_advance_in_slices` needs for a level swept again (its next states known: no growth)."""
+    most = 1 + 2 * len(tables.kinds)
+    return _fixed_work(tables, states, transitions) + _STATE_BYTES * _known_capacity(states, transitions, distinct, most)
 
 
 def _fixed_work(tables: SweepTables, states: int, transitions: int) -> int:
