@@ -37,7 +37,7 @@ import numpy as np
 from battlelog.engines.budget import readable
 from battlelog.engines.native import jit
 from battlelog.engines.native.tables import TRACKED, SweepTables
-from battlelog.errors import BattlelogError, BudgetExceeded
+from battlelog.errors import BattlelogError, BudgetExceeded, FrontierTooWide
 
 #: Forward counts stay below this, so that no sum of them can wrap around a signed 64-bit integer.
 COUNT_LIMIT = float(2**62)
@@ -316,7 +316,7 @@ def sweep(tables: SweepTables, budget: int, progress: SweepProgress | None = Non
                 try:
                     level, next_keys, next_fwd, work = _advance(tables, keys, fwd, j, budget, held + (current if recompute else in_segment))
                     break
-                except BudgetExceeded:
+                except BudgetExceeded as exc:
                     if keep_levels:  # drop every level: keep segment starts only
                         keep_levels = False
                         in_segment = sum(level.nbytes for level in segments[-1].levels or ())
@@ -331,6 +331,8 @@ def sweep(tables: SweepTables, budget: int, progress: SweepProgress | None = Non
                     elif RECOMPUTE and _thin(segments, sizes, j):  # keep fewer starts, recompute the others
                         recompute = True
                         held = sum(segment.nbytes for segment in segments)
+                    elif RECOMPUTE:  # the first start alone and this level do not fit
+                        raise FrontierTooWide(str(exc)) from None
                     else:
                         raise
             peak = max(peak, held + (current if recompute else in_segment) + work)
@@ -348,8 +350,9 @@ def sweep(tables: SweepTables, budget: int, progress: SweepProgress | None = Non
                 while held + reserve > budget and _thin(segments, sizes, j + 1):
                     held = sum(segment.nbytes for segment in segments)
                 if held + reserve > budget:
-                    _check(tables, budget, held + reserve, j, len(keys))
+                    _check(tables, budget, held + reserve, j, len(keys), error=FrontierTooWide)
             keys, fwd = next_keys, next_fwd
+            del level  # not held while the next level is built, unless kept
             if progress is not None:
                 progress((j + 1) / tables.cell_count)
     if len(keys) > 1 or (len(keys) == 1 and keys[0] != 0):
@@ -368,7 +371,7 @@ def sweep(tables: SweepTables, budget: int, progress: SweepProgress | None = Non
         while held + reserve > budget and _thin(segments, sizes, tables.cell_count):
             held = sum(segment.nbytes for segment in segments)
         widest = max(range(len(sizes)), key=lambda i: _piece_need(sizes, i, i + 1))
-        _check(tables, budget, held + reserve, widest, sizes[widest].states)
+        _check(tables, budget, held + reserve, widest, sizes[widest].states, error=FrontierTooWide)
         return LayeredModel(tables, _pieces(tables, segments, sizes, budget), paths, max(peak, held + reserve), budget, sizes)
     return LayeredModel(tables, segments, paths, peak, budget)
 
@@ -596,12 +599,20 @@ def _transitions(tables: SweepTables, keys: np.ndarray, j: int, run: Any) -> int
     return sum(_expand(tables, keys[s : s + _COUNT_SLICE], j, run, *scratch) for s in range(0, len(keys), _COUNT_SLICE))
 
 
-def _check(tables: SweepTables, budget: int | None, needed: int, cell: int, states: int, transitions: int | None = None) -> int:
-    """``needed``, after raising BudgetExceeded if that would outgrow ``budget`` (or 32-bit indices:
+def _check(
+    tables: SweepTables,
+    budget: int | None,
+    needed: int,
+    cell: int,
+    states: int,
+    transitions: int | None = None,
+    error: type[BudgetExceeded] = BudgetExceeded,
+) -> int:
+    """``needed``, after raising ``error`` if that would outgrow ``budget`` (or 32-bit indices:
     ``transitions``, when known, else the most that ``states`` can have)."""
     most = states * (1 + 2 * len(tables.kinds)) if transitions is None else transitions
     if (budget is not None and needed > budget) or most >= 2**31:
-        raise BudgetExceeded(
+        raise error(
             f"the compiled model of {tables.problem.label()} needs more than {readable(needed)} "
             f"by cell {cell + 1} of {tables.cell_count} ({states:,} states)"
         )
