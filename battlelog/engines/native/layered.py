@@ -223,7 +223,7 @@ class LayeredModel:
             keys, fwd = segment.keys, segment.fwd
             if not segment.held:
                 keys, fwd = self._start_of(segment.start)
-            held = self.nbytes + self._temp_bytes() + (0 if segment.held else keys.nbytes + fwd.nbytes)
+            held = self.nbytes + self._temp_bytes() + (0 if segment.held else fwd.nbytes)  # its keys: in the level's work
             for j in range(segment.start, segment.stop):
                 distinct = None if self.sizes is None else self.sizes[j].next_states
                 level, keys, fwd, _ = _advance(self.tables, keys, fwd, j, self.budget, held, distinct)
@@ -256,7 +256,7 @@ class LayeredModel:
         kept = {segment.start: (segment.keys, segment.fwd) for segment in self.segments if segment.held and segment.start <= j}
         c = max(set(kept) | set(self._temps))
         end = next(segment.stop for segment in self.segments if segment.start == j)
-        need = max([_piece_need(sizes, j, end)] + [16 * sizes[i].states + sizes[i].work for i in range(c, j)])
+        need = max([_piece_need(sizes, j, end)] + [8 * sizes[i].states + sizes[i].work for i in range(c, j)])
         for t in sorted(self._temps):  # make room for this piece, the farthest back first
             if t == c or self.nbytes + self._temp_bytes() + need <= self.budget:
                 break
@@ -264,8 +264,9 @@ class LayeredModel:
         keys, fwd = kept[c] if c in kept else self._temps[c]
         targets = _halvings(sizes, c, j, {segment.start for segment in self.segments})
         for i in range(c, j):
-            held = self.nbytes + self._temp_bytes() + (0 if i in self._temps or i in kept else keys.nbytes + fwd.nbytes)
-            _, keys, fwd, _ = _advance(self.tables, keys, fwd, i, self.budget, held, sizes[i].next_states)
+            held = self.nbytes + self._temp_bytes() + (0 if i in self._temps or i in kept else fwd.nbytes)
+            level, keys, fwd, _ = _advance(self.tables, keys, fwd, i, self.budget, held, sizes[i].next_states)
+            del level  # not held while the next level is built
             self.resweeps += 1
             if i + 1 in targets and self.nbytes + self._temp_bytes() + keys.nbytes + fwd.nbytes + need <= self.budget:
                 self._temps[i + 1] = (keys, fwd)
@@ -394,7 +395,7 @@ def _piece_need(sizes: list[LevelSize], a: int, b: int) -> int:
     counts after them are held, then those before each level."""
     held = most = 0
     for size in sizes[a:b]:
-        most = max(most, held + size.work + 16 * size.states)
+        most = max(most, held + size.work + 8 * size.states)  # the states' forward counts; their keys: in the work
         held += size.nbytes
     return max(most, held + 8 * sizes[a].states) + 8 * sizes[b - 1].next_states
 
@@ -441,7 +442,8 @@ def _advance(
 
     The level is expanded whole and merged at once when that fits the budget (the fastest way), else
     a slice at a time (:func:`_advance_in_slices`: far less memory, the same level). ``distinct``: the
-    next level's states when known (a level swept again), so that its merge is sized to them.
+    next level's states when known (a level swept again), so that its merge is sized to them; ``held``
+    then leaves out ``keys``, which the work counts when the level is taken a slice at a time.
     """
     total = float(fwd.sum())
     if total * (1 + 2 * len(tables.kinds)) >= COUNT_LIMIT:
@@ -450,7 +452,7 @@ def _advance(
             f"(over {total:.3g} partial layouts at cell {j + 1})"
         )
     try:
-        return _advance_at_once(tables, keys, fwd, j, budget, held)
+        return _advance_at_once(tables, keys, fwd, j, budget, held + (0 if distinct is None else keys.nbytes))
     except BudgetExceeded:
         pass  # out of the handler first, so that the failed attempt's arrays are freed
     return _advance_in_slices(tables, keys, fwd, j, budget, held, distinct)
