@@ -234,6 +234,17 @@ class LayeredModel:
         self._last_stop = segment.stop
         return levels
 
+    def release_starts(self) -> None:
+        """Hold the segment starts after the first as recomputed ones: read backward, each is dropped
+        once passed, and its room goes to starts that halve the segments before it. Reading forward
+        needs none of them (each piece starts where the last one ended)."""
+        for segment in self.segments[1:]:
+            if segment.held:
+                self._temps[segment.start] = (segment.keys, segment.fwd)
+                segment.keys, segment.fwd = np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.int64)
+                segment.held = False
+        self.most_temps = max(self.most_temps, len(self._temps))
+
     def _temp_bytes(self) -> int:
         return sum(keys.nbytes + fwd.nbytes for keys, fwd in self._temps.values())
 
@@ -373,7 +384,9 @@ def sweep(tables: SweepTables, budget: int, progress: SweepProgress | None = Non
             held = sum(segment.nbytes for segment in segments)
         widest = max(range(len(sizes)), key=lambda i: _piece_need(sizes, i, i + 1))
         _check(tables, budget, held + reserve, widest, sizes[widest].states, error=FrontierTooWide)
-        return LayeredModel(tables, _pieces(tables, segments, sizes, budget), paths, max(peak, held + reserve), budget, sizes)
+        model = LayeredModel(tables, _pieces(tables, segments, sizes, budget), paths, max(peak, held + reserve), budget, sizes)
+        model.release_starts()
+        return model
     return LayeredModel(tables, segments, paths, peak, budget)
 
 
