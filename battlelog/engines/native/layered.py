@@ -131,8 +131,10 @@ class LayeredModel:
         self._after: tuple[int, np.ndarray, np.ndarray] | None = None
         #: Where the piece last rebuilt ended: a piece starting there is read forward.
         self._last_stop = -1
-        #: The most starts recomputed and kept at once (a measure of the recursion; 0 without recomputation).
+        #: The most starts recomputed and kept at once (the depth of the halving; 0 without recomputation).
         self.most_temps = 0
+        #: The segment starts the sweep kept and :meth:`release_starts` holds as recomputed ones.
+        self._released: set[int] = set()
         #: Levels advanced again to recompute starts that were not kept.
         self.resweeps = 0
 
@@ -243,7 +245,7 @@ class LayeredModel:
                 self._temps[segment.start] = (segment.keys, segment.fwd)
                 segment.keys, segment.fwd = np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.int64)
                 segment.held = False
-        self.most_temps = max(self.most_temps, len(self._temps))
+                self._released.add(segment.start)
 
     def _temp_bytes(self) -> int:
         return sum(keys.nbytes + fwd.nbytes for keys, fwd in self._temps.values())
@@ -281,7 +283,7 @@ class LayeredModel:
             self.resweeps += 1
             if i + 1 in targets and self.nbytes + self._temp_bytes() + keys.nbytes + fwd.nbytes + need <= self.budget:
                 self._temps[i + 1] = (keys, fwd)
-                self.most_temps = max(self.most_temps, len(self._temps))
+                self.most_temps = max(self.most_temps, len(self._temps.keys() - self._released))
         return keys, fwd
 
 
