@@ -168,6 +168,7 @@ class LayeredModel:
                 for j in range(segment.stop - 1, segment.start - 1, -1):
                     level = levels[j - segment.start]
                     bwd = jit.kernels(len(level.fwd)).collect(bwd, level.fwd, level.first, level.child, level.action, out[j])
+                del level
                 levels = []  # dropped before the next segment is rebuilt: one segment's levels at a time
                 if progress is not None and self.rebuilds:
                     progress((done + 1) / len(self.segments))
