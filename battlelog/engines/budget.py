@@ -79,8 +79,8 @@ def split_until_it_fits(
         return [build(problem, depth)]
     except FrontierTooWide as exc:
         raise FrontierTooWide(
-            f"{exc}: over the {engine} engine's memory budget of {readable(budget)} with every level but the widest "
-            "recomputed (a split on a cell would narrow the frontier only near that cell)"
+            f"{exc}: over the {engine} engine's memory budget of {readable(budget)}, even holding one level "
+            "at a time and recomputing the others (not split: a split narrows the frontier only near its cell)"
         ) from None
     except BudgetExceeded as exc:
         failure = str(exc)

@@ -19,6 +19,17 @@ segment starts, and reading the model rebuilds one segment at a time from its st
 forward pass, the same states in the same order). The graph then needs the segment starts plus
 one segment, instead of every level; a segment whose levels would not fit is ended early.
 
+When even that would not fit, the sweep keeps fewer segment starts (:func:`_thin`: merging the two
+segments with the fewest states between them) and the model is read in pieces of one or a few levels
+whose starts are recomputed from the nearest start held before them (:meth:`LayeredModel._start_of`),
+as in checkpointed reverse-mode differentiation: read backward, each start is dropped once passed and
+a recomputation keeps, while the budget has room, the starts that halve the work left towards the
+piece it is for. Reading forward needs no start (each piece begins where the last one ended). The
+levels are the first pass's, so counts and draws are exactly those of the model that keeps them all;
+the price is time (each level swept again about as many times as the halvings it falls under). A
+level that does not fit even with the first start alone held is refused with
+:class:`~battlelog.errors.FrontierTooWide`, which the engine does not split.
+
 Counts are exact 64-bit integers: a level whose forward counts could overflow stops the sweep with
 a one-line error instead of wrapping around.
 """
