@@ -40,5 +40,10 @@ class BudgetExceeded(BattlelogError):
     """An engine would need more memory or time than it was allowed."""
 
 
+class FrontierTooWide(BudgetExceeded):
+    """An engine's budget cannot hold the few levels it must have at once, even recomputing the rest:
+    splitting the problem on a cell would narrow its frontier only near that cell, so it is not tried."""
+
+
 class WriteError(BattlelogError):
     """A file that cannot be written where it was asked for (no such folder, a folder, read-only)."""

@@ -287,7 +287,10 @@ def test_a_model_over_budget_keeps_segment_starts_and_rebuilds_exactly() -> None
     assert peak_bytes(EIGHT, keep_levels=False) < kept.peak * 0.6  # what rebuilding saves at the peak
 
 
-def test_states_that_do_not_fit_even_rebuilt_are_split_exactly(compiles: list[int]) -> None:
+def test_states_that_do_not_fit_even_rebuilt_are_split_exactly(compiles: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Splitting, with recomputing segment starts turned off (the engine now recomputes at this budget
+    instead of splitting: tests/test_native_recompute.py)."""
+    monkeypatch.setattr(layered, "RECOMPUTE", False)
     whole = NativeEngine().counts(EIGHT)
     # Rebuilt levels taken a slice at a time fit down to about 0.8 of the rebuilt peak: below, it is split.
     split = NativeEngine(memory_budget=int(peak_bytes(EIGHT, keep_levels=False) * 0.78)).counts(EIGHT)

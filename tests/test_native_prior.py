@@ -189,7 +189,8 @@ def test_feature_expectations_and_log_partition_equal_the_oracle(mode: str, monk
         np.testing.assert_allclose(engine.feature_expectations(uniform), features.mean(axis=0), rtol=1e-9, atol=1e-9, err_msg=where)
 
 
-def test_rebuilt_and_split_models_weigh_the_same() -> None:
+def test_rebuilt_and_split_models_weigh_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(layered, "RECOMPUTE", False)  # split, not recomputed (that: tests/test_native_recompute.py)
     state = weighed(GameState(GameConfig(5, (3, 2, 1)), (Shot(2, 2, "hit"), Shot(1, 1, "miss"))), Prior(0.6, -0.8, 1.1))
     tables = SweepTables(Problem.from_model(ground(state)), sweep_order(state), tracked=True)
     kept = layered.sweep(tables, 2**31)
@@ -285,7 +286,8 @@ def test_weighted_draws_are_exact(rows: int, cols: int, ships: tuple[int, ...], 
     assert chi_square_p(uniform, table, weight) < 1e-4
 
 
-def test_split_draws_are_exact() -> None:
+def test_split_draws_are_exact(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(layered, "RECOMPUTE", False)  # split, not recomputed (that: tests/test_native_recompute.py)
     prior = Prior(edge=0.5, vertical=-0.8, touch=1.2)
     state = GameState.empty(GameConfig(4, (3, 2), prior=prior))
     tables = SweepTables(Problem.from_model(ground(state)), sweep_order(state), tracked=True)

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, TypeVar
 
-from battlelog.errors import BudgetExceeded
+from battlelog.errors import BudgetExceeded, FrontierTooWide
 
 if TYPE_CHECKING:
     from battlelog.model.ground import Problem
@@ -72,10 +72,16 @@ def split_until_it_fits(
     halves split exactly on a cell (the layouts that leave it empty and those that cover it), recursively.
 
     Past :data:`MAX_SPLIT_DEPTH` levels of splitting the engine refuses with a one-line error naming
-    its budget. The halves share no layout and together have all of them, so counts add up.
+    its budget, and at once when the build says a split cannot help (:class:`FrontierTooWide`). The
+    halves share no layout and together have all of them, so counts add up.
     """
     try:
         return [build(problem, depth)]
+    except FrontierTooWide as exc:
+        raise FrontierTooWide(
+            f"{exc}: over the {engine} engine's memory budget of {readable(budget)}, even holding one level "
+            "at a time and recomputing the others (not split: a split narrows the frontier only near its cell)"
+        ) from None
     except BudgetExceeded as exc:
         failure = str(exc)
     # Split only once out of the except block: the exception's traceback holds the failed attempt's

@@ -19,6 +19,17 @@ segment starts, and reading the model rebuilds one segment at a time from its st
 forward pass, the same states in the same order). The graph then needs the segment starts plus
 one segment, instead of every level; a segment whose levels would not fit is ended early.
 
+When even that would not fit, the sweep keeps fewer segment starts (:func:`_thin`: merging the two
+segments with the fewest states between them) and the model is read in pieces of one or a few levels
+whose starts are recomputed from the nearest start held before them (:meth:`LayeredModel._start_of`),
+as in checkpointed reverse-mode differentiation: read backward, each start is dropped once passed and
+a recomputation keeps, while the budget has room, the starts that halve the work left towards the
+piece it is for. Reading forward needs no start (each piece begins where the last one ended). The
+levels are the first pass's, so counts and draws are exactly those of the model that keeps them all;
+the price is time (each level swept again about as many times as the halvings it falls under). A
+level that does not fit even with the first start alone held is refused with
+:class:`~battlelog.errors.FrontierTooWide`, which the engine does not split.
+
 Counts are exact 64-bit integers: a level whose forward counts could overflow stops the sweep with
 a one-line error instead of wrapping around.
 """
@@ -37,7 +48,7 @@ import numpy as np
 from battlelog.engines.budget import readable
 from battlelog.engines.native import jit
 from battlelog.engines.native.tables import TRACKED, SweepTables
-from battlelog.errors import BattlelogError, BudgetExceeded
+from battlelog.errors import BattlelogError, BudgetExceeded, FrontierTooWide
 
 #: Forward counts stay below this, so that no sum of them can wrap around a signed 64-bit integer.
 COUNT_LIMIT = float(2**62)
@@ -53,6 +64,9 @@ _SLICE = 1 << 14
 _M_MMAP_THRESHOLD = -3
 #: States expanded at a time when a level's transitions are counted before it is allocated.
 _COUNT_SLICE = 1 << 16
+#: Whether a sweep whose segment starts would not fit keeps fewer and recomputes the others (else it
+#: raises, and the engine splits the problem): tests turn it off to exercise splitting.
+RECOMPUTE = True
 
 SweepProgress = Callable[[float], None]
 
@@ -75,6 +89,17 @@ class Level:
         return self.fwd.nbytes + self.first.nbytes + self.child.nbytes + self.action.nbytes + extra
 
 
+@dataclass(frozen=True)
+class LevelSize:
+    """One level's measured size, from which a recomputed model plans what it keeps."""
+
+    states: int
+    nbytes: int
+    #: The most working memory building it again needs (the leaner way), its own arrays included.
+    work: int
+    next_states: int
+
+
 @dataclass
 class Segment:
     """Levels ``start`` to ``stop - 1``: the states at ``start`` (always kept), and the levels when kept."""
@@ -86,6 +111,8 @@ class Segment:
     levels: list[Level] | None = field(default=None)
     #: The most memory rebuilding it needs beyond the segment starts: its levels so far and one level's work.
     rebuild: int = 0
+    #: False for a piece of a recomputed model whose start is not kept (``keys`` empty): see :func:`_pieces`.
+    held: bool = True
 
     @property
     def nbytes(self) -> int:
@@ -95,7 +122,9 @@ class Segment:
 class LayeredModel:
     """The forward sweep of a problem: its segments, and the number of (counted) layouts."""
 
-    def __init__(self, tables: SweepTables, segments: list[Segment], paths: int, peak: int, budget: int) -> None:
+    def __init__(
+        self, tables: SweepTables, segments: list[Segment], paths: int, peak: int, budget: int, sizes: list[LevelSize] | None = None
+    ) -> None:
         self.tables = tables
         self.segments = segments
         #: Layouts with interchangeable ships not told apart (multiply by ``tables.multiplicity`` for all).
@@ -105,6 +134,20 @@ class LayeredModel:
         self.budget = budget
         #: What draws read, computed on the first: see :meth:`_backward`.
         self._drawing: tuple[list[np.ndarray], dict[int, list[np.ndarray]]] | None = None
+        #: Each level's measured size, when segment starts are not all kept (the model recomputes them).
+        self.sizes = sizes
+        #: Starts recomputed on the way back and kept while the budget has room, by level.
+        self._temps: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        #: The states after the piece last rebuilt (the next piece's start when reading forward).
+        self._after: tuple[int, np.ndarray, np.ndarray] | None = None
+        #: Where the piece last rebuilt ended: a piece starting there is read forward.
+        self._last_stop = -1
+        #: The most starts recomputed and kept at once (the depth of the halving; 0 without recomputation).
+        self.most_temps = 0
+        #: The segment starts the sweep kept and :meth:`release_starts` holds as recomputed ones.
+        self._released: set[int] = set()
+        #: Levels advanced again to recompute starts that were not kept.
+        self.resweeps = 0
 
     @property
     def rebuilds(self) -> bool:
@@ -136,6 +179,7 @@ class LayeredModel:
                 for j in range(segment.stop - 1, segment.start - 1, -1):
                     level = levels[j - segment.start]
                     bwd = jit.kernels(len(level.fwd)).collect(bwd, level.fwd, level.first, level.child, level.action, out[j])
+                del level
                 levels = []  # dropped before the next segment is rebuilt: one segment's levels at a time
                 if progress is not None and self.rebuilds:
                     progress((done + 1) / len(self.segments))
@@ -189,14 +233,70 @@ class LayeredModel:
         if segment.levels is not None:
             return segment.levels
         levels: list[Level] = []
-        keys, fwd = segment.keys, segment.fwd
-        held = self.nbytes
         with jit.quiet():
+            keys, fwd = segment.keys, segment.fwd
+            if not segment.held:
+                keys, fwd = self._start_of(segment.start)
+            held = self.nbytes + self._temp_bytes() + (0 if segment.held else fwd.nbytes)  # its keys: in the level's work
             for j in range(segment.start, segment.stop):
-                level, keys, fwd, _ = _advance(self.tables, keys, fwd, j, self.budget, held)
+                distinct = None if self.sizes is None else self.sizes[j].next_states
+                level, keys, fwd, _ = _advance(self.tables, keys, fwd, j, self.budget, held, distinct)
                 levels.append(level)
                 held += level.nbytes
+        if self.sizes is not None and segment.start in (0, self._last_stop):  # read forward: keep where it ended
+            self._after = (segment.stop, keys, fwd)
+        self._last_stop = segment.stop
         return levels
+
+    def release_starts(self) -> None:
+        """Hold the segment starts after the first as recomputed ones: read backward, each is dropped
+        once passed, and its room goes to starts that halve the segments before it. Reading forward
+        needs none of them (each piece starts where the last one ended)."""
+        for segment in self.segments[1:]:
+            if segment.held:
+                self._temps[segment.start] = (segment.keys, segment.fwd)
+                segment.keys, segment.fwd = np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.int64)
+                segment.held = False
+                self._released.add(segment.start)
+
+    def _temp_bytes(self) -> int:
+        return sum(keys.nbytes + fwd.nbytes for keys, fwd in self._temps.values())
+
+    def _start_of(self, j: int) -> tuple[np.ndarray, np.ndarray]:
+        """The states before level j, a piece's start that is not kept: the states after the piece read
+        last (reading forward), a start kept on the way back, or recomputed from the nearest kept start
+        before it. Recomputing keeps, where the budget has room, the starts that halve the remaining work
+        towards j (as in checkpointed reverse-mode differentiation): read backward, every level is then
+        swept again about log2 of the levels between kept starts times, not their number."""
+        after, self._after = self._after, None
+        if after is not None and after[0] == j:
+            return after[1], after[2]
+        del after
+        for t in [t for t in self._temps if t > j]:  # behind the walk back: never read again
+            del self._temps[t]
+        if j in self._temps:
+            return self._temps.pop(j)
+        sizes = self.sizes
+        assert sizes is not None  # only a recomputed model has pieces whose start is not kept
+        kept = {segment.start: (segment.keys, segment.fwd) for segment in self.segments if segment.held and segment.start <= j}
+        c = max(set(kept) | set(self._temps))
+        end = next(segment.stop for segment in self.segments if segment.start == j)
+        need = max([_piece_need(sizes, j, end)] + [8 * sizes[i].states + sizes[i].work for i in range(c, j)])
+        for t in sorted(self._temps):  # make room for this piece, the farthest back first
+            if t == c or self.nbytes + self._temp_bytes() + need <= self.budget:
+                break
+            del self._temps[t]
+        keys, fwd = kept[c] if c in kept else self._temps[c]
+        targets = _halvings(sizes, c, j, {segment.start for segment in self.segments})
+        for i in range(c, j):
+            held = self.nbytes + self._temp_bytes() + (0 if i in self._temps or i in kept else fwd.nbytes)
+            level, keys, fwd, _ = _advance(self.tables, keys, fwd, i, self.budget, held, sizes[i].next_states)
+            del level  # not held while the next level is built
+            self.resweeps += 1
+            if i + 1 in targets and self.nbytes + self._temp_bytes() + keys.nbytes + fwd.nbytes + need <= self.budget:
+                self._temps[i + 1] = (keys, fwd)
+                self.most_temps = max(self.most_temps, len(self._temps.keys() - self._released))
+        return keys, fwd
 
 
 def _backward_through(levels: list[Level], end: np.ndarray, kinds: int) -> list[np.ndarray]:
@@ -219,13 +319,18 @@ def sweep(tables: SweepTables, budget: int, progress: SweepProgress | None = Non
     kept from the first level on. Otherwise, the first time keeping every level would exceed the
     budget, the levels kept so far are dropped and the sweep keeps segment starts only. A rebuild
     recreates exactly the levels of the first pass, so from then on each level is checked as if the
-    earlier levels of its segment were held; a level that does not fit even so raises BudgetExceeded.
+    earlier levels of its segment were held. A level that does not fit even so makes the sweep keep
+    fewer segment starts and recompute the others when the model is read (:func:`_thin`,
+    :meth:`LayeredModel._start_of`); when even the first start alone leaves no room, it raises
+    BudgetExceeded (not narrowable: a split narrows the frontier only near its cell).
     """
     length = math.isqrt(tables.cell_count - 1) + 1
     keys = np.array([tables.root], dtype=np.uint64)
     fwd = np.ones(1, dtype=np.int64)
     segments: list[Segment] = []
-    held = peak = in_segment = 0
+    sizes: list[LevelSize] = []
+    held = peak = in_segment = reserve = 0
+    recompute = False
     with jit.quiet():
         for j in range(tables.cell_count):
             if not segments or j == segments[-1].stop:
@@ -233,52 +338,139 @@ def sweep(tables: SweepTables, budget: int, progress: SweepProgress | None = Non
                 held += keys.nbytes + fwd.nbytes
                 in_segment = 0
             while True:
+                current = 0 if segments[-1].start == j else keys.nbytes + fwd.nbytes
                 try:
-                    level, next_keys, next_fwd, work = _advance(tables, keys, fwd, j, budget, held + in_segment)
+                    level, next_keys, next_fwd, work = _advance(tables, keys, fwd, j, budget, held + (current if recompute else in_segment))
                     break
-                except BudgetExceeded:
+                except BudgetExceeded as exc:
                     if keep_levels:  # drop every level: keep segment starts only
                         keep_levels = False
                         in_segment = sum(level.nbytes for level in segments[-1].levels or ())
                         for segment in segments:
                             segment.levels = None
                         held = sum(segment.nbytes for segment in segments)
-                    elif in_segment:  # end the segment here: a rebuild then holds fewer levels at once
+                    elif in_segment and not recompute:  # end the segment here: a rebuild then holds fewer levels at once
                         segments[-1].stop = j
                         segments.append(Segment(j, min(j + length, tables.cell_count), keys, fwd, None))
                         held += keys.nbytes + fwd.nbytes
                         in_segment = 0
+                    elif RECOMPUTE and _thin(segments, sizes, j):  # keep fewer starts, recompute the others
+                        recompute = True
+                        held = sum(segment.nbytes for segment in segments)
+                    elif RECOMPUTE:  # the first start alone and this level do not fit
+                        raise FrontierTooWide(str(exc)) from None
                     else:
                         raise
-            peak = max(peak, held + in_segment + work)
+            peak = max(peak, held + (current if recompute else in_segment) + work)
             # A rebuild takes the level a slice at a time if it must: count the cheaper way.
             lean = _lean_work(tables, len(keys), len(level.child), len(next_keys))
+            sizes.append(LevelSize(len(keys), level.nbytes, _rebuild_work(tables, len(keys), len(level.child), len(next_keys)), len(next_keys)))
             segments[-1].rebuild = max(segments[-1].rebuild, in_segment + min(work, lean))
             if keep_levels:
                 segments[-1].levels.append(level)  # type: ignore[union-attr]
                 held += level.nbytes
             else:
                 in_segment += level.nbytes
+            if recompute:  # keep room to read back the widest level swept so far
+                reserve = max(reserve, _piece_need(sizes, j, j + 1))
+                while held + reserve > budget and _thin(segments, sizes, j + 1):
+                    held = sum(segment.nbytes for segment in segments)
+                if held + reserve > budget:
+                    _check(tables, budget, held + reserve, j, len(keys), error=FrontierTooWide)
             keys, fwd = next_keys, next_fwd
+            del level  # not held while the next level is built, unless kept
             if progress is not None:
                 progress((j + 1) / tables.cell_count)
     if len(keys) > 1 or (len(keys) == 1 and keys[0] != 0):
         raise AssertionError("the sweep ended in a state with ships left to place")  # settled[] forbids it
-    if not keep_levels:  # reading rebuilds one segment at a time while every segment start is held
+    paths = int(fwd[0]) if len(fwd) else 0
+    if not keep_levels and not recompute:  # reading rebuilds one segment at a time while every segment start is held
         starts = sum(segment.nbytes for segment in segments)
-        for segment in segments:
-            peak = max(peak, _check(tables, budget, starts + segment.rebuild, segment.stop - 1, len(segment.keys)))
-    return LayeredModel(tables, segments, int(fwd[0]) if len(fwd) else 0, peak, budget)
+        rebuilt = max(starts + segment.rebuild for segment in segments)
+        if rebuilt <= budget or not RECOMPUTE:
+            worst = max(segments, key=lambda segment: segment.rebuild)
+            peak = max(peak, _check(tables, budget, rebuilt, worst.stop - 1, len(worst.keys)))
+            return LayeredModel(tables, segments, paths, peak, budget)
+        recompute = True  # a segment would not fit rebuilt: keep fewer starts, recompute the others
+    if recompute:
+        reserve = max(_piece_need(sizes, i, i + 1) for i in range(len(sizes)))
+        while held + reserve > budget and _thin(segments, sizes, tables.cell_count):
+            held = sum(segment.nbytes for segment in segments)
+        widest = max(range(len(sizes)), key=lambda i: _piece_need(sizes, i, i + 1))
+        _check(tables, budget, held + reserve, widest, sizes[widest].states, error=FrontierTooWide)
+        model = LayeredModel(tables, _pieces(tables, segments, sizes, budget), paths, max(peak, held + reserve), budget, sizes)
+        model.release_starts()
+        return model
+    return LayeredModel(tables, segments, paths, peak, budget)
+
+
+def _thin(segments: list[Segment], sizes: list[LevelSize], j: int) -> bool:
+    """Drop the segment start (not the first) whose two segments together hold the fewest states swept
+    so far (the cheapest span to recompute), merging them; False when only the first start is left."""
+    if len(segments) < 2:
+        return False
+    spans = [sum(size.states for size in sizes[segment.start : min(segment.stop, j)]) for segment in segments]
+    i = min(range(1, len(segments)), key=lambda i: (spans[i - 1] + spans[i], -segments[i].nbytes))
+    segments[i - 1].stop = segments[i].stop
+    del segments[i]
+    return True
+
+
+def _piece_need(sizes: list[LevelSize], a: int, b: int) -> int:
+    """The most memory reading levels a to b - 1 backward needs beyond the kept starts: rebuilding them
+    from the states before a (their levels so far, one level's work and its states) while the backward
+    counts after them are held, then those before each level."""
+    held = most = 0
+    for size in sizes[a:b]:
+        most = max(most, held + size.work + 8 * size.states)  # the states' forward counts; their keys: in the work
+        held += size.nbytes
+    return max(most, held + 8 * sizes[a].states) + 8 * sizes[b - 1].next_states
+
+
+def _pieces(tables: SweepTables, segments: list[Segment], sizes: list[LevelSize], budget: int) -> list[Segment]:
+    """A recomputed model's segments cut into pieces that are read one at a time: as long as half the
+    room the kept starts leave allows (the other half for starts recomputed on the way back), at least
+    one level; only each segment's first piece has its start kept."""
+    free = budget - sum(segment.nbytes for segment in segments)
+    pieces: list[Segment] = []
+    none = (np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.int64))
+    for segment in segments:
+        a = segment.start
+        while a < segment.stop:
+            b = a + 1
+            while b < segment.stop and _piece_need(sizes, a, b + 1) <= free // 2:
+                b += 1
+            _check(tables, budget, budget - free + _piece_need(sizes, a, b), b - 1, sizes[a].states)
+            keys, fwd = (segment.keys, segment.fwd) if a == segment.start else none
+            pieces.append(Segment(a, b, keys, fwd, None, held=a == segment.start))
+            a = b
+    return pieces
+
+
+def _halvings(sizes: list[LevelSize], c: int, j: int, starts: set[int]) -> set[int]:
+    """The piece starts between c and j that halve, one after another, the states left to sweep towards j."""
+    out: set[int] = set()
+    lo = c
+    while True:
+        between = [m for m in starts if lo < m < j]
+        if not between:
+            return out
+        weight = [size.states for size in sizes]
+        m = min(between, key=lambda m: abs(sum(weight[lo:m]) - sum(weight[m:j])))
+        out.add(m)
+        lo = m
 
 
 def _advance(
-    tables: SweepTables, keys: np.ndarray, fwd: np.ndarray, j: int, budget: int | None, held: int
+    tables: SweepTables, keys: np.ndarray, fwd: np.ndarray, j: int, budget: int | None, held: int, distinct: int | None = None
 ) -> tuple[Level, np.ndarray, np.ndarray, int]:
     """One level: the transitions out of ``keys`` at cell j, the next states and their forward counts,
     and the most working memory this needed beyond ``held`` (checked against ``budget`` before each allocation).
 
     The level is expanded whole and merged at once when that fits the budget (the fastest way), else
-    a slice at a time (:func:`_advance_in_slices`: far less memory, the same level).
+    a slice at a time (:func:`_advance_in_slices`: far less memory, the same level). ``distinct``: the
+    next level's states when known (a level swept again), so that its merge is sized to them; ``held``
+    then leaves out ``keys``, which the work counts when the level is taken a slice at a time.
     """
     total = float(fwd.sum())
     if total * (1 + 2 * len(tables.kinds)) >= COUNT_LIMIT:
@@ -287,10 +479,10 @@ def _advance(
             f"(over {total:.3g} partial layouts at cell {j + 1})"
         )
     try:
-        return _advance_at_once(tables, keys, fwd, j, budget, held)
+        return _advance_at_once(tables, keys, fwd, j, budget, held + (0 if distinct is None else keys.nbytes))
     except BudgetExceeded:
         pass  # out of the handler first, so that the failed attempt's arrays are freed
-    return _advance_in_slices(tables, keys, fwd, j, budget, held)
+    return _advance_in_slices(tables, keys, fwd, j, budget, held, distinct)
 
 
 def _advance_at_once(
@@ -326,7 +518,7 @@ def _touching(tables: SweepTables, keys: np.ndarray, j: int, first: np.ndarray, 
 
 
 def _advance_in_slices(
-    tables: SweepTables, keys: np.ndarray, fwd: np.ndarray, j: int, budget: int | None, held: int
+    tables: SweepTables, keys: np.ndarray, fwd: np.ndarray, j: int, budget: int | None, held: int, distinct: int | None = None
 ) -> tuple[Level, np.ndarray, np.ndarray, int]:
     """:func:`_advance` a slice at a time: :data:`_SLICE` states are expanded into a small scratch buffer
     and their child keys inserted into one hash table of the next level's states, grown as they come
@@ -341,12 +533,14 @@ def _advance_in_slices(
     bound = _transitions(tables, keys, j, run)  # exact: the level's arrays are allocated once, at their size
     fixed = _fixed_work(tables, n, bound)
     capacity = max(16, n + n // 4, min(step * most, bound))  # next-level states the merge has room for
+    if distinct is not None:  # known (a level swept again): room for them and one slice, never grown
+        capacity = _known_capacity(n, bound, distinct, most)
     work = _check(tables, budget, held + fixed + _STATE_BYTES * capacity, j, n, bound) - held
     action, child, first = np.empty(bound, dtype=np.int8), np.empty(bound, dtype=np.int32), np.empty(n + 1, dtype=np.int32)
     out_keys = np.empty(step * most, dtype=np.uint64)
     table = np.full(2 * capacity, -1, dtype=np.int32)
     states, states_fwd = np.empty(capacity, dtype=np.uint64), np.empty(capacity, dtype=np.int64)
-    written = distinct = 0
+    written = distinct = 0  # the next states found so far
     first[0] = 0
     for s in range(0, n, step):
         e = min(n, s + step)
@@ -392,6 +586,17 @@ def _lean_work(tables: SweepTables, states: int, transitions: int, distinct: int
     return _fixed_work(tables, states, transitions) + _STATE_BYTES * max(16, states + states // 4, min(step * most, transitions), room + room // 4) + 16 * room
 
 
+def _known_capacity(states: int, transitions: int, distinct: int, most: int) -> int:
+    """The merge's room when the next level's ``distinct`` states are known: them and one slice's worth."""
+    return max(16, distinct + min(min(states, _SLICE) * most, transitions))
+
+
+def _rebuild_work(tables: SweepTables, states: int, transitions: int, distinct: int) -> int:
+    """What :func:`_advance_in_slices` needs for a level swept again (its next states known: no growth)."""
+    most = 1 + 2 * len(tables.kinds)
+    return _fixed_work(tables, states, transitions) + _STATE_BYTES * _known_capacity(states, transitions, distinct, most)
+
+
 def _fixed_work(tables: SweepTables, states: int, transitions: int) -> int:
     """What :func:`_advance_in_slices` holds whatever the next level: the level's arrays, the states
     it expands (not always a segment start's, so not always charged with the segments) and the
@@ -423,12 +628,20 @@ def _transitions(tables: SweepTables, keys: np.ndarray, j: int, run: Any) -> int
     return sum(_expand(tables, keys[s : s + _COUNT_SLICE], j, run, *scratch) for s in range(0, len(keys), _COUNT_SLICE))
 
 
-def _check(tables: SweepTables, budget: int | None, needed: int, cell: int, states: int, transitions: int | None = None) -> int:
-    """``needed``, after raising BudgetExceeded if that would outgrow ``budget`` (or 32-bit indices:
+def _check(
+    tables: SweepTables,
+    budget: int | None,
+    needed: int,
+    cell: int,
+    states: int,
+    transitions: int | None = None,
+    error: type[BudgetExceeded] = BudgetExceeded,
+) -> int:
+    """``needed``, after raising ``error`` if that would outgrow ``budget`` (or 32-bit indices:
     ``transitions``, when known, else the most that ``states`` can have)."""
     most = states * (1 + 2 * len(tables.kinds)) if transitions is None else transitions
     if (budget is not None and needed > budget) or most >= 2**31:
-        raise BudgetExceeded(
+        raise error(
             f"the compiled model of {tables.problem.label()} needs more than {readable(needed)} "
             f"by cell {cell + 1} of {tables.cell_count} ({states:,} states)"
         )
