@@ -109,7 +109,9 @@ class NativeEngine(Engine):
 
     # ----- marginals ------------------------------------------------------------------------------
     def marginals(self, state: GameState) -> Marginals:
-        """Exact occupancy and placement marginals of ``state``, and its number of layouts."""
+        """Exact occupancy and placement marginals of ``state``, and its number of layouts (off a filtered listing first)."""
+        if state.config.effective_prior.is_uniform and (reused := self._reused(state)) is not None:
+            return listed_counts(state.rows, state.cols, state.ships, *reused.layouts).marginals()
         states, empty_boards = self.workspace.states, self.workspace.empty_boards
         canonical = canonical_form(state)
         cached = states.get(state, canonical)
@@ -127,10 +129,8 @@ class NativeEngine(Engine):
         return result
 
     def counts(self, state: GameState) -> Counts:
-        """Exact integer counts of the layouts consistent with ``state`` (no cache of marginals involved).
-
-        A state with few layouts is answered by listing them (:mod:`battlelog.engines.native.few`, or from
-        an earlier state's list: :meth:`_listing`), which costs far less than a sweep; the others are swept."""
+        """Exact integer counts of the layouts consistent with ``state`` (no cache of marginals involved). A state
+        with few layouts is answered by listing them (:meth:`_listing`), far cheaper than a sweep; the others are swept."""
         if self._kept is not None and self._kept[0] == posterior_key(state):
             return _total([Counts.of(self._kept[1])])
         listed = self._listing(state)
@@ -174,24 +174,24 @@ class NativeEngine(Engine):
         return math.log(self.counts(state).models) if prior.is_uniform else self.weighted(state).log_z
 
     def _listing(self, state: GameState, tracked: bool = False) -> Listing | Problem:
-        """The layouts of ``state`` listed: filtered from a remembered listing of an earlier state of its
-        game (no grounding: :mod:`battlelog.engines.native.reuse`), else listed afresh from its ground
-        problem and remembered; its ground problem instead when they are too many to list cheaply (or
-        the budget is under what a listing may need). A filtered listing with no layout left is not
-        used: the state is grounded, which says why no layout fits."""
-        room = self.memory_budget >= LISTING_BYTES
-        reused = self.listings.extend(state) if self.reuse and room else None
-        if reused is not None and len(reused.chosen):
+        """The layouts of ``state`` listed: filtered from a remembered listing (:meth:`_reused`), else listed afresh
+        and remembered; its ground problem instead when too many to list cheaply (or the budget is under what a
+        listing may need). A filtered listing with no layout left is not used: grounding says why none fits."""
+        if (reused := self._reused(state)) is not None:
             return reused
         problem = ground_problem(state)
         check_problem_bits(problem, tracked)  # the sweep's limit holds whichever way the problem is counted
-        listed = few_layouts(problem) if room else None
-        if listed is None:
-            return problem
-        out = Listing(state, *listed)
-        if self.reuse:
+        listed = few_layouts(problem) if self.memory_budget >= LISTING_BYTES else None
+        out = problem if listed is None else Listing(state, *listed)
+        if self.reuse and isinstance(out, Listing):
             self.listings.remember(out)
         return out
+
+    def _reused(self, state: GameState) -> Listing | None:
+        """``state``'s layouts filtered from a remembered listing of an earlier state of its game, when one has
+        layouts left (no grounding: :mod:`battlelog.engines.native.reuse`)."""
+        out = self.listings.extend(state) if self.reuse and self.memory_budget >= LISTING_BYTES else None
+        return out if out is not None and len(out.chosen) else None
 
     def _weighed_cases(self, problem: Problem, key: PosteriorKey, order: Symmetry, prior: Prior, tracked: bool) -> Weighted:
         """As :meth:`_counted`, weighed: each case read and dropped before the next is compiled."""

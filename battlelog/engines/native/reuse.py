@@ -120,7 +120,8 @@ class Listings:
     def __init__(self, capacity: int = CAPACITY, memory: int = MEMORY_BYTES) -> None:
         self.capacity, self.memory = capacity, memory
         self._entries: list[Listing] = []
-        #: How many states were answered from a remembered listing (tests and benchmarks read it).
+        self._bytes = 0  # held by the entries
+        #: How many states were answered from a remembered listing, with layouts left (tests read it).
         self.reused = 0
 
     def find(self, state: GameState) -> Listing | None:
@@ -148,22 +149,24 @@ class Listings:
         if found is None:
             return None
         out = found.extended(state)
-        if out is not found and len(out.chosen):
-            self.remember(out)
-        self.reused += 1
+        if len(out.chosen):
+            self.reused += 1
+            if out is not found:
+                self.remember(out)
         return out
 
     def remember(self, listing: Listing) -> None:
+        """Keep ``listing`` as the most recently used, dropping the least recently used past the bounds."""
         if not fits_unmerged(listing.config):
             return
         self._entries.append(listing)
-        while len(self._entries) > 1 and (
-            len(self._entries) > self.capacity or sum(e.nbytes for e in self._entries) > self.memory
-        ):
-            self._entries.pop(0)
+        self._bytes += listing.nbytes
+        while len(self._entries) > 1 and (len(self._entries) > self.capacity or self._bytes > self.memory):
+            self._bytes -= self._entries.pop(0).nbytes
 
     def clear(self) -> None:
         self._entries.clear()
+        self._bytes = 0
 
     def __len__(self) -> int:
         return len(self._entries)
