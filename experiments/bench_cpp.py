@@ -218,14 +218,17 @@ class CppEngine:
 
 
 # ----- battlelog's side --------------------------------------------------------------------------
-def battlelog_run(states: Sequence[GameState]) -> tuple[float, list[tuple[int | None, np.ndarray]]]:
-    """Seconds for one marginals call per state, each computed (nothing remembered: a fresh
-    workspace over an empty cache folder, its recent states forgotten before every call)."""
+def battlelog_run(states: Sequence[GameState], reuse: bool = True) -> tuple[float, list[tuple[int | None, np.ndarray]]]:
+    """Seconds for one marginals call per state, each computed (a fresh workspace over an empty cache
+    folder, its recent states' marginals forgotten before every call). ``reuse``: the engine may answer
+    a state a few shots on from the listed layouts of one asked before (states in game order), else
+    nothing is remembered from one call to the next."""
     from battlelog.engines.workspace import Workspace
 
     with tempfile.TemporaryDirectory(prefix="battlelog-bench-cpp-") as folder:
         workspace = Workspace(cache_dir=Path(folder))
         engine = workspace.engine("native")
+        engine.reuse = reuse  # type: ignore[attr-defined]  # the native engine's
         took, out = 0.0, []
         for state in states:
             workspace.states.clear()
@@ -240,15 +243,15 @@ def battlelog_run(states: Sequence[GameState]) -> tuple[float, list[tuple[int | 
 def child(task: dict[str, Any]) -> dict[str, Any]:
     """Cold: the states' marginals in a new process (kernel and modules loaded on first use)."""
     states = [GameState.from_json(data) for data in json.loads(Path(task["states"]).read_text())]
-    took, _ = battlelog_run(states)
+    took, _ = battlelog_run(states, task.get("reuse", True))
     return {"seconds": took}
 
 
-def battlelog_cold(states: Sequence[GameState], limit: float) -> float | None:
+def battlelog_cold(states: Sequence[GameState], limit: float, reuse: bool = True) -> float | None:
     with tempfile.TemporaryDirectory(prefix="battlelog-bench-cpp-") as folder:  # a game's states are too long for argv
         path = Path(folder) / "states.json"
         path.write_text(json.dumps([s.to_json() for s in states]))
-        found = run_child({"states": str(path)}, limit, SCRIPT)
+        found = run_child({"states": str(path), "reuse": reuse}, limit, SCRIPT)
     return found.get("seconds")
 
 
@@ -338,9 +341,11 @@ def measure(
     limit: float,
     cold: bool = True,
     per_state: bool = False,
+    reuse: bool = True,
 ) -> Row:
     """ABBA rounds of battlelog warm against the C++ engine on ``states`` (the sum over them, or the
-    mean with ``per_state``), battlelog cold once per round, and the agreement of the two."""
+    mean with ``per_state``), battlelog cold once per round, and the agreement of the two; ``reuse``:
+    battlelog's engine may answer a state from the listed layouts of one before it (game order)."""
     row = Row(label, len(states), load=os.getloadavg()[0], cpp_mode=mode)
     scale = 1 / len(states) if per_state else 1.0
     try:
@@ -352,7 +357,7 @@ def measure(
 
     def ours() -> None:
         nonlocal results
-        took, results = battlelog_run(states)
+        took, results = battlelog_run(states, reuse)
         row.warm = min(row.warm, took * scale)
 
     def theirs() -> None:
@@ -376,7 +381,7 @@ def measure(
                 ours()
             run()
         if cold:
-            took = battlelog_cold(states, limit)
+            took = battlelog_cold(states, limit, reuse)
             if took is not None:
                 row.cold = took * scale if row.cold is None else min(row.cold, took * scale)
     print(f"  {label}: " + " | ".join(row.cells()[1:8]), file=sys.stderr, flush=True)
@@ -421,7 +426,9 @@ def game_rows(cpp: CppEngine, args: argparse.Namespace, played: dict[tuple[str, 
 
 
 def floor_rows(cpp: CppEngine, args: argparse.Namespace, played: dict[tuple[str, str], list[list[GameState]]]) -> list[Row]:
-    """The late states (20 to 200 layouts) of the standard games, per call, and the one nearest 84 layouts."""
+    """The late states (20 to 200 layouts) of the standard games, per call: in game order (each state a few
+    shots on from one asked before is answered from its listed layouts: the first of each game is not)
+    and each alone (no reuse); and the one nearest 84 layouts, alone, 20 times."""
     rows = []
     for touch in ("allowed", "none"):
         states = [s for game in played.get((touch, "named"), []) for s in game]
@@ -429,17 +436,9 @@ def floor_rows(cpp: CppEngine, args: argparse.Namespace, played: dict[tuple[str,
         late = [(s, m) for s, (m, _) in zip(states, found) if m is not None and FLOOR_LAYOUTS[0] <= m <= FLOOR_LAYOUTS[1]]
         if not late:
             continue
-        rows.append(
-            measure(
-                f"late states, {touch}/named, per call",
-                [s for s, _ in late],
-                cpp,
-                "marg",
-                args.floor_rounds,
-                args.limit,
-                per_state=True,
-            )
-        )
+        for reuse in (True, False):
+            label = f"late states, {touch}/named, per call, " + ("in game order" if reuse else "each alone")
+            rows.append(measure(label, [s for s, _ in late], cpp, "marg", args.floor_rounds, args.limit, per_state=True, reuse=reuse))
         if touch == "allowed":
             near = min(late, key=lambda pair: abs((pair[1] or 0) - 84))
             row = measure(
@@ -451,6 +450,7 @@ def floor_rows(cpp: CppEngine, args: argparse.Namespace, played: dict[tuple[str,
                 args.limit,
                 cold=False,
                 per_state=True,
+                reuse=False,  # else each repeat would be answered from the listing of the one before
             )
             row.states = 1
             rows.append(row)

@@ -324,7 +324,7 @@ def test_the_uniform_prior_keeps_the_integer_path_bit_for_bit(monkeypatch: pytes
         raise AssertionError("the uniform prior went through the weighted path")
 
     monkeypatch.setattr(Weigher, "weighted", refuse)
-    monkeypatch.setattr(native_engine, "few_weighted", refuse)
+    monkeypatch.setattr(native_engine, "listed_weighted", refuse)
     engine = NativeEngine()
     for touch in TOUCH_RULES:
         for state, chosen in variant_states("named", touch)[::4]:

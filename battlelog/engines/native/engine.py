@@ -33,8 +33,9 @@ from battlelog.engines.base import Engine, Marginals
 from battlelog.engines.canonical import PosteriorKey, canonical_form, posterior_key
 from battlelog.engines.native.counts import Counts
 from battlelog.engines.native.draws import draw_layouts
-from battlelog.engines.native.few import LISTING_BYTES, few_counts, few_weighted
+from battlelog.engines.native.few import LISTING_BYTES, few_layouts, listed_counts, listed_weighted
 from battlelog.engines.native.layered import LayeredModel, sweep
+from battlelog.engines.native.reuse import Listing, Listings
 from battlelog.engines.native.tables import SweepTables, check_board_bits, check_problem_bits, sweep_orders
 from battlelog.engines.native.weights import Weighted, weigher
 from battlelog.engines.workspace import Workspace
@@ -70,9 +71,11 @@ class NativeEngine(Engine):
     """Exact marginals, layout counts and samples from the compiled layered model.
 
     Keeps the last state's model (when it was not split), so that drawing layouts of the state just
-    asked about costs no second compilation. Recent states' marginals and the empty boards on disk
-    are the ``workspace``'s (None: a workspace of its own); without a ``memory_budget`` of its own
-    it uses the one in force at each call (:func:`battlelog.engines.budget.memory_budget`).
+    asked about costs no second compilation, and recent states' listed layouts, so that a state a few
+    shots on is answered by filtering them (:mod:`battlelog.engines.native.reuse`; ``reuse=False``:
+    never). Recent states' marginals and the empty boards on disk are the ``workspace``'s (None: a
+    workspace of its own); without a ``memory_budget`` of its own it uses the one in force at each call
+    (:func:`battlelog.engines.budget.memory_budget`).
 
     Priors (``state.config.prior``): the marginals and draws are the weighted posterior's (computed
     by float64 passes over the same model: :mod:`battlelog.engines.native.weights`); ``models`` stays
@@ -88,8 +91,10 @@ class NativeEngine(Engine):
     samples = True
     weighs_priors = True
 
-    def __init__(self, memory_budget: int | None = None, workspace: Workspace | None = None) -> None:
+    def __init__(self, memory_budget: int | None = None, workspace: Workspace | None = None, reuse: bool = True) -> None:
         self._budget = None if memory_budget is None else int(memory_budget)
+        self.reuse = reuse
+        self.listings = Listings()
         self.workspace = Workspace() if workspace is None else workspace
         self._kept: tuple[PosteriorKey, LayeredModel] | None = None
         #: The last weighted posterior computed, by posterior key (and whether touching pairs were tracked).
@@ -107,7 +112,9 @@ class NativeEngine(Engine):
 
     # ----- marginals ------------------------------------------------------------------------------
     def marginals(self, state: GameState) -> Marginals:
-        """Exact occupancy and placement marginals of ``state``, and its number of layouts."""
+        """Exact occupancy and placement marginals of ``state``, and its number of layouts (off a filtered listing first)."""
+        if state.config.effective_prior.is_uniform and (reused := self._reused(state)) is not None:
+            return listed_counts(state.rows, state.cols, state.ships, *reused.layouts).marginals()
         states, empty_boards = self.workspace.states, self.workspace.empty_boards
         canonical = canonical_form(state)
         cached = states.get(state, canonical)
@@ -125,21 +132,17 @@ class NativeEngine(Engine):
         return result
 
     def counts(self, state: GameState) -> Counts:
-        """Exact integer counts of the layouts consistent with ``state`` (no cache of marginals involved).
-
-        A state with few layouts is answered by listing them (:mod:`battlelog.engines.native.few`),
-        which costs far less than a sweep of the whole board; the others are swept.
-        """
+        """Exact integer counts of the layouts consistent with ``state`` (no cache of marginals involved). A state
+        with few layouts is answered by listing them (:meth:`_listing`), far cheaper than a sweep; the others are swept."""
         if self._kept is not None and self._kept[0] == posterior_key(state):
             return _total([Counts.of(self._kept[1])])
-        problem = ground_problem(state)
-        check_problem_bits(problem)  # the sweep's limit holds whichever way the problem is counted
-        listed = few_counts(problem) if self.memory_budget >= LISTING_BYTES else None
-        if listed is not None:
-            if listed.models == 0:
+        listed = self._listing(state)
+        if isinstance(listed, Listing):
+            counts = listed_counts(state.rows, state.cols, state.ships, *listed.layouts)
+            if counts.models == 0:
                 raise Inconsistent("no layout of the fleet fits all the answers")
-            return listed
-        return self._counted(problem, posterior_key(state), sweep_order(state))
+            return counts
+        return self._counted(listed, posterior_key(state), sweep_order(state))
 
     def weighted(self, state: GameState, tracked: bool = False) -> Weighted:
         """The weighted posterior of ``state`` under its prior (the uniform one too), by listing its layouts
@@ -152,10 +155,11 @@ class NativeEngine(Engine):
             return self._weighed[1]
         result = weigher(self._kept[1], prior).weighted() if self._kept is not None and self._kept[0] == key else None
         if result is None:
-            problem = ground_problem(state)
-            check_problem_bits(problem, tracked)
-            listed = few_weighted(problem, prior) if self.memory_budget >= LISTING_BYTES else None
-            result = listed if listed is not None else self._weighed_cases(problem, key, sweep_order(state), prior, tracked)
+            listed = self._listing(state, tracked)
+            if isinstance(listed, Listing):
+                result = listed_weighted(state.rows, state.cols, state.ships, *listed.layouts, prior)
+            else:
+                result = self._weighed_cases(listed, key, sweep_order(state), prior, tracked)
         if result.models == 0:
             raise Inconsistent("no layout of the fleet fits all the answers")
         self._weighed = (key, result)
@@ -171,6 +175,26 @@ class NativeEngine(Engine):
         uniform prior, log of ``models``)."""
         prior = state.config.effective_prior
         return math.log(self.counts(state).models) if prior.is_uniform else self.weighted(state).log_z
+
+    def _listing(self, state: GameState, tracked: bool = False) -> Listing | Problem:
+        """The layouts of ``state`` listed: filtered from a remembered listing (:meth:`_reused`), else listed afresh
+        and remembered; its ground problem instead when too many to list cheaply (or the budget is under what a
+        listing may need). A filtered listing with no layout left is not used: grounding says why none fits."""
+        if (reused := self._reused(state)) is not None:
+            return reused
+        problem = ground_problem(state)
+        check_problem_bits(problem, tracked)  # the sweep's limit holds whichever way the problem is counted
+        listed = few_layouts(problem) if self.memory_budget >= LISTING_BYTES else None
+        out = problem if listed is None else Listing(state, *listed)
+        if self.reuse and isinstance(out, Listing):
+            self.listings.remember(out)
+        return out
+
+    def _reused(self, state: GameState) -> Listing | None:
+        """``state``'s layouts filtered from a remembered listing of an earlier state of its game, when one has
+        layouts left (no grounding: :mod:`battlelog.engines.native.reuse`)."""
+        out = self.listings.extend(state) if self.reuse and self.memory_budget >= LISTING_BYTES else None
+        return out if out is not None and len(out.chosen) else None
 
     def _weighed_cases(self, problem: Problem, key: PosteriorKey, order: Symmetry, prior: Prior, tracked: bool) -> Weighted:
         """As :meth:`_counted`, weighed: each case read and dropped before the next is compiled."""
@@ -255,6 +279,7 @@ class NativeEngine(Engine):
     def close(self) -> None:
         self._kept = None
         self._weighed = None
+        self.listings.clear()
 
 
 def _tracked(state: GameState, asked: bool = False) -> bool:

@@ -41,7 +41,7 @@ LISTING_BYTES = 16 * 2**20
 def few_counts(problem: Problem) -> Counts | None:
     """The problem's exact counts by listing its layouts, or None when they are too many to list cheaply."""
     listed = few_layouts(problem)
-    return None if listed is None else _counts(problem, *listed)
+    return None if listed is None else listed_counts(problem.rows, problem.cols, problem.ships, *listed)
 
 
 def few_layouts(problem: Problem) -> tuple[list[int], np.ndarray, np.ndarray] | None:
@@ -79,17 +79,19 @@ def few_weighted(problem: Problem, prior: Prior) -> Weighted | None:
     """The problem's weighted posterior under ``prior`` by listing its layouts (each weighed literally by
     its features), or None when they are too many to list cheaply."""
     listed = few_layouts(problem)
-    if listed is None:
-        return None
-    order, covered, chosen = listed
-    rows, n = problem.rows, problem.cols
+    return None if listed is None else listed_weighted(problem.rows, problem.cols, problem.ships, *listed, prior)
+
+
+def listed_weighted(rows: int, n: int, ships: tuple[int, ...], order: list[int], covered: np.ndarray, chosen: np.ndarray, prior: Prior) -> Weighted:
+    """The weighted posterior under ``prior`` of listed layouts (as :func:`few_layouts` gives them) of a
+    ``rows`` x ``n`` board and fleet ``ships``: each layout weighed literally by its features."""
     bits = np.unpackbits(covered.view(np.uint8), axis=1, bitorder="little")[:, : rows * n].astype(np.float64)
     ring = np.zeros((rows, n))
     ring[0, :] = ring[-1, :] = ring[:, 0] = ring[:, -1] = 1
     owner = np.full((len(chosen), rows * n), -1, dtype=np.int64)
     vertical = np.zeros(len(chosen))
     for column, ship in enumerate(order):
-        length = problem.ships[ship]
+        length = ships[ship]
         owner[placement_matrix(rows, n, length)[chosen[:, column]].astype(bool)] = column
         vertical += (length >= 2) & (chosen[:, column] >= rows * max(0, n - length + 1))  # vertical ones come last
     grid = owner.reshape(-1, rows, n)
@@ -97,27 +99,27 @@ def few_weighted(problem: Problem, prior: Prior) -> Weighted | None:
     down = (grid[:, :-1, :] >= 0) & (grid[:, 1:, :] >= 0) & (grid[:, :-1, :] != grid[:, 1:, :])
     features = np.stack([bits @ ring.ravel(), vertical, (across.sum(axis=(1, 2)) + down.sum(axis=(1, 2))).astype(float)], axis=1)
     if not len(chosen):
-        placements = tuple(np.zeros(len(placement_matrix(rows, n, length))) for length in problem.ships)
+        placements = tuple(np.zeros(len(placement_matrix(rows, n, length))) for length in ships)
         return Weighted(0, -math.inf, np.zeros((rows, n)), placements, np.zeros(3))
     log_weight = features @ np.array(prior.theta)
     top = float(log_weight.max())
     weight = np.exp(log_weight - top)
     total = float(weight.sum())
     share = weight / total
-    out: list[np.ndarray] = [np.empty(0)] * len(problem.ships)
+    out: list[np.ndarray] = [np.empty(0)] * len(ships)
     for column, ship in enumerate(order):
-        out[ship] = np.bincount(chosen[:, column], weights=share, minlength=len(placement_matrix(rows, n, problem.ships[ship])))
+        out[ship] = np.bincount(chosen[:, column], weights=share, minlength=len(placement_matrix(rows, n, ships[ship])))
     return Weighted(len(chosen), top + math.log(total), (share @ bits).reshape(rows, n), tuple(out), share @ features)
 
 
-def _counts(problem: Problem, order: list[int], covered: np.ndarray, chosen: np.ndarray) -> Counts:
-    """Counts of the listed layouts: how many, per cell covered, per ship and canonical placement."""
-    rows, n = problem.rows, problem.cols
+def listed_counts(rows: int, n: int, ships: tuple[int, ...], order: list[int], covered: np.ndarray, chosen: np.ndarray) -> Counts:
+    """Counts of listed layouts (as :func:`few_layouts` gives them) of a ``rows`` x ``n`` board and fleet
+    ``ships``: how many, per cell covered, per ship and canonical placement."""
     bits = np.unpackbits(covered.view(np.uint8), axis=1, bitorder="little")[:, : rows * n]
     cells = bits.sum(axis=0, dtype=np.int64).reshape(rows, n)
-    placements: list[np.ndarray] = [np.empty(0, dtype=np.int64)] * len(problem.ships)
+    placements: list[np.ndarray] = [np.empty(0, dtype=np.int64)] * len(ships)
     for column, ship in enumerate(order):
-        total = len(placement_matrix(rows, n, problem.ships[ship]))
+        total = len(placement_matrix(rows, n, ships[ship]))
         placements[ship] = np.bincount(chosen[:, column], minlength=total).astype(np.int64)
     return Counts(len(chosen), cells, tuple(placements))
 
@@ -135,6 +137,11 @@ def _pack(bits: np.ndarray) -> np.ndarray:
     padded = np.zeros((rows, (cells + 63) // 64 * 64), dtype=np.uint8)
     padded[:, :cells] = bits
     return np.packbits(padded, axis=1, bitorder="little").view(np.uint64)
+
+
+def cell_masks(rows: int, n: int, length: int) -> np.ndarray:
+    """Per canonical placement of a ship of ``length`` on a ``rows`` x ``n`` board, the cells it covers, packed."""
+    return _masks(rows, n, length, "allowed")[0]
 
 
 @lru_cache(maxsize=256)
