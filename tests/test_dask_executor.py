@@ -39,6 +39,18 @@ T = "battlelog_test_players:"
 SMALL = GameConfig(4, (3, 2, 2))
 
 
+@pytest.fixture(autouse=True)
+def _environment_restored() -> Iterator[None]:
+    """dask's nannies write their workers' settings (MALLOC_TRIM_THRESHOLD_, OMP_NUM_THREADS, PYTHONHASHSEED)
+    into the environment of the process that starts a local cluster, at every worker start, and leave them:
+    the xdist worker's later tests would start their subprocesses with them (a memory test's subprocess
+    then returned freed memory to the system that a lone run kept, and measured differently)."""
+    saved = dict(os.environ)
+    yield
+    os.environ.clear()
+    os.environ.update(saved)
+
+
 def same_games() -> Experiment:
     """Four players on six boards: the baselines, the exact player (its engine in the worker) and one slow enough
     (0.7 to 1.6 s a game) that a worker killed as it starts one of its games is killed mid-game. Needs the test players."""
