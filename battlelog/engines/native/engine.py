@@ -11,13 +11,10 @@ How, for one game state:
 3. One backward pass counts, for every placement, the layouts that use it; cell marginals are sums
    of those counts. Everything is an exact integer until the final division.
 
-Memory: every level's size is known before it is allocated. A model that would exceed the budget
-(battlelog.engines.budget: 2 GB by default, or the task's) keeps fewer levels and segment starts and
-recomputes the others as it is read (:mod:`battlelog.engines.native.layered`); a problem that does not
-fit even so is split exactly on a cell (the layouts that leave it empty, and those that cover it), and
-the cases' counts are added, unless the sweep could not hold one level (a split narrows the frontier
-only near its cell): then, and past ``budget.MAX_SPLIT_DEPTH`` levels of splitting, the engine
-refuses with a one-line error.
+Memory: every level's size is known before it is allocated. Over the budget (battlelog.engines.budget:
+2 GB by default, or the task's) the model keeps fewer segment starts and recomputes the others as it
+is read (:mod:`~battlelog.engines.native.layered`); a problem that does not fit even so is split on a
+cell (layouts that leave it empty, layouts that cover it; counts added), unless no level fits at all.
 """
 
 from __future__ import annotations

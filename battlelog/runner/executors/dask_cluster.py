@@ -6,27 +6,12 @@ a game in its own process, under the memory budget that travels inside the task,
 start of each game (an event: which worker, so the client can time the game and knows where it ran);
 what runs on the worker is :mod:`battlelog.runner.executors.dask_worker`.
 
-What can happen to a game, and what the client records:
-- it ends: its result, with the worker's peak memory when the worker plays one game at a time;
-- it runs past the time limit: the client records ``timeout`` at the limit and forgets the task;
-  the worker, which cannot stop a running thread, kills its own process a little later if the game
-  is still running (:data:`KILL_GRACE`), and its nanny starts a fresh one;
-- its worker's nanny restarts the worker for memory: the nanny says so (an event), and the game is a
-  ``memory`` failure; it is not played again, since it would take the next worker down too (on a
-  worker that plays several games at once, each of them is played again once, since any of them may
-  have taken the memory; the one that takes a second worker down is the failure);
-- its worker is lost otherwise (machine gone, process killed): it is played again, once, on another
-  worker, and the record says why (``retried``); lost a second time, it is an ``error``;
-- its worker died before the game started (it was only queued there): it is queued again;
-- a cluster of our own left with no worker (its nannies failed to restart them): the run stops in one line;
-- its worker leaves after the game ended but before the client fetched the result: the fetch gives up
-  after :data:`FETCH_WAIT` seconds (it would otherwise wait for the scheduler to play the game again,
-  forever on a cluster with no worker left), and the game is lost as above.
-
-The client needs the scheduler to leave retries to it: a scheduler that re-runs a task whose worker
-died (dask's default allows three such deaths) would replay games that ran out of memory and play
-lost games more than twice. So battlelog's own LocalCluster sets ``allowed-failures`` to 0, and a
-scheduler given by address must have been started with it (the error says how).
+What can happen to a game (it ends; it passes the time limit; its worker is restarted for memory,
+lost mid-game, lost before it started, or lost after the game ended but before its result was
+fetched; the cluster is left with no worker) and what the client records for each: docs/cluster.md,
+"Failures, decided by the client", and the methods below. The client leaves retries to itself, so
+the scheduler must not re-run tasks (``allowed-failures`` 0: battlelog's LocalCluster sets it, and a
+scheduler given by address without it is refused).
 """
 
 from __future__ import annotations
@@ -36,13 +21,14 @@ import queue
 import time
 import uuid
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from battlelog.errors import BattlelogError
 from battlelog.runner.executors import Limits
 from battlelog.runner.executors.base import Executor
 from battlelog.runner.executors.dask_connect import connect, local_cluster
+from battlelog.runner.executors.dask_games import FIRST_ATTEMPT, Attempt, InFlight
 from battlelog.runner.executors.dask_worker import START_TOPIC, play_on_worker
 from battlelog.runner.task import ERROR, MEMORY, TIMEOUT, GameTask, Outcome, TaskResult, one_line
 
@@ -60,33 +46,6 @@ _TICK = 1.0
 FETCH_WAIT = 10.0
 #: ... cut short by the next game's time limit, down to this.
 MIN_FETCH_WAIT = 0.5
-
-
-@dataclass(frozen=True)
-class _Attempt:
-    """Which time a game is submitted: the first play (0) or the one after a lost worker (1), and its history."""
-
-    number: int = 0
-    retried: str | None = None  # why it is played again
-    first_lost: str | None = None  # the worker lost under its first play
-    requeued: int = 0  # times submitted again because its worker died before it started
-
-
-@dataclass
-class _Game:
-    """A game in flight: its task, which attempt this is, and what the client has heard of it."""
-
-    task: GameTask
-    key: str
-    future: Any
-    attempt: _Attempt
-    started: float | None = None  # the client's clock when its worker announced it
-    worker: str | None = None  # the worker that announced it
-    threads: int = 1  # how many games that worker plays at once
-    done: bool = False
-    result: TaskResult | None = None  # fetched from its worker once the game ended
-    lost_at: float | None = None  # when its future failed because its worker died
-    lost_worker: str | None = None
 
 
 class DaskExecutor(Executor):
@@ -150,7 +109,7 @@ class DaskExecutor(Executor):
             return
         source = itertools.chain(ahead, source)
         self.start(len(ahead))
-        games: dict[str, _Game] = {}
+        games: dict[str, InFlight] = {}
         try:
             while True:
                 while len(games) < self._window():
@@ -186,13 +145,13 @@ class DaskExecutor(Executor):
             text = f"the local dask cluster has had no worker for {self.no_worker_wait:g} s (its worker processes died and none was restarted)"
             raise BattlelogError(f"{text}; the games finished so far are recorded: run the same command again to play the rest")
 
-    def _submit(self, games: dict[str, _Game], task: GameTask, attempt: _Attempt = _Attempt()) -> None:
+    def _submit(self, games: dict[str, InFlight], task: GameTask, attempt: Attempt = FIRST_ATTEMPT) -> None:
         key = f"battlelog-game-{task.game}-{task.player}-{attempt.number}-{uuid.uuid4().hex[:12]}"
         future = self._client.submit(play_on_worker, task, self.limits.time_seconds, key=key, pure=False, retries=0)
-        games[key] = _Game(task, key, future, attempt)
+        games[key] = InFlight(task, key, future, attempt)
         future.add_done_callback(lambda f: self._events.put(("done", f.key)))
 
-    def _listen(self, games: dict[str, _Game]) -> None:
+    def _listen(self, games: dict[str, InFlight]) -> None:
         """Wait for news (until the next deadline at most), then take in all that has arrived."""
         try:
             news = [self._events.get(timeout=self._until_next_deadline(games))]
@@ -211,19 +170,19 @@ class DaskExecutor(Executor):
             elif kind == "done" and payload in self._overdue:
                 self._overdue.pop(payload).release()
 
-    def _until_next_deadline(self, games: dict[str, _Game]) -> float:
+    def _until_next_deadline(self, games: dict[str, InFlight]) -> float:
         now = time.monotonic()
         deadlines = [g.lost_at + MEMORY_WORD_WAIT for g in games.values() if g.lost_at is not None]
         if self.limits.time_seconds is not None:
             deadlines += [g.started + self.limits.time_seconds for g in games.values() if g.started is not None]
         return max(0.0, min([now + _TICK, *deadlines]) - now)
 
-    def _time_left(self, games: dict[str, _Game]) -> list[float]:
+    def _time_left(self, games: dict[str, InFlight]) -> list[float]:
         """Seconds until each running game reaches the time limit (none without one)."""
         limit, now = self.limits.time_seconds, time.monotonic()
         return [] if limit is None else [g.started + limit - now for g in games.values() if g.started is not None]
 
-    def _settle(self, games: dict[str, _Game]) -> Iterator[Outcome]:
+    def _settle(self, games: dict[str, InFlight]) -> Iterator[Outcome]:
         """Yield the outcome of every game whose fate is known now, and submit again the games to play again."""
         self._fetch_results(games)
         now = time.monotonic()
@@ -232,20 +191,15 @@ class DaskExecutor(Executor):
             if verdict is None:
                 continue
             del games[key]
-            if isinstance(verdict, _Attempt):
+            if isinstance(verdict, Attempt):
                 self._submit(games, game.task, verdict)
             else:
                 yield verdict
 
-    def _fetch_results(self, games: dict[str, _Game]) -> None:
+    def _fetch_results(self, games: dict[str, InFlight]) -> None:
         """Fetch the results of every game that ended, in one round trip (one per game would hold the client up).
-
-        A result can vanish between the moment its game is seen to end and the fetch: its worker left, and
-        the scheduler plays the game again (forever waited for on a cluster with no worker left) or gives it
-        up (``KilledWorker``). So the fetch is bounded by :attr:`fetch_wait` (or less, up to the next time
-        limit, so that a timeout is still recorded on time) and gives up quietly on either;
-        such a game is no longer "finished", and :meth:`_verdict` finds it lost and plays it again.
-        """
+        Bounded, and given up on a result that vanished meanwhile (its worker left: the scheduler replays the
+        game, or gives up with ``KilledWorker``): such a game is no longer "finished", and is found lost."""
         from distributed.scheduler import KilledWorker
 
         ready = [g for g in games.values() if g.done and g.result is None and g.future.status == "finished"]
@@ -261,7 +215,7 @@ class DaskExecutor(Executor):
             game.result = result
             game.future.release()
 
-    def _verdict(self, game: _Game, now: float) -> Outcome | _Attempt | None:
+    def _verdict(self, game: InFlight, now: float) -> Outcome | Attempt | None:
         """What to do with ``game`` now: record an outcome, play it again, or wait (None)."""
         limit = self.limits.time_seconds
         if game.done and game.lost_at is None:
@@ -277,7 +231,7 @@ class DaskExecutor(Executor):
             return Outcome(game.task, TaskResult(TIMEOUT, message=text, seconds=now - game.started), game.attempt.retried)
         return None
 
-    def _finished(self, game: _Game, now: float) -> Outcome | None:
+    def _finished(self, game: InFlight, now: float) -> Outcome | None:
         """The outcome of a game whose future is done; None while its result is on the way, or when its worker
         died (then it is marked lost, see :meth:`_lost`)."""
         from distributed.scheduler import KilledWorker
@@ -294,7 +248,7 @@ class DaskExecutor(Executor):
             return None
         return Outcome(game.task, TaskResult(ERROR, message=one_line(error), seconds=self._seconds(game, now)), game.attempt.retried)
 
-    def _lost(self, game: _Game, now: float) -> Outcome | _Attempt | None:
+    def _lost(self, game: InFlight, now: float) -> Outcome | Attempt | None:
         """The verdict on a game whose worker died under it; None while the nanny may still say it was memory."""
         assert game.lost_at is not None
         ran_there = game.started is not None and game.worker == game.lost_worker
@@ -316,12 +270,12 @@ class DaskExecutor(Executor):
         if attempt.number == 0:
             how = "restarted for memory" if game.lost_worker in self._memory_kills else "lost"
             why = f"worker {game.lost_worker} was {how} while it played this game; played again on another worker"
-            return _Attempt(1, why, game.lost_worker)
+            return Attempt(1, why, game.lost_worker)
         text = f"the worker playing it was lost twice ({attempt.first_lost}, then {game.lost_worker}): not played a third time"
         return Outcome(game.task, TaskResult(ERROR, message=text, seconds=self._seconds(game, now)), game.attempt.retried)
 
     @staticmethod
-    def _seconds(game: _Game, now: float) -> float:
+    def _seconds(game: InFlight, now: float) -> float:
         """How long the game ran on its worker: until now, or until its worker was found dead."""
         return 0.0 if game.started is None else (game.lost_at or now) - game.started
 
