@@ -110,6 +110,24 @@ def transcripts(table: Layouts, cells: list[tuple[int, int]], sinks: str) -> lis
     return out
 
 
+def layout_masks(table: Layouts, size: int) -> list[list[int]]:
+    """Each layout's ships as bit masks of their cells (bit ``r * size + c``): the form the exhaustive
+    recursions over policies work in."""
+    return [[sum(1 << (r * size + c) for r, c in cells_of(spot)) for spot in layout] for layout in table.spots]
+
+
+def mask_answer(ships: list[int] | tuple[int, ...], shot: int, bit: int, sinks: str) -> str:
+    """The answer to a shot at ``bit`` after the cells ``shot`` (bit masks), for a layout whose ships
+    cover ``ships``: "miss", "hit", or a sink as the sink rule words it ("sunk i" named, "sunk" unnamed;
+    silent only says "hit")."""
+    for ship, mask in enumerate(ships):
+        if mask & bit:
+            if mask & ~shot != bit or sinks == "silent":
+                return "hit"
+            return f"sunk {ship}" if sinks == "named" else "sunk"
+    return "miss"
+
+
 def encode(answer: Answer, sinks: str) -> int:
     result, ship = answer
     if result == "miss":

@@ -39,16 +39,11 @@ def brute_optimum(size: int, ships: tuple[int, ...], touch: str, sinks: str) -> 
     """The smallest expected number of shots over all policies, by exhaustive recursion over the
     oracle's layouts (cells as bits r * size + c of plain integers)."""
     table = oracle.layouts(size, ships, touch)
-    masks = [[sum(1 << (r * size + c) for r, c in oracle.cells_of(spot)) for spot in layout] for layout in table.spots]
+    masks = oracle.layout_masks(table, size)
     everything = [sum(layout) for layout in masks]
 
     def answer(k: int, shot: int, bit: int) -> str:
-        for ship, mask in enumerate(masks[k]):
-            if mask & bit:
-                if mask & ~shot != bit or sinks == "silent":
-                    return "hit"
-                return f"sunk {ship}" if sinks == "named" else "sunk"
-        return "miss"
+        return oracle.mask_answer(masks[k], shot, bit, sinks)
 
     @cache
     def value(shot: int, alive: frozenset[int]) -> Fraction:

@@ -33,7 +33,7 @@ def _check_states(size: int, ships: tuple[int, ...], touch: str, sinks: str) -> 
     solver = Solver(config, memory=1 << 20)
     table = solver.layouts
     theirs = oracle.layouts(size, ships, touch)
-    masks = [tuple(sum(1 << (r * size + c) for r, c in oracle.cells_of(spot)) for spot in layout) for layout in theirs.spots]
+    masks = [tuple(layout) for layout in oracle.layout_masks(theirs, size)]
     # The solver's index of each oracle layout, matched by its ships' cells.
     index = {tuple(int(m) for m in table.ship_masks[k]): k for k in range(len(table))}
     mine = [index[layout] for layout in masks]
@@ -41,12 +41,7 @@ def _check_states(size: int, ships: tuple[int, ...], touch: str, sinks: str) -> 
     everything = [sum(layout) for layout in masks]
 
     def answer(k: int, shot: int, bit: int) -> str:
-        for ship, mask in enumerate(masks[k]):
-            if mask & bit:
-                if mask & ~shot != bit or sinks == "silent":
-                    return "hit"
-                return f"sunk {ship}" if sinks == "named" else "sunk"
-        return "miss"
+        return oracle.mask_answer(masks[k], shot, bit, sinks)
 
     def split(shot: int, alive: frozenset[int], x: int) -> list[frozenset[int]]:
         groups: dict[str, list[int]] = {}

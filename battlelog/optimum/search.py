@@ -305,6 +305,35 @@ def ship_bound(layouts, hits, ship_masks, placement, most):
     return best
 
 
+@njit(cache=True)
+def _answers(layouts, hits, x, ship_masks, owner, sinks, answer, sizes):
+    """Fill ``answer[j]`` with the answer code a shot at ``x`` gets under layout ``layouts[j]`` (miss,
+    hit, or sunk by the sink rule), and ``sizes[code]`` with how many layouts give each."""
+    bit = np.uint64(1) << np.uint64(x)
+    for j in range(layouts.shape[0]):
+        lay = layouts[j]
+        ship = owner[lay, x]
+        kind = MISS_CODE
+        if ship >= 0:
+            kind = HIT_CODE
+            if (ship_masks[lay, ship] & ~(hits | bit)) == 0 and sinks != SINKS_SILENT:
+                kind = SUNK_CODE + (ship if sinks == SINKS_NAMED else 0)
+        answer[j] = kind
+        sizes[kind] += 1
+
+
+@njit(cache=True)
+def _child(layouts, answer, kind, size):
+    """The ``size`` layouts of ``layouts`` whose answer is ``kind``, in order: one child belief state."""
+    child = np.empty(size, dtype=np.int32)
+    k = 0
+    for j in range(layouts.shape[0]):
+        if answer[j] == kind:
+            child[k] = layouts[j]
+            k += 1
+    return child
+
+
 @njit(cache=True, nogil=True)
 def policy_total(layouts, hits, ship_masks, owner, union, fleet_cells, sinks):
     """The exact total (summed over ``layouts``) of the shots that the deterministic greedy policy
@@ -326,32 +355,16 @@ def policy_total(layouts, hits, ship_masks, owner, union, fleet_cells, sinks):
         _count_cells(union[lay] & ~hits, cover)
     x = np.argmax(cover)
     bit = np.uint64(1) << np.uint64(x)
-    ships = ship_masks.shape[1]
-    kinds = ships + 2
+    kinds = ship_masks.shape[1] + 2
     answer = np.empty(n, dtype=np.int8)
     sizes = np.zeros(kinds, dtype=np.int64)
-    for j in range(n):
-        lay = layouts[j]
-        ship = owner[lay, x]
-        kind = MISS_CODE
-        if ship >= 0:
-            kind = HIT_CODE
-            if (ship_masks[lay, ship] & ~(hits | bit)) == 0 and sinks != SINKS_SILENT:
-                kind = SUNK_CODE + (ship if sinks == SINKS_NAMED else 0)
-        answer[j] = kind
-        sizes[kind] += 1
+    _answers(layouts, hits, x, ship_masks, owner, sinks, answer, sizes)
     total = n
     for kind in range(kinds):
         if sizes[kind] == 0:
             continue
-        child = np.empty(sizes[kind], dtype=np.int32)
-        k = 0
-        for j in range(n):
-            if answer[j] == kind:
-                child[k] = layouts[j]
-                k += 1
         after = hits if kind == MISS_CODE else hits | bit
-        total += policy_total(child, after, ship_masks, owner, union, fleet_cells, sinks)
+        total += policy_total(_child(layouts, answer, kind, sizes[kind]), after, ship_masks, owner, union, fleet_cells, sinks)
     return total
 
 
@@ -383,27 +396,13 @@ def ply_bound(layouts, hits, plies, ship_masks, owner, placement, union, fleet_c
             continue
         bit = np.uint64(1) << np.uint64(x)
         sizes = np.zeros(kinds, dtype=np.int64)
-        for j in range(n):
-            lay = layouts[j]
-            ship = owner[lay, x]
-            kind = MISS_CODE
-            if ship >= 0:
-                kind = HIT_CODE
-                if (ship_masks[lay, ship] & ~(hits | bit)) == 0 and sinks != SINKS_SILENT:
-                    kind = SUNK_CODE + (ship if sinks == SINKS_NAMED else 0)
-            answer[j] = kind
-            sizes[kind] += 1
+        _answers(layouts, hits, x, ship_masks, owner, sinks, answer, sizes)
         total = n
         for kind in range(kinds):
             if sizes[kind] == 0:
                 continue
-            child = np.empty(sizes[kind], dtype=np.int32)
-            k = 0
-            for j in range(n):
-                if answer[j] == kind:
-                    child[k] = layouts[j]
-                    k += 1
             after = hits if kind == MISS_CODE else hits | bit
+            child = _child(layouts, answer, kind, sizes[kind])
             total += ply_bound(child, after, plies - 1, ship_masks, owner, placement, union, fleet_cells, sinks, most)
             if total >= best:
                 break
@@ -544,12 +543,7 @@ def search(
             size = sizes[a, kind]
             if size == 0:
                 continue
-            child = np.empty(size, dtype=np.int32)
-            k = 0
-            for j in range(n):
-                if answer[a, j] == kind:
-                    child[k] = layouts[j]
-                    k += 1
+            child = _child(layouts, answer[a], kind, size)
             after = hits if kind == MISS_CODE else hits | bit
             running -= child_lower[a, kind]
             value = search(

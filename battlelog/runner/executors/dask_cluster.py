@@ -172,10 +172,8 @@ class DaskExecutor(Executor):
 
     def _until_next_deadline(self, games: dict[str, InFlight]) -> float:
         now = time.monotonic()
-        deadlines = [g.lost_at + MEMORY_WORD_WAIT for g in games.values() if g.lost_at is not None]
-        if self.limits.time_seconds is not None:
-            deadlines += [g.started + self.limits.time_seconds for g in games.values() if g.started is not None]
-        return max(0.0, min([now + _TICK, *deadlines]) - now)
+        waits = [g.lost_at + MEMORY_WORD_WAIT - now for g in games.values() if g.lost_at is not None]
+        return max(0.0, min([_TICK, *waits, *self._time_left(games)]))
 
     def _time_left(self, games: dict[str, InFlight]) -> list[float]:
         """Seconds until each running game reaches the time limit (none without one)."""
