@@ -43,17 +43,16 @@ def kernel_row(spec: str, workspace: Workspace) -> list[str]:
     assert isinstance(player, RolloutPlayer)
     state = GameState.empty(BOARD)
     engine = workspace.engine(player.engine)
-    layouts = engine.sample(state, player.samples, np.random.default_rng(SEED))
-    owners, lefts = truths(state, layouts)
+    owners, lefts = truths(state, engine.sample_owners(state, player.samples, np.random.default_rng(SEED)))
     ranked = np.argsort(-engine.marginals(state).cells.ravel(), kind="stable")[: player.candidates_count + 1]
-    shots = np.zeros((len(ranked), len(layouts)), dtype=np.int64)
+    shots = np.zeros((len(ranked), len(owners)), dtype=np.int64)
     board, start = tables(BOARD), start_of(state)
     rollouts(board, start, owners, lefts, ranked.astype(np.int64), shots)
     begin = time.perf_counter()
     rollouts(board, start, owners, lefts, ranked.astype(np.int64), shots)
     elapsed = time.perf_counter() - begin
     moves = int(shots.sum())
-    return [spec, "kernel: one move's rollouts, empty board", f"{len(ranked)} x {len(layouts)} games, {moves:,} moves in {duration(elapsed)}",
+    return [spec, "kernel: one move's rollouts, empty board", f"{len(ranked)} x {len(owners)} games, {moves:,} moves in {duration(elapsed)}",
             f"{elapsed / moves * 1e6:.2f} us", "", "", ""]  # fmt: skip
 
 

@@ -84,18 +84,15 @@ def start_of(state: GameState) -> tuple[np.ndarray, ...]:
             mask_of(state.shot_cells, config), afloat)  # fmt: skip
 
 
-def truths(state: GameState, layouts: list[tuple[Placement, ...]]) -> tuple[np.ndarray, np.ndarray]:
-    """Layouts as the kernel's truths: ``owner[s, x]`` (the ship on cell x, or -1) and ``left[s, i]``
-    (ship i's cells not hit in ``state``)."""
-    config, hits = state.config, state.hits
-    owner = np.full((len(layouts), config.cell_count), -1, dtype=np.int64)
-    left = np.zeros((len(layouts), len(config.ships)), dtype=np.int64)
-    for s, layout in enumerate(layouts):
-        for placement in layout:
-            for r, c in placement.cells:
-                owner[s, r * config.cols + c] = placement.ship
-                left[s, placement.ship] += (r, c) not in hits
-    return owner, left
+def truths(state: GameState, owners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Layouts given as ``owner[s, x]`` (the ship on cell x, or -1: :func:`battlelog.engines.base.layout_owners`)
+    as the kernel's truths: ``owners`` and ``left[s, i]``, ship i's cells not hit in ``state``."""
+    unhit = np.ones(state.config.cell_count, dtype=np.bool_)
+    unhit[[r * state.cols + c for r, c in state.hits]] = False
+    left = np.zeros((len(owners), len(state.ships)), dtype=np.int64)
+    for ship in range(len(state.ships)):
+        left[:, ship] = ((owners == ship) & unhit).sum(axis=1)
+    return owners, left
 
 
 def listed_layouts(state: GameState) -> list[tuple[Placement, ...]] | None:

@@ -29,7 +29,7 @@ from battlelog.engines import budget, progress
 from battlelog.engines.base import Engine, Marginals
 from battlelog.engines.canonical import PosteriorKey, canonical_form, posterior_key
 from battlelog.engines.native.counts import Counts
-from battlelog.engines.native.draws import draw_layouts
+from battlelog.engines.native.draws import draw_layouts, draw_owners
 from battlelog.engines.native.few import LISTING_BYTES, few_layouts, listed_counts, listed_weighted
 from battlelog.engines.native.layered import LayeredModel, sweep
 from battlelog.engines.native.reuse import Listing, Listings
@@ -215,15 +215,17 @@ class NativeEngine(Engine):
     def sample(self, state: GameState, count: int, rng: np.random.Generator) -> list[tuple[Placement, ...]]:
         """``count`` layouts drawn independently from the posterior of ``state`` (uniform, or weighted by its prior).
 
-        Each draw walks the layered model from the first cell to the last, taking every transition
-        with probability proportional to the layouts (their weight) through it; interchangeable ships
-        are then named in a uniformly random order (a weight does not depend on the naming). A split
-        state first draws its case, in proportion to its layouts (their weight).
+        Each draw walks the layered model from the first cell to the last, taking every transition with probability
+        proportional to the layouts (their weight) through it; interchangeable ships are then named in a uniformly random
+        order (a weight does not depend on the naming). A split state first draws its case, in proportion to its layouts.
         """
+        prior = state.config.effective_prior  # uniform: no touch weight, so _tracked is False
+        return draw_layouts(self._models_of(state, _tracked(state)), count, rng, None if prior.is_uniform else prior)
+
+    def sample_owners(self, state: GameState, count: int, rng: np.random.Generator) -> np.ndarray:
+        """:meth:`sample`'s layouts (the same from the same generator) as ``owner[s, x]``, the ship on row-major cell x or -1."""
         prior = state.config.effective_prior
-        if prior.is_uniform:
-            return draw_layouts(self._models_of(state), count, rng)
-        return draw_layouts(self._models_of(state, _tracked(state)), count, rng, prior)
+        return draw_owners(self._models_of(state, _tracked(state)), count, rng, None if prior.is_uniform else prior)
 
     def problem_sample(self, problem: Problem, count: int, rng: np.random.Generator, order: Symmetry = IDENTITY) -> list[tuple[Placement, ...]]:
         """``count`` layouts drawn independently and uniformly among those of a ground problem as given."""
@@ -292,9 +294,7 @@ def _model_key(state: GameState, tracked: bool) -> PosteriorKey:
 
 def _total(parts: list[Counts]) -> Counts:
     """The counts of a problem from those of its cases (the cases of a split, or the one problem)."""
-    counts = parts[0]
-    for part in parts[1:]:
-        counts = counts + part
+    counts: Counts = functools.reduce(operator.add, parts)
     if counts.models == 0:
         raise Inconsistent("no layout of the fleet fits all the answers")
     return counts
