@@ -353,6 +353,25 @@ def test_a_split_state_gives_exact_counts_and_uniform_samples(forced_split: list
     assert scipy_stats.chisquare(seen, np.full(len(layouts), len(draws) / len(layouts))).pvalue > 1e-4
 
 
+def test_the_empty_board_s_model_is_kept_for_the_next_game_s_draws(compiles: list[int]) -> None:
+    """Each game's first draws read it (its marginals come from disk): kept, it is not swept again, and its
+    draws are a new model's; not kept when it takes more than a quarter of the budget."""
+    empty = GameState.empty(SAMPLED.config)
+    kept = NativeEngine()
+    first = kept.sample_owners(empty, 50, np.random.default_rng(1))
+    kept.sample(SAMPLED, 10, np.random.default_rng(2))  # the next state's model replaces the last one kept
+    swept = len(compiles)
+    np.testing.assert_array_equal(kept.sample_owners(empty, 50, np.random.default_rng(1)), first)
+    assert len(compiles) == swept
+    np.testing.assert_array_equal(NativeEngine().sample_owners(empty, 50, np.random.default_rng(1)), first)
+    size = kept._board[2].nbytes if kept._board is not None else 0
+    tight = NativeEngine(memory_budget=4 * size - 1)
+    tight.sample(empty, 1, np.random.default_rng(1))
+    tight.sample(SAMPLED, 1, np.random.default_rng(2))
+    tight.sample(empty, 1, np.random.default_rng(1))
+    assert tight._board is None and len(compiles) == swept + 4
+
+
 def test_a_tiny_budget_stops_with_one_line() -> None:
     with pytest.raises(BudgetExceeded) as info:
         NativeEngine(memory_budget=1000).marginals(mid_game())

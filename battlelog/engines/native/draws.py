@@ -76,9 +76,14 @@ def name_ships(model: LayeredModel, paths: np.ndarray, rng: np.random.Generator)
 def name_owners(model: LayeredModel, paths: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """:func:`name_ships` as cell owners: the same random order of each kind's ships (the same calls to
     ``rng``, path by path, kind by kind), the i-th placement of a kind along the sweep named by the
-    i-th ship of its permutation."""
+    i-th ship of its permutation. A kind of one ship is not permuted: shuffling one element draws nothing
+    from the generator (tests/test_native_engine.py checks that both readings agree)."""
     tables = model.tables
-    order = [[rng.permutation(kind.ships) for kind in tables.kinds] for _ in range(len(paths))]
+    shuffled = [k for k, kind in enumerate(tables.kinds) if len(kind.ships) > 1]
+    order = [[np.array(kind.ships) for kind in tables.kinds] for _ in range(len(paths))]
+    for row in order:
+        for k in shuffled:
+            row[k] = rng.permutation(row[k])
     owners = np.full((len(paths), tables.cell_count), -1, dtype=np.int64)
     actions = paths.astype(np.int64) - 1  # 2 * kind + orientation; -1 where no ship starts
     for k in range(len(tables.kinds)):

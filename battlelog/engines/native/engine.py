@@ -33,7 +33,7 @@ from battlelog.engines.native.draws import draw_layouts, draw_owners
 from battlelog.engines.native.few import LISTING_BYTES, few_layouts, listed_counts, listed_weighted
 from battlelog.engines.native.layered import LayeredModel, sweep
 from battlelog.engines.native.reuse import Listing, Listings
-from battlelog.engines.native.tables import SweepTables, check_board_bits, check_problem_bits, sweep_orders
+from battlelog.engines.native.tables import SweepTables, check_board_bits, check_problem_bits, sweep_order
 from battlelog.engines.native.weights import Weighted, weigher
 from battlelog.engines.workspace import Workspace
 from battlelog.errors import Inconsistent
@@ -46,29 +46,13 @@ from battlelog.rules.symmetry import IDENTITY, Symmetry
 from battlelog.rules.variants import ALLOWED
 
 
-def sweep_order(state: GameState) -> Symmetry:
-    """The raster order to sweep ``state`` in: the one that meets its hits (or, with none, its shots) earliest.
-
-    Evidence behind the frontier has already pruned the states; evidence ahead of it has not, so
-    states that will die there are carried until then. Measured on 100 states of 10x10 games
-    (experiments/bench_native.py --orders), this choice does within 2% of the best of the eight
-    orders in total work, against 9% for always sweeping row-major, and its worst case is 3.3x the
-    best state count instead of 5.1x.
-    """
-    cells = state.hits or state.shot_cells
-    orders = sweep_orders(state.rows, state.cols)
-    if not cells:
-        return orders[0]
-    rows, cols = state.rows, state.cols
-    flat = [r * cols + c for r, c in cells]
-    return min(orders, key=lambda s: float(np.mean(s.index_map(rows, cols)[flat])))
-
-
 class NativeEngine(Engine):
     """Exact marginals, layout counts and samples from the compiled layered model.
 
     Keeps the last state's model (when it was not split), so that drawing layouts of the state just
-    asked about costs no second compilation, and recent states' listed layouts, so that a state a few
+    asked about costs no second compilation; the empty board's, while it takes at most a quarter of the
+    budget, so that each game's first draws do not sweep it again (its marginals come from disk); and
+    recent states' listed layouts, so that a state a few
     shots on is answered by filtering them (:mod:`battlelog.engines.native.reuse`; ``reuse=False``:
     never). Recent states' marginals and the empty boards on disk are the ``workspace``'s (None: a
     workspace of its own); without a ``memory_budget`` of its own it uses the one in force at each call
@@ -94,6 +78,8 @@ class NativeEngine(Engine):
         self.listings = Listings()
         self.workspace = Workspace() if workspace is None else workspace
         self._kept: tuple[PosteriorKey, LayeredModel] | None = None
+        #: The empty board's model and the budget it was swept under: every game's first draws read it.
+        self._board: tuple[PosteriorKey, int, LayeredModel] | None = None
         #: The last weighted posterior computed, by posterior key (and whether touching pairs were tracked).
         self._weighed: tuple[PosteriorKey, Weighted] | None = None
 
@@ -234,12 +220,18 @@ class NativeEngine(Engine):
     # ----- compiling --------------------------------------------------------------------------------
     def _models_of(self, state: GameState, tracked: bool = False) -> list[LayeredModel]:
         """The layered models of ``state``: the one kept from the last call when it is this posterior's
-        (a player that samples a state and then asks its marginals sweeps once), else new ones;
+        (a player that samples a state and then asks its marginals sweeps once) or the empty board's, else new ones;
         ``tracked``: with touching pairs counted (a prior's touch weight)."""
         key = _model_key(state, tracked)
         if self._kept is not None and self._kept[0] == key:
             return [self._kept[1]]
-        return self._models(ground_problem(state), key, sweep_order(state), tracked)
+        if self._board is not None and self._board[:2] == (key, self.memory_budget):
+            self._kept = (key, self._board[2])
+            return [self._board[2]]
+        models = self._models(ground_problem(state), key, sweep_order(state), tracked)
+        if not state.shots and len(models) == 1 and models[0].nbytes <= self.memory_budget // 4:
+            self._board = (key, self.memory_budget, models[0])
+        return models
 
     def _counted(self, problem: Problem, key: PosteriorKey, order: Symmetry) -> Counts:
         """The counts of ``problem`` swept in ``order``, split into cases while one would exceed the
@@ -276,7 +268,7 @@ class NativeEngine(Engine):
         return sweep(tables, self.memory_budget, None if listener is None else lambda done: listener(what, done))
 
     def close(self) -> None:
-        self._kept = None
+        self._kept = self._board = None
         self._weighed = None
         self.listings.clear()
 
