@@ -109,32 +109,32 @@ def sunk(tables, before, blocked, was_afloat, afloat, alive, opened, score):
 
 
 @njit(cache=True)
-def sink(masks, counts, lengths, fleet_index, sinks, x, ship, hits, blocked, open_hits, afloat, common):
-    """Update the knowledge after ship ``ship`` is sunk by the shot at cell ``x`` (``hits`` include it)."""
-    words = hits.shape[0]
+def sink(tables, x, ship, hits, blocked, open_hits, afloat, common):
+    """Update the knowledge after ship ``ship`` is sunk by the shot at cell ``x`` (``hits`` include it):
+    the placements that may be the sunk ship are among those over x (``tables[11]``, by ascending length)."""
+    masks, fleet_index, sinks, covering = tables[0], tables[5], tables[7], tables[11]
+    most, words = masks.shape[1], hits.shape[0]
     for w in range(words):
         common[w] = ~np.uint64(0)
-    word, bit = x >> 6, np.uint64(1) << np.uint64(x & 63)
     fitting_lengths, last = 0, -1
-    for j in range(counts.shape[0]):
+    for i in range(covering.shape[1]):
+        v = covering[x, i]
+        if v < 0:
+            break
+        j, p = v // most, v % most
         if sinks == SINKS_NAMED and j != fleet_index[ship]:
             continue
-        fits = 0
-        for p in range(counts[j]):
-            if not masks[j, p, word] & bit:
-                continue
-            inside = True
+        inside = True
+        for w in range(words):
+            if masks[j, p, w] & ~hits[w]:
+                inside = False
+                break
+        if inside:
+            if j != last:
+                fitting_lengths += 1
+                last = j
             for w in range(words):
-                if masks[j, p, w] & ~hits[w]:
-                    inside = False
-                    break
-            if inside:
-                fits += 1
-                for w in range(words):
-                    common[w] &= masks[j, p, w]
-        if fits:
-            fitting_lengths += 1
-            last = j
+                common[w] &= masks[j, p, w]
     if fitting_lengths == 0:
         return
     for w in range(words):

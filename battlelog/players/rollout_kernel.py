@@ -82,7 +82,7 @@ def _best_unshot(score, shot, n_cells):
 def play_out(tables, start, owner, left, first, record, scratch):
     """Shots to finish one simulated game from ``start`` against the truth ``owner``/``left``: ``first``
     (unless -1), then the base policy until every ship cell is hit. ``record`` receives the cells shot."""
-    masks, cells, counts, halos, lengths, fleet_index, touch, sinks, n_cells, powers = tables[:10]
+    masks, cells, counts, halos, touch, sinks, n_cells, powers = tables[0], tables[1], tables[2], tables[3], tables[6], tables[7], tables[8], tables[9]
     blocked0, hits0, open0, shot0, afloat0 = start
     blocked, hits, open_hits, shot, afloat = blocked0.copy(), hits0.copy(), open0.copy(), shot0.copy(), afloat0.copy()
     ships_left = left.copy()
@@ -111,7 +111,7 @@ def play_out(tables, start, owner, left, first, record, scratch):
         ships_left[ship] -= 1
         remaining -= 1
         if ships_left[ship] == 0 and sinks != SINKS_SILENT:
-            sink(masks, counts, lengths, fleet_index, sinks, x, ship, hits, blocked, open_hits, afloat, common)
+            sink(tables, x, ship, hits, blocked, open_hits, afloat, common)
     return shots
 
 
@@ -120,7 +120,7 @@ def play_counted(tables, start, standing, owner, left, first, record, scratch):
     """:func:`play_out` with the density kept up to date shot by shot from ``standing`` (the standings and
     scores of ``start``: :mod:`battlelog.players.rollout_density`), not recounted: the same shots
     where every sum is exact (``tables[10]``)."""
-    masks, counts, lengths, fleet_index, sinks, n_cells = tables[0], tables[2], tables[4], tables[5], tables[7], tables[8]
+    sinks, n_cells = tables[7], tables[8]
     blocked, hits, open_hits, shot, afloat = start[0].copy(), start[1].copy(), start[2].copy(), start[3].copy(), start[4].copy()
     alive, opened, score, common, before, was_afloat = scratch
     alive[:], opened[:], score[:] = standing
@@ -146,7 +146,7 @@ def play_counted(tables, start, standing, owner, left, first, record, scratch):
         remaining -= 1
         if ships_left[ship] == 0 and sinks != SINKS_SILENT and remaining > 0:
             before[:], was_afloat[:] = blocked, afloat
-            sink(masks, counts, lengths, fleet_index, sinks, x, ship, hits, blocked, open_hits, afloat, common)
+            sink(tables, x, ship, hits, blocked, open_hits, afloat, common)
             sunk(tables, before, blocked, was_afloat, afloat, alive, opened, score)
     return shots
 
