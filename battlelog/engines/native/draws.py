@@ -79,17 +79,16 @@ def name_owners(model: LayeredModel, paths: np.ndarray, rng: np.random.Generator
     i-th ship of its permutation. A kind of one ship is not permuted: shuffling one element draws nothing
     from the generator (tests/test_native_engine.py checks that both readings agree)."""
     tables = model.tables
-    shuffled = [k for k, kind in enumerate(tables.kinds) if len(kind.ships) > 1]
-    order = [[np.array(kind.ships) for kind in tables.kinds] for _ in range(len(paths))]
-    for row in order:
-        for k in shuffled:
-            row[k] = rng.permutation(row[k])
+    named = [np.tile(np.array(kind.ships, dtype=np.int64), (len(paths), 1)) for kind in tables.kinds]
+    shuffled = [(named[k], np.array(kind.ships)) for k, kind in enumerate(tables.kinds) if len(kind.ships) > 1]
+    for s in range(len(paths)):
+        for ships, kind_ships in shuffled:
+            ships[s] = rng.permutation(kind_ships)
     owners = np.full((len(paths), tables.cell_count), -1, dtype=np.int64)
     actions = paths.astype(np.int64) - 1  # 2 * kind + orientation; -1 where no ship starts
-    for k in range(len(tables.kinds)):
+    for k, ships in enumerate(named):
         starts = (actions >> 1) == k
         rank = np.cumsum(starts, axis=1) - 1
-        ships = np.array([row[k] for row in order], dtype=np.int64).reshape(len(paths), -1)
         for orientation in (0, 1):
             s, j = np.nonzero(starts & ((actions & 1) == orientation))
             cells = tables.covered_cells(k, orientation)[:, j]
