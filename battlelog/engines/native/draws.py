@@ -81,9 +81,9 @@ def name_owners(model: LayeredModel, paths: np.ndarray, rng: np.random.Generator
     tables = model.tables
     named = [np.tile(np.array(kind.ships, dtype=np.int64), (len(paths), 1)) for kind in tables.kinds]
     shuffled = [(named[k], np.array(kind.ships)) for k, kind in enumerate(tables.kinds) if len(kind.ships) > 1]
-    for s in range(len(paths)):
+    for path in range(len(paths)):
         for ships, kind_ships in shuffled:
-            ships[s] = rng.permutation(kind_ships)
+            ships[path] = rng.permutation(kind_ships)
     owners = np.full((len(paths), tables.cell_count), -1, dtype=np.int64)
     actions = paths.astype(np.int64) - 1  # 2 * kind + orientation; -1 where no ship starts
     for k, ships in enumerate(named):
