@@ -57,21 +57,21 @@ def _add(placed, weight, score):
 @njit(cache=True, inline="always")
 def _drop_over(listed, x, tables, afloat, alive, opened, score):
     """Placements ``listed[x]`` (those over cell x, or those whose halo holds it) stop counting."""
-    cells, most, powers = tables[1], tables[0].shape[1], tables[9]
+    powers, placed, length = tables[9], tables[13], tables[15]
     for i in range(listed.shape[1]):
         v = listed[x, i]
         if v < 0:
             break
         if alive[v]:
             alive[v] = False
-            _add(cells[v // most, v % most], -(afloat[v // most] * powers[opened[v]]), score)
+            _add(placed[v], -(afloat[length[v]] * powers[opened[v]]), score)
 
 
 @njit(cache=True, inline="always")
 def shot_at(tables, x, hit, afloat, alive, opened, score):
     """The standings after a shot at cell x: a miss blocks x; a hit opens it (one more open hit for the
     placements over it) and, under a touch rule, rules out the placements whose halo holds it."""
-    cells, most, powers, covering, haloing = tables[1], tables[0].shape[1], tables[9], tables[11], tables[12]
+    powers, covering, haloing, placed, length = tables[9], tables[11], tables[12], tables[13], tables[15]
     if not hit:
         _drop_over(covering, x, tables, afloat, alive, opened, score)
         return
@@ -80,8 +80,8 @@ def shot_at(tables, x, hit, afloat, alive, opened, score):
         if v < 0:
             break
         if alive[v]:
-            ships = afloat[v // most]
-            _add(cells[v // most, v % most], ships * powers[opened[v] + 1] - ships * powers[opened[v]], score)
+            ships = afloat[length[v]]
+            _add(placed[v], ships * powers[opened[v] + 1] - ships * powers[opened[v]], score)
             opened[v] += 1
     if tables[6]:
         _drop_over(haloing, x, tables, afloat, alive, opened, score)
@@ -112,8 +112,8 @@ def sunk(tables, before, blocked, was_afloat, afloat, alive, opened, score):
 def sink(tables, x, ship, hits, blocked, open_hits, afloat, common):
     """Update the knowledge after ship ``ship`` is sunk by the shot at cell ``x`` (``hits`` include it):
     the placements that may be the sunk ship are among those over x (``tables[11]``, by ascending length)."""
-    masks, fleet_index, sinks, covering = tables[0], tables[5], tables[7], tables[11]
-    most, words = masks.shape[1], hits.shape[0]
+    fleet_index, sinks, covering, masks, length = tables[5], tables[7], tables[11], tables[14], tables[15]
+    words = hits.shape[0]
     for w in range(words):
         common[w] = ~np.uint64(0)
     fitting_lengths, last = 0, -1
@@ -121,12 +121,12 @@ def sink(tables, x, ship, hits, blocked, open_hits, afloat, common):
         v = covering[x, i]
         if v < 0:
             break
-        j, p = v // most, v % most
+        j = length[v]
         if sinks == SINKS_NAMED and j != fleet_index[ship]:
             continue
         inside = True
         for w in range(words):
-            if masks[j, p, w] & ~hits[w]:
+            if masks[v, w] & ~hits[w]:
                 inside = False
                 break
         if inside:
@@ -134,7 +134,7 @@ def sink(tables, x, ship, hits, blocked, open_hits, afloat, common):
                 fitting_lengths += 1
                 last = j
             for w in range(words):
-                common[w] &= masks[j, p, w]
+                common[w] &= masks[v, w]
     if fitting_lengths == 0:
         return
     for w in range(words):

@@ -67,7 +67,8 @@ def _tables(rows: int, cols: int, ships: tuple[int, ...], touch: str, sinks: str
     fleet_index = np.array([lengths.index(length) for length in ships], dtype=np.int64)
     exact = exact_sums([(len(p), ships.count(length), length) for p, length in zip(placements, lengths)])
     return (masks, cells, counts, halos, np.array(lengths, dtype=np.int64), fleet_index, touch != ALLOWED,
-            SINK_MODES[sinks], rows * cols, POWERS, exact, _padded(over), _padded(near))  # fmt: skip
+            SINK_MODES[sinks], rows * cols, POWERS, exact, _padded(over), _padded(near), cells.reshape(len(lengths) * most, -1),
+            masks.reshape(len(lengths) * most, words), np.repeat(np.arange(len(lengths), dtype=np.int64), most))  # fmt: skip
 
 
 def exact_sums(kinds: list[tuple[int, int, int]]) -> bool:
@@ -92,8 +93,9 @@ def _padded(lists: list[list[int]]) -> np.ndarray:
 def tables(config: GameConfig) -> tuple[Any, ...]:
     """The kernel's tables of ``config``: per distinct ship length (ascending) every placement's mask,
     cells and halo (the cells the touch rule keeps other ships off, beyond its own), the rules, whether
-    the density's sums are exact (:func:`exact_sums`: it is then kept up to date, not recounted), and per
-    cell the placements over it and those whose halo holds it (numbered ``length * most + placement``)."""
+    the density's sums are exact (:func:`exact_sums`: it is then kept up to date, not recounted), per cell
+    the placements over it and those whose halo holds it, and by placement number (``length * most +
+    placement``) its cells, its mask and its length (no division in the kernel's inner loops)."""
     return _tables(config.rows, config.cols, config.ships, config.rules.touch, config.rules.sinks)
 
 
