@@ -16,6 +16,7 @@ from scipy import stats as scipy_stats
 
 from battlelog.engines import make_engine, progress
 from battlelog.engines import workspace as workspace_module
+from battlelog.engines.base import layout_owners
 from battlelog.engines.native import cache, few, jit, layered
 from battlelog.engines.native.engine import NativeEngine, sweep_order
 from battlelog.engines.native.tables import SweepTables
@@ -24,8 +25,10 @@ from battlelog.errors import BattlelogError, BudgetExceeded
 from battlelog.model.ground import Problem, ground
 from battlelog.players import make_player
 from battlelog.rules.config import GameConfig
+from battlelog.rules.prior import Prior
 from battlelog.rules.state import GameState
 from battlelog.rules.symmetry import IDENTITY, SYMMETRIES
+from battlelog.rules.variants import Rules
 from battlelog.runner.loop import play_game
 from battlelog.runner.seeds import game_seeds, layout_for
 
@@ -180,6 +183,29 @@ def test_samples_are_consistent_and_uniform() -> None:
     assert again == engine().sample(SAMPLED, 50, np.random.default_rng(5))  # reproducible from the generator
 
 
+OWNED = [
+    SAMPLED,
+    shots(GameConfig(10, (5, 4, 3, 3, 2)), "E5 miss", "F6 hit", "F7 hit", "D4 miss"),
+    shots(GameConfig(6, (4, 3, 3), Rules(touch="none", sinks="unnamed")), "B2 hit", "B3 miss", "C2 hit", "D2 hit", "E2 sunk"),
+    shots(GameConfig(7, (4, 3, 2, 2), prior=Prior(edge=0.8, touch=-1.0)), "D4 hit", "A1 miss"),
+]
+
+
+@pytest.mark.parametrize("state", OWNED, ids=lambda state: state.config.label())
+def test_owners_drawn_are_the_layouts_sampled_from_the_same_generator(state: GameState) -> None:
+    """``sample_owners`` reads the draws without building placements: the same generator calls in the same
+    order, so the same layouts as ``sample`` in the same order (the rollout player's decisions rely on it)."""
+    for seed in range(3):
+        fast = engine().sample_owners(state, 200, np.random.default_rng(seed))
+        np.testing.assert_array_equal(fast, layout_owners(state.config, engine().sample(state, 200, np.random.default_rng(seed))))
+
+
+def test_owners_drawn_from_a_split_state_are_the_layouts_sampled(forced_split: list[int]) -> None:
+    fast = NativeEngine().sample_owners(SAMPLED, 500, np.random.default_rng(4))
+    np.testing.assert_array_equal(fast, layout_owners(SAMPLED.config, NativeEngine().sample(SAMPLED, 500, np.random.default_rng(4))))
+    assert forced_split == [1, 1, 1, 1]
+
+
 def test_draws_from_a_model_drawn_from_before_are_those_of_a_new_model() -> None:
     """The backward counts kept after a first draw give the draws a new model gives, kept levels or
     rebuilt ones (a budget that keeps only segment starts, and one that leaves no room to keep them)."""
@@ -325,6 +351,25 @@ def test_a_split_state_gives_exact_counts_and_uniform_samples(forced_split: list
     seen = np.array([draws.count(layout) for layout in layouts])
     assert seen.sum() == len(draws)
     assert scipy_stats.chisquare(seen, np.full(len(layouts), len(draws) / len(layouts))).pvalue > 1e-4
+
+
+def test_the_empty_board_s_model_is_kept_for_the_next_game_s_draws(compiles: list[int]) -> None:
+    """Each game's first draws read it (its marginals come from disk): kept, it is not swept again, and its
+    draws are a new model's; not kept when it takes more than a quarter of the budget."""
+    empty = GameState.empty(SAMPLED.config)
+    kept = NativeEngine()
+    first = kept.sample_owners(empty, 50, np.random.default_rng(1))
+    kept.sample(SAMPLED, 10, np.random.default_rng(2))  # the next state's model replaces the last one kept
+    swept = len(compiles)
+    np.testing.assert_array_equal(kept.sample_owners(empty, 50, np.random.default_rng(1)), first)
+    assert len(compiles) == swept
+    np.testing.assert_array_equal(NativeEngine().sample_owners(empty, 50, np.random.default_rng(1)), first)
+    size = kept._board[2].nbytes if kept._board is not None else 0
+    tight = NativeEngine(memory_budget=4 * size - 1)
+    tight.sample(empty, 1, np.random.default_rng(1))
+    tight.sample(SAMPLED, 1, np.random.default_rng(2))
+    tight.sample(empty, 1, np.random.default_rng(1))
+    assert tight._board is None and len(compiles) == swept + 4
 
 
 def test_a_tiny_budget_stops_with_one_line() -> None:

@@ -106,8 +106,23 @@ class Engine(ABC):
         """``count`` layouts drawn independently and uniformly from those consistent with ``state``."""
         raise BattlelogError(f"the {self.name} engine cannot draw layouts; use an engine that samples")
 
+    def sample_owners(self, state: GameState, count: int, rng: np.random.Generator) -> np.ndarray:
+        """The layouts :meth:`sample` draws, as ``owner[s, x]`` (:func:`layout_owners`); an engine may draw
+        the same ones without building their placements, for players that read thousands a move."""
+        return layout_owners(state.config, self.sample(state, count, rng))
+
     def close(self) -> None:
         """Release the compiled models the engine holds (what its workspace holds is the workspace's)."""
+
+
+def layout_owners(config: GameConfig, layouts: list[tuple[Placement, ...]]) -> np.ndarray:
+    """``owner[s, x]``: the ship of layout s on row-major cell x, or -1."""
+    owners = np.full((len(layouts), config.cell_count), -1, dtype=np.int64)
+    for s, layout in enumerate(layouts):
+        for placement in layout:
+            for r, c in placement.cells:
+                owners[s, r * config.cols + c] = placement.ship
+    return owners
 
 
 def check_prior_support(engine: type[Engine] | Engine, config: GameConfig) -> None:

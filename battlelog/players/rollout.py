@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from battlelog.engines import DEFAULT_ENGINE, Engine, engine_class
+from battlelog.engines.base import layout_owners
 from battlelog.errors import BattlelogError
 from battlelog.players.base import Player, Seed, top_cells
 from battlelog.rules.config import GameConfig
@@ -102,10 +103,9 @@ class RolloutPlayer(Player):
                 firsts = sorted([*firsts, base], key=ranked.index)
         if len(firsts) == 1:
             return divmod(firsts[0], config.cols), exact, [divmod(firsts[0], config.cols)], np.zeros((1, 0), dtype=np.int64)
-        if layouts is None:
-            layouts = self._engine.sample(state, self.samples, self.rng)
-        owners, lefts = truths(state, layouts)
-        shots = np.zeros((len(firsts), len(layouts)), dtype=np.int64)
+        drawn = self._engine.sample_owners(state, self.samples, self.rng) if layouts is None else layout_owners(config, layouts)
+        owners, lefts = truths(state, drawn)
+        shots = np.zeros((len(firsts), len(owners)), dtype=np.int64)
         if exact:
             shot = np.zeros(config.cell_count, dtype=np.bool_)
             shot[[r * config.cols + c for r, c in state.shot_cells]] = True

@@ -12,7 +12,12 @@ Sink rules (``sinks``): 0 named, 1 unnamed, 2 silent, as ``battlelog.optimum.lay
 A sink resolves the cells common to every placement that may be the sunk ship (of its length when
 named, of any length of the fleet when unnamed) through the sinking shot's cell inside the hits; a
 named sink takes its ship off the fleet, an unnamed one a ship of its length when only one length
-fits. This is :func:`battlelog.players.knowledge.sunk_cells` and ``afloat_lengths`` step by step.
+fits. This is :func:`battlelog.players.knowledge.sunk_cells` and ``afloat_lengths`` step by step
+(:func:`battlelog.players.rollout_density.sink`).
+
+A simulated game keeps the base policy's density up to date shot by shot (:func:`play_counted`,
+:mod:`battlelog.players.rollout_density`) where its sums are exact in float64, as on every standard
+board; elsewhere it recounts it at every move (:func:`play_out`, :func:`base_choice`): the same shots.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from numba import njit
 
 from battlelog.optimum.layouts import SINKS_NAMED, SINKS_SILENT
 from battlelog.optimum.search import popcount
+from battlelog.players.rollout_density import density, shot_at, sink, sunk
 
 
 @njit(cache=True)
@@ -57,6 +63,12 @@ def base_choice(masks, cells, counts, halos, touch, blocked, hits, open_hits, sh
                 if x < 0:
                     break
                 score[x] += weight
+    return _best_unshot(score, shot, n_cells)
+
+
+@njit(cache=True, inline="always")
+def _best_unshot(score, shot, n_cells):
+    """The unshot cell of highest score, the first in reading order on ties; -1 when every cell is shot."""
     best, chosen = -1.0, -1
     for x in range(n_cells):
         if (shot[x >> 6] >> np.uint64(x & 63)) & np.uint64(1):
@@ -67,48 +79,10 @@ def base_choice(masks, cells, counts, halos, touch, blocked, hits, open_hits, sh
 
 
 @njit(cache=True)
-def _sink(masks, counts, lengths, fleet_index, sinks, x, ship, hits, blocked, open_hits, afloat, common):
-    """Update the knowledge after ship ``ship`` is sunk by the shot at cell ``x`` (``hits`` include it)."""
-    words = hits.shape[0]
-    for w in range(words):
-        common[w] = ~np.uint64(0)
-    word, bit = x >> 6, np.uint64(1) << np.uint64(x & 63)
-    fitting_lengths, last = 0, -1
-    for j in range(counts.shape[0]):
-        if sinks == SINKS_NAMED and j != fleet_index[ship]:
-            continue
-        fits = 0
-        for p in range(counts[j]):
-            if not masks[j, p, word] & bit:
-                continue
-            inside = True
-            for w in range(words):
-                if masks[j, p, w] & ~hits[w]:
-                    inside = False
-                    break
-            if inside:
-                fits += 1
-                for w in range(words):
-                    common[w] &= masks[j, p, w]
-        if fits:
-            fitting_lengths += 1
-            last = j
-    if fitting_lengths == 0:
-        return
-    for w in range(words):
-        blocked[w] |= common[w]
-        open_hits[w] &= ~common[w]
-    if sinks == SINKS_NAMED:
-        afloat[fleet_index[ship]] -= 1
-    elif fitting_lengths == 1 and afloat[last] > 0:
-        afloat[last] -= 1
-
-
-@njit(cache=True)
 def play_out(tables, start, owner, left, first, record, scratch):
     """Shots to finish one simulated game from ``start`` against the truth ``owner``/``left``: ``first``
     (unless -1), then the base policy until every ship cell is hit. ``record`` receives the cells shot."""
-    masks, cells, counts, halos, lengths, fleet_index, touch, sinks, n_cells, powers = tables
+    masks, cells, counts, halos, touch, sinks, n_cells, powers = tables[0], tables[1], tables[2], tables[3], tables[6], tables[7], tables[8], tables[9]
     blocked0, hits0, open0, shot0, afloat0 = start
     blocked, hits, open_hits, shot, afloat = blocked0.copy(), hits0.copy(), open0.copy(), shot0.copy(), afloat0.copy()
     ships_left = left.copy()
@@ -137,7 +111,43 @@ def play_out(tables, start, owner, left, first, record, scratch):
         ships_left[ship] -= 1
         remaining -= 1
         if ships_left[ship] == 0 and sinks != SINKS_SILENT:
-            _sink(masks, counts, lengths, fleet_index, sinks, x, ship, hits, blocked, open_hits, afloat, common)
+            sink(tables, x, ship, hits, blocked, open_hits, afloat, common)
+    return shots
+
+
+@njit(cache=True)
+def play_counted(tables, start, standing, owner, left, first, record, scratch):
+    """:func:`play_out` with the density kept up to date shot by shot from ``standing`` (the standings and
+    scores of ``start``: :mod:`battlelog.players.rollout_density`), not recounted: the same shots
+    where every sum is exact (``tables[10]``)."""
+    sinks, n_cells = tables[7], tables[8]
+    blocked, hits, open_hits, shot, afloat = start[0].copy(), start[1].copy(), start[2].copy(), start[3].copy(), start[4].copy()
+    alive, opened, score, common, before, was_afloat = scratch
+    alive[:], opened[:], score[:] = standing
+    ships_left = left.copy()
+    remaining, shots = ships_left.sum(), 0
+    while remaining > 0:
+        x = first if shots == 0 and first >= 0 else _best_unshot(score, shot, n_cells)
+        if x < 0:
+            return -1  # as play_out: the truth was not a layout of this state
+        record[shots] = x
+        shots += 1
+        word, bit = x >> 6, np.uint64(1) << np.uint64(x & 63)
+        shot[word] |= bit
+        ship = owner[x]
+        if ship < 0:
+            blocked[word] |= bit
+            shot_at(tables, x, False, afloat, alive, opened, score)
+            continue
+        hits[word] |= bit
+        open_hits[word] |= bit
+        shot_at(tables, x, True, afloat, alive, opened, score)
+        ships_left[ship] -= 1
+        remaining -= 1
+        if ships_left[ship] == 0 and sinks != SINKS_SILENT and remaining > 0:
+            before[:], was_afloat[:] = blocked, afloat
+            sink(tables, x, ship, hits, blocked, open_hits, afloat, common)
+            sunk(tables, before, blocked, was_afloat, afloat, alive, opened, score)
     return shots
 
 
@@ -145,12 +155,33 @@ def play_out(tables, start, owner, left, first, record, scratch):
 def rollouts(tables, start, owners, lefts, firsts, out):
     """``out[c, s]``: the shots to finish when ``firsts[c]`` is shot and then the base policy plays,
     with layout s as the truth (every candidate against the same layouts: common random numbers)."""
-    n_cells = tables[8]
-    record = np.empty(n_cells + 1, dtype=np.int64)
-    scratch = (np.empty(n_cells, dtype=np.float64), np.empty(start[0].shape[0], dtype=np.uint64))
+    record = np.empty(tables[8] + 1, dtype=np.int64)
+    prepared = _prepared(tables, start)
     for c in range(firsts.shape[0]):
         for s in range(owners.shape[0]):
-            out[c, s] = play_out(tables, start, owners[s], lefts[s], firsts[c], record, scratch)
+            out[c, s] = _play(tables, start, prepared, owners[s], lefts[s], firsts[c], record)
+
+
+@njit(cache=True)
+def _prepared(tables, start):
+    """A move's scratch space and, where every sum is exact (``tables[10]``), the standings of ``start``,
+    counted once for all its simulated games."""
+    size, n, words = tables[0].shape[0] * tables[0].shape[1], tables[8], start[0].shape[0]
+    standing = (np.zeros(size, dtype=np.bool_), np.zeros(size, dtype=np.int64), np.zeros(n, dtype=np.float64))
+    if tables[10]:
+        density(tables, start, standing[0], standing[1], standing[2])
+    scratch = (np.empty(size, dtype=np.bool_), np.empty(size, dtype=np.int64), np.empty(n, dtype=np.float64),
+               np.empty(words, dtype=np.uint64), np.empty(words, dtype=np.uint64), np.empty_like(start[4]))  # fmt: skip
+    return standing, scratch
+
+
+@njit(cache=True)
+def _play(tables, start, prepared, owner, left, first, record):
+    """One simulated game: the density kept up to date where that is exact, else recounted at every move."""
+    standing, scratch = prepared
+    if tables[10]:
+        return play_counted(tables, start, standing, owner, left, first, record, scratch)
+    return play_out(tables, start, owner, left, first, record, (scratch[2], scratch[3]))
 
 
 @njit(cache=True)
@@ -164,8 +195,7 @@ def choice(tables, start):
 @njit(cache=True)
 def simulated_game(tables, start, owner, left, first, record):
     """One game played out as :func:`rollouts` plays it, its shots written to ``record``; their number."""
-    scratch = (np.empty(tables[8], dtype=np.float64), np.empty(start[0].shape[0], dtype=np.uint64))
-    return play_out(tables, start, owner, left, first, record, scratch)
+    return _play(tables, start, _prepared(tables, start), owner, left, first, record)
 
 
 @njit(cache=True)

@@ -49,6 +49,8 @@ def _tables(rows: int, cols: int, ships: tuple[int, ...], touch: str, sinks: str
     masks = np.zeros((len(lengths), most, words), dtype=np.uint64)
     halos = np.zeros((len(lengths), most, words), dtype=np.uint64)
     cells = np.full((len(lengths), most, max(lengths)), -1, dtype=np.int64)
+    over: list[list[int]] = [[] for _ in range(rows * cols)]
+    near: list[list[int]] = [[] for _ in range(rows * cols)]
     rules = Rules(touch=touch)
     for j, options in enumerate(placements):
         for p, placement in enumerate(options):
@@ -56,18 +58,44 @@ def _tables(rows: int, cols: int, ships: tuple[int, ...], touch: str, sinks: str
                 x = r * cols + c
                 cells[j, p, k] = x
                 masks[j, p, x >> 6] |= np.uint64(1) << np.uint64(x & 63)
+                over[x].append(j * most + p)
             for r, c in rules.keep_out(placement, rows, cols) - set(placement.cells):
                 x = r * cols + c
                 halos[j, p, x >> 6] |= np.uint64(1) << np.uint64(x & 63)
+                near[x].append(j * most + p)
     counts = np.array([len(p) for p in placements], dtype=np.int64)
     fleet_index = np.array([lengths.index(length) for length in ships], dtype=np.int64)
+    exact = exact_sums([(len(p), ships.count(length), length) for p, length in zip(placements, lengths)])
     return (masks, cells, counts, halos, np.array(lengths, dtype=np.int64), fleet_index, touch != ALLOWED,
-            SINK_MODES[sinks], rows * cols, POWERS)  # fmt: skip
+            SINK_MODES[sinks], rows * cols, POWERS, exact, _padded(over), _padded(near), cells.reshape(len(lengths) * most, -1),
+            masks.reshape(len(lengths) * most, words), np.repeat(np.arange(len(lengths), dtype=np.int64), most))  # fmt: skip
+
+
+def exact_sums(kinds: list[tuple[int, int, int]]) -> bool:
+    """Whether the base policy's scores are exact in float64 whatever the order of their terms: true when
+    the powers are exact and the sum of every (placements, ships, length) kind's placements at their
+    heaviest (all its ships afloat, every cell an open hit) stays below 2^53, so that every weight and
+    every partial sum of weights is an integer float64 represents exactly."""
+    longest = max(length for _, _, length in kinds)
+    if longest >= len(POWERS) or any(POWERS[k] != 100**k for k in range(longest + 1)):
+        return False
+    return sum(count * ships * 100**length for count, ships, length in kinds) < 2**53
+
+
+def _padded(lists: list[list[int]]) -> np.ndarray:
+    """Lists of whole numbers as the rows of one array, -1 after each list's end."""
+    out = np.full((len(lists), max(1, *(len(row) for row in lists))), -1, dtype=np.int64)
+    for i, row in enumerate(lists):
+        out[i, : len(row)] = row
+    return out
 
 
 def tables(config: GameConfig) -> tuple[Any, ...]:
     """The kernel's tables of ``config``: per distinct ship length (ascending) every placement's mask,
-    cells and halo (the cells the touch rule keeps other ships off, beyond its own), and the rules."""
+    cells and halo (the cells the touch rule keeps other ships off, beyond its own), the rules, whether
+    the density's sums are exact (:func:`exact_sums`: it is then kept up to date, not recounted), per cell
+    the placements over it and those whose halo holds it, and by placement number (``length * most +
+    placement``) its cells, its mask and its length (no division in the kernel's inner loops)."""
     return _tables(config.rows, config.cols, config.ships, config.rules.touch, config.rules.sinks)
 
 
@@ -84,18 +112,15 @@ def start_of(state: GameState) -> tuple[np.ndarray, ...]:
             mask_of(state.shot_cells, config), afloat)  # fmt: skip
 
 
-def truths(state: GameState, layouts: list[tuple[Placement, ...]]) -> tuple[np.ndarray, np.ndarray]:
-    """Layouts as the kernel's truths: ``owner[s, x]`` (the ship on cell x, or -1) and ``left[s, i]``
-    (ship i's cells not hit in ``state``)."""
-    config, hits = state.config, state.hits
-    owner = np.full((len(layouts), config.cell_count), -1, dtype=np.int64)
-    left = np.zeros((len(layouts), len(config.ships)), dtype=np.int64)
-    for s, layout in enumerate(layouts):
-        for placement in layout:
-            for r, c in placement.cells:
-                owner[s, r * config.cols + c] = placement.ship
-                left[s, placement.ship] += (r, c) not in hits
-    return owner, left
+def truths(state: GameState, owners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Layouts given as ``owner[s, x]`` (the ship on cell x, or -1: :func:`battlelog.engines.base.layout_owners`)
+    as the kernel's truths: ``owners`` and ``left[s, i]``, ship i's cells not hit in ``state``."""
+    unhit = np.ones(state.config.cell_count, dtype=np.bool_)
+    unhit[[r * state.cols + c for r, c in state.hits]] = False
+    left = np.zeros((len(owners), len(state.ships)), dtype=np.int64)
+    for ship in range(len(state.ships)):
+        left[:, ship] = ((owners == ship) & unhit).sum(axis=1)
+    return owners, left
 
 
 def listed_layouts(state: GameState) -> list[tuple[Placement, ...]] | None:

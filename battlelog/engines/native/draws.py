@@ -1,10 +1,15 @@
 """Layouts drawn from a problem's layered models: each case of a split chosen in proportion to its
 layouts (or, under a prior, to their weight), a path drawn through its model, and the path's ships named.
+
+Two readings of the same draws (the same generator calls in the same order, so the same layouts):
+:func:`draw_layouts` as placements, :func:`draw_owners` as one row of cell owners per layout, which is
+what a player that simulates thousands of games a move reads, without building a placement per ship.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -18,6 +23,24 @@ from battlelog.rules.prior import Prior
 def draw_layouts(models: list[LayeredModel], count: int, rng: np.random.Generator, prior: Prior | None = None) -> list[tuple[Placement, ...]]:
     """``count`` layouts drawn independently from the posterior the models hold together: uniform when
     ``prior`` is None (each path in proportion to its layouts), else weighted by ``prior``."""
+    layouts: list[tuple[Placement, ...]] = []
+    for model, paths in _drawn_paths(models, count, rng, prior):
+        layouts += name_ships(model, paths, rng)
+    order = rng.permutation(len(layouts))
+    return [layouts[i] for i in order]
+
+
+def draw_owners(models: list[LayeredModel], count: int, rng: np.random.Generator, prior: Prior | None = None) -> np.ndarray:
+    """The layouts :func:`draw_layouts` draws from the same generator, as ``owner[s, x]``: the ship on
+    row-major cell x of layout s, or -1."""
+    owners = [name_owners(model, paths, rng) for model, paths in _drawn_paths(models, count, rng, prior)]
+    drawn = np.concatenate(owners) if owners else np.zeros((0, models[0].tables.cell_count), dtype=np.int64)
+    return drawn[rng.permutation(len(drawn))]
+
+
+def _drawn_paths(models: list[LayeredModel], count: int, rng: np.random.Generator, prior: Prior | None) -> Iterator[tuple[LayeredModel, np.ndarray]]:
+    """Each case's model with the paths drawn through it, drawn one case at a time: the caller names a
+    case's ships (drawing from ``rng``) before the next case's paths are drawn."""
     if prior is None:
         share = np.array([m.paths * m.tables.multiplicity for m in models], dtype=float)
     else:
@@ -26,13 +49,9 @@ def draw_layouts(models: list[LayeredModel], count: int, rng: np.random.Generato
     if share.sum() == 0:
         raise Inconsistent("no layout of the fleet fits all the answers")
     per_case = rng.multinomial(count, share / share.sum()) if len(models) > 1 else np.array([count])
-    layouts: list[tuple[Placement, ...]] = []
     for model, draws in zip(models, per_case):
         if draws:
-            paths = model.draw(int(draws), rng) if prior is None else weigher(model, prior).draw(int(draws), rng)
-            layouts += name_ships(model, paths, rng)
-    order = rng.permutation(len(layouts))
-    return [layouts[i] for i in order]
+            yield model, model.draw(int(draws), rng) if prior is None else weigher(model, prior).draw(int(draws), rng)
 
 
 def name_ships(model: LayeredModel, paths: np.ndarray, rng: np.random.Generator) -> list[tuple[Placement, ...]]:
@@ -52,3 +71,26 @@ def name_ships(model: LayeredModel, paths: np.ndarray, rng: np.random.Generator)
                 layout[int(ship)] = Placement.from_cells(int(ship), (divmod(cell, n) for cell in cells))
         layouts.append(tuple(p for p in layout if p is not None))
     return layouts
+
+
+def name_owners(model: LayeredModel, paths: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """:func:`name_ships` as cell owners: the same random order of each kind's ships (the same calls to
+    ``rng``, path by path, kind by kind), the i-th placement of a kind along the sweep named by the
+    i-th ship of its permutation. A kind of one ship is not permuted: shuffling one element draws nothing
+    from the generator (tests/test_native_engine.py checks that both readings agree)."""
+    tables = model.tables
+    named = [np.tile(np.array(kind.ships, dtype=np.int64), (len(paths), 1)) for kind in tables.kinds]
+    shuffled = [(named[k], np.array(kind.ships)) for k, kind in enumerate(tables.kinds) if len(kind.ships) > 1]
+    for path in range(len(paths)):
+        for ships, kind_ships in shuffled:
+            ships[path] = rng.permutation(kind_ships)
+    owners = np.full((len(paths), tables.cell_count), -1, dtype=np.int64)
+    actions = paths.astype(np.int64) - 1  # 2 * kind + orientation; -1 where no ship starts
+    for k, ships in enumerate(named):
+        starts = (actions >> 1) == k
+        rank = np.cumsum(starts, axis=1) - 1
+        for orientation in (0, 1):
+            s, j = np.nonzero(starts & ((actions & 1) == orientation))
+            cells = tables.covered_cells(k, orientation)[:, j]
+            owners[s[None, :], cells] = ships[s, rank[s, j]][None, :]
+    return owners

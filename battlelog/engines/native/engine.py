@@ -29,11 +29,11 @@ from battlelog.engines import budget, progress
 from battlelog.engines.base import Engine, Marginals
 from battlelog.engines.canonical import PosteriorKey, canonical_form, posterior_key
 from battlelog.engines.native.counts import Counts
-from battlelog.engines.native.draws import draw_layouts
+from battlelog.engines.native.draws import draw_layouts, draw_owners
 from battlelog.engines.native.few import LISTING_BYTES, few_layouts, listed_counts, listed_weighted
 from battlelog.engines.native.layered import LayeredModel, sweep
 from battlelog.engines.native.reuse import Listing, Listings
-from battlelog.engines.native.tables import SweepTables, check_board_bits, check_problem_bits, sweep_orders
+from battlelog.engines.native.tables import SweepTables, check_board_bits, check_problem_bits, sweep_order
 from battlelog.engines.native.weights import Weighted, weigher
 from battlelog.engines.workspace import Workspace
 from battlelog.errors import Inconsistent
@@ -46,29 +46,13 @@ from battlelog.rules.symmetry import IDENTITY, Symmetry
 from battlelog.rules.variants import ALLOWED
 
 
-def sweep_order(state: GameState) -> Symmetry:
-    """The raster order to sweep ``state`` in: the one that meets its hits (or, with none, its shots) earliest.
-
-    Evidence behind the frontier has already pruned the states; evidence ahead of it has not, so
-    states that will die there are carried until then. Measured on 100 states of 10x10 games
-    (experiments/bench_native.py --orders), this choice does within 2% of the best of the eight
-    orders in total work, against 9% for always sweeping row-major, and its worst case is 3.3x the
-    best state count instead of 5.1x.
-    """
-    cells = state.hits or state.shot_cells
-    orders = sweep_orders(state.rows, state.cols)
-    if not cells:
-        return orders[0]
-    rows, cols = state.rows, state.cols
-    flat = [r * cols + c for r, c in cells]
-    return min(orders, key=lambda s: float(np.mean(s.index_map(rows, cols)[flat])))
-
-
 class NativeEngine(Engine):
     """Exact marginals, layout counts and samples from the compiled layered model.
 
     Keeps the last state's model (when it was not split), so that drawing layouts of the state just
-    asked about costs no second compilation, and recent states' listed layouts, so that a state a few
+    asked about costs no second compilation; the empty board's, while it takes at most a quarter of the
+    budget, so that each game's first draws do not sweep it again (its marginals come from disk); and
+    recent states' listed layouts, so that a state a few
     shots on is answered by filtering them (:mod:`battlelog.engines.native.reuse`; ``reuse=False``:
     never). Recent states' marginals and the empty boards on disk are the ``workspace``'s (None: a
     workspace of its own); without a ``memory_budget`` of its own it uses the one in force at each call
@@ -94,6 +78,8 @@ class NativeEngine(Engine):
         self.listings = Listings()
         self.workspace = Workspace() if workspace is None else workspace
         self._kept: tuple[PosteriorKey, LayeredModel] | None = None
+        #: The empty board's model and the budget it was swept under: every game's first draws read it.
+        self._board: tuple[PosteriorKey, int, LayeredModel] | None = None
         #: The last weighted posterior computed, by posterior key (and whether touching pairs were tracked).
         self._weighed: tuple[PosteriorKey, Weighted] | None = None
 
@@ -215,15 +201,17 @@ class NativeEngine(Engine):
     def sample(self, state: GameState, count: int, rng: np.random.Generator) -> list[tuple[Placement, ...]]:
         """``count`` layouts drawn independently from the posterior of ``state`` (uniform, or weighted by its prior).
 
-        Each draw walks the layered model from the first cell to the last, taking every transition
-        with probability proportional to the layouts (their weight) through it; interchangeable ships
-        are then named in a uniformly random order (a weight does not depend on the naming). A split
-        state first draws its case, in proportion to its layouts (their weight).
+        Each draw walks the layered model from the first cell to the last, taking every transition with probability
+        proportional to the layouts (their weight) through it; interchangeable ships are then named in a uniformly random
+        order (a weight does not depend on the naming). A split state first draws its case, in proportion to its layouts.
         """
+        prior = state.config.effective_prior  # uniform: no touch weight, so _tracked is False
+        return draw_layouts(self._models_of(state, _tracked(state)), count, rng, None if prior.is_uniform else prior)
+
+    def sample_owners(self, state: GameState, count: int, rng: np.random.Generator) -> np.ndarray:
+        """:meth:`sample`'s layouts (the same from the same generator) as ``owner[s, x]``, the ship on row-major cell x or -1."""
         prior = state.config.effective_prior
-        if prior.is_uniform:
-            return draw_layouts(self._models_of(state), count, rng)
-        return draw_layouts(self._models_of(state, _tracked(state)), count, rng, prior)
+        return draw_owners(self._models_of(state, _tracked(state)), count, rng, None if prior.is_uniform else prior)
 
     def problem_sample(self, problem: Problem, count: int, rng: np.random.Generator, order: Symmetry = IDENTITY) -> list[tuple[Placement, ...]]:
         """``count`` layouts drawn independently and uniformly among those of a ground problem as given."""
@@ -232,12 +220,18 @@ class NativeEngine(Engine):
     # ----- compiling --------------------------------------------------------------------------------
     def _models_of(self, state: GameState, tracked: bool = False) -> list[LayeredModel]:
         """The layered models of ``state``: the one kept from the last call when it is this posterior's
-        (a player that samples a state and then asks its marginals sweeps once), else new ones;
+        (a player that samples a state and then asks its marginals sweeps once) or the empty board's, else new ones;
         ``tracked``: with touching pairs counted (a prior's touch weight)."""
         key = _model_key(state, tracked)
         if self._kept is not None and self._kept[0] == key:
             return [self._kept[1]]
-        return self._models(ground_problem(state), key, sweep_order(state), tracked)
+        if self._board is not None and self._board[:2] == (key, self.memory_budget):
+            self._kept = (key, self._board[2])
+            return [self._board[2]]
+        models = self._models(ground_problem(state), key, sweep_order(state), tracked)
+        if not state.shots and len(models) == 1 and models[0].nbytes <= self.memory_budget // 4:
+            self._board = (key, self.memory_budget, models[0])
+        return models
 
     def _counted(self, problem: Problem, key: PosteriorKey, order: Symmetry) -> Counts:
         """The counts of ``problem`` swept in ``order``, split into cases while one would exceed the
@@ -274,7 +268,7 @@ class NativeEngine(Engine):
         return sweep(tables, self.memory_budget, None if listener is None else lambda done: listener(what, done))
 
     def close(self) -> None:
-        self._kept = None
+        self._kept = self._board = None
         self._weighed = None
         self.listings.clear()
 
@@ -292,9 +286,7 @@ def _model_key(state: GameState, tracked: bool) -> PosteriorKey:
 
 def _total(parts: list[Counts]) -> Counts:
     """The counts of a problem from those of its cases (the cases of a split, or the one problem)."""
-    counts = parts[0]
-    for part in parts[1:]:
-        counts = counts + part
+    counts: Counts = functools.reduce(operator.add, parts)
     if counts.models == 0:
         raise Inconsistent("no layout of the fleet fits all the answers")
     return counts

