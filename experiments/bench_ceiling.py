@@ -3,8 +3,8 @@
 Counts the empty board (``NativeEngine(memory_budget=...).counts``, no cache involved) and prints
 one line: the layouts or the one-line refusal, the wall time, how many levels the sweep advanced (a
 rebuilt model advances each level twice, a split state once per case) and how many of them were
-taken a slice at a time, how many were read back unpacked (a rebuilt model's packed levels, swept
-once; a checkout without packing has no ``layered._unpacked`` and prints none), the most cases of a
+taken a slice at a time, how many were read back from packed levels (a rebuilt model's levels packed
+in the forward sweep, not swept again; a checkout without packing prints none), the most cases of a
 split (its depth), the process's CPU time (user and system, every thread: under load, a steadier
 figure than the wall time) and its peak resident memory (``ru_maxrss``, so run one board per process).
 
@@ -66,6 +66,14 @@ def main() -> None:
             return levels
 
         setattr(layered, "_unpacked", counted_unpacked)  # noqa: B010
+    collect_packed = getattr(layered, "_collect_packed", None)
+    if collect_packed is not None:
+
+        def counted_collect(segment: Any, *a: Any) -> Any:
+            seen["unpacked"] += len(segment.packed)
+            return collect_packed(segment, *a)
+
+        setattr(layered, "_collect_packed", counted_collect)  # noqa: B010
     start = time.perf_counter()
     before = resource.getrusage(resource.RUSAGE_SELF)
     cpu_before = before.ru_utime + before.ru_stime
@@ -77,7 +85,7 @@ def main() -> None:
     cpu = usage.ru_utime + usage.ru_stime - cpu_before
     print(
         f"{config.label()}: {outcome}; {time.perf_counter() - start:.1f} s ({cpu:.1f} s CPU), {seen['levels']} levels "
-        f"({seen['slices']} in slices, {seen['unpacked']} unpacked), split depth {seen['depth']}, peak {usage.ru_maxrss / 1024:,.0f} MB"
+        f"({seen['slices']} in slices, {seen['unpacked']} read packed), split depth {seen['depth']}, peak {usage.ru_maxrss / 1024:,.0f} MB"
     )
 
 

@@ -1,7 +1,7 @@
 """Packed levels (battlelog.engines.native.packed): a level that is not kept is packed where the budget
 has room, and a segment whose levels are all packed is read back from them instead of swept again.
-Every level of a sweep packs and unpacks to the same arrays, interpreted and compiled, under each
-touch rule; a model read from packed levels gives the counts and drawn boards of the model that keeps
+Every level of a sweep packs and unpacks to the same arrays, and its forward and backward counts read
+packed are those read from the level, interpreted and compiled, under each touch rule; a model read from packed levels gives the counts and drawn boards of the model that keeps
 every level (and of the one that rebuilds them), on empty boards and random consistent states, without
 sweeping its packed segments again; and states with no transition are unpacked where they were."""
 
@@ -54,6 +54,12 @@ def test_every_level_packs_and_unpacks_to_itself(config: GameConfig, compiled: b
         for name, value in (("first", first), ("child", child), ("action", action)):
             np.testing.assert_array_equal(value, getattr(level, name), err_msg=f"{name} at level {i}")
         np.testing.assert_array_equal(unpacked_fwd, next_fwd)
+        np.testing.assert_array_equal(packed.forward(one, level.fwd), next_fwd)
+        child_bwd = np.random.default_rng(i).integers(0, 1000, len(next_fwd))
+        uses, packed_uses = np.zeros(2 * len(tables.kinds), dtype=np.int64), np.zeros(2 * len(tables.kinds), dtype=np.int64)
+        bwd = jit.kernels(len(level.fwd)).collect(child_bwd, level.fwd, level.first, level.child, level.action, uses)
+        np.testing.assert_array_equal(packed.collect(one, level.fwd, child_bwd, packed_uses), bwd)
+        np.testing.assert_array_equal(packed_uses, uses)
         seen_before += len(one.back)
     assert seen_before > 0  # children met before, not only new ones
     assert (jit.kernels(0) is jit._interpreted) is not compiled

@@ -36,6 +36,7 @@ _interpreted_states = 0
 _interpreted = SimpleNamespace(
     expand=kernel.expand, merge=kernel.merge, insert=kernel.insert, rehash=kernel.rehash, collect=kernel.collect, choose=kernel.choose,
     pack_codes=pack_kernel.pack_codes, unpack_codes=pack_kernel.unpack_codes,
+    forward_codes=pack_kernel.forward_codes, collect_codes=pack_kernel.collect_codes,
 )
 
 
@@ -55,6 +56,8 @@ def kernels(states: int) -> SimpleNamespace:
             choose=jit(kernel.choose),
             pack_codes=jit(pack_kernel.pack_codes),
             unpack_codes=jit(pack_kernel.unpack_codes),
+            forward_codes=jit(pack_kernel.forward_codes),
+            collect_codes=jit(pack_kernel.collect_codes),
         )
     return _compiled if _compiled is not None else _interpreted
 

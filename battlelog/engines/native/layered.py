@@ -188,12 +188,15 @@ class LayeredModel:
         bwd = np.ones(1, dtype=np.int64) if self.paths else np.zeros(1, dtype=np.int64)
         with jit.quiet():
             for done, segment in enumerate(reversed(self.segments)):
-                levels = self._levels_of(segment)
-                for j in range(segment.stop - 1, segment.start - 1, -1):
-                    level = levels[j - segment.start]
-                    bwd = jit.kernels(len(level.fwd)).collect(bwd, level.fwd, level.first, level.child, level.action, out[j])
-                del level
-                levels = []  # dropped before the next segment is rebuilt: one segment's levels at a time
+                if segment.levels is None and segment.unpacks and segment.held:  # read from its packed levels
+                    bwd = _collect_packed(segment, bwd, out)
+                else:
+                    levels = self._levels_of(segment)
+                    for j in range(segment.stop - 1, segment.start - 1, -1):
+                        level = levels[j - segment.start]
+                        bwd = jit.kernels(len(level.fwd)).collect(bwd, level.fwd, level.first, level.child, level.action, out[j])
+                    del level
+                    levels = []  # dropped before the next segment is rebuilt: one segment's levels at a time
                 if progress is not None and self.rebuilds:
                     progress((done + 1) / len(self.segments))
         uses: np.ndarray = out.T.reshape(len(tables.kinds), 2, tables.cell_count)
@@ -323,6 +326,19 @@ def _unpacked(segment: Segment) -> list[Level]:
         levels.append(Level(fwd, first, child, action))
         fwd = next_fwd
     return levels
+
+
+def _collect_packed(segment: Segment, bwd: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """The backward counts before a segment read from its packed levels, from those after it, adding each
+    level's placements to ``out`` (as ``uses`` does from a segment's levels): the levels' arrays are never
+    written, only their forward counts (8 bytes a state, where the levels take 12 and 5 a transition)."""
+    levels = segment.packed or []
+    fwds = [segment.fwd]
+    for level in levels[:-1]:
+        fwds.append(packed.forward(level, fwds[-1]))
+    for offset in range(len(levels) - 1, -1, -1):
+        bwd = packed.collect(levels[offset], fwds.pop(), bwd, out[segment.start + offset])
+    return bwd
 
 
 def _pack_levels(tables: SweepTables, segments: list[Segment], budget: int, after: int) -> None:

@@ -78,3 +78,64 @@ def unpack_codes(
                 s += 1
                 first[s] = t + 1
                 d += 1
+
+
+def forward_codes(code: np.ndarray, back: np.ndarray, dead: np.ndarray, fwd: np.ndarray, next_fwd: np.ndarray) -> None:
+    """Kernel: the next level's forward counts (``next_fwd``, all zero at first) from a packed level's
+    states' (``fwd``): :func:`unpack_codes` without writing the level's arrays."""
+    counter = 0
+    seen = 0
+    s = 0
+    d = 0
+    while d < dead.shape[0] and dead[d] == s:
+        s += 1
+        d += 1
+    for t in range(code.shape[0]):
+        c = code[t]
+        if c & NEW:
+            at = counter
+            counter += 1
+        else:
+            at = back[seen]
+            seen += 1
+        next_fwd[at] += fwd[s]
+        if c & LAST:
+            s += 1
+            while d < dead.shape[0] and dead[d] == s:
+                s += 1
+                d += 1
+
+
+def collect_codes(code: np.ndarray, back: np.ndarray, dead: np.ndarray, fwd: np.ndarray, child_bwd: np.ndarray, uses: np.ndarray) -> np.ndarray:
+    """Kernel: :func:`kernel.collect <battlelog.engines.native.kernel.collect>` read from a packed level:
+    each state's backward count, and ``uses[a - 1] += fwd * bwd`` per placement action a."""
+    bwd = np.zeros(fwd.shape[0], dtype=np.int64)
+    counter = 0
+    seen = 0
+    s = 0
+    d = 0
+    while d < dead.shape[0] and dead[d] == s:
+        s += 1
+        d += 1
+    total = np.int64(0)
+    for t in range(code.shape[0]):
+        c = code[t]
+        if c & NEW:
+            at = counter
+            counter += 1
+        else:
+            at = back[seen]
+            seen += 1
+        ways = child_bwd[at]
+        total += ways
+        a = c & ACTION
+        if a > 0:
+            uses[a - 1] += fwd[s] * ways
+        if c & LAST:
+            bwd[s] = total
+            total = np.int64(0)
+            s += 1
+            while d < dead.shape[0] and dead[d] == s:
+                s += 1
+                d += 1
+    return bwd

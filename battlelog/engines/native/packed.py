@@ -74,3 +74,17 @@ def unpack(level: PackedLevel, fwd: np.ndarray) -> tuple[np.ndarray, np.ndarray,
     next_fwd = np.zeros(level.next_states, dtype=np.int64)
     jit.kernels(level.states).unpack_codes(level.code, level.back, level.dead, fwd, first, child, action, next_fwd)
     return first, child, action, next_fwd
+
+
+def forward(level: PackedLevel, fwd: np.ndarray) -> np.ndarray:
+    """The next level's forward counts, from those of a packed level's states (``fwd``)."""
+    next_fwd = np.zeros(level.next_states, dtype=np.int64)
+    jit.kernels(level.states).forward_codes(level.code, level.back, level.dead, fwd, next_fwd)
+    return next_fwd
+
+
+def collect(level: PackedLevel, fwd: np.ndarray, child_bwd: np.ndarray, uses: np.ndarray) -> np.ndarray:
+    """One step back through a packed level (as :func:`kernel.collect <battlelog.engines.native.kernel.collect>`):
+    its states' backward counts, and each placement's layouts added to ``uses``."""
+    out: np.ndarray = jit.kernels(level.states).collect_codes(level.code, level.back, level.dead, fwd, child_bwd, uses)
+    return out
