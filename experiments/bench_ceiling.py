@@ -3,8 +3,10 @@
 Counts the empty board (``NativeEngine(memory_budget=...).counts``, no cache involved) and prints
 one line: the layouts or the one-line refusal, the wall time, how many levels the sweep advanced (a
 rebuilt model advances each level twice, a split state once per case) and how many of them were
-taken a slice at a time, the most cases of a split (its depth), and the process's peak resident
-memory (``ru_maxrss``, so run one board per process).
+taken a slice at a time, how many were read back from packed levels (a rebuilt model's levels packed
+in the forward sweep, not swept again; a checkout without packing prints none), the most cases of a
+split (its depth), the process's CPU time (user and system, every thread: under load, a steadier
+figure than the wall time) and its peak resident memory (``ru_maxrss``, so run one board per process).
 
 usage:
   python experiments/bench_ceiling.py 10 5,4,4,3,3,3,2,2 --budget 1073741824
@@ -37,7 +39,7 @@ def main() -> None:
     rows, _, cols = args.board.partition("x")
     config = GameConfig(int(rows), parse_ships(args.ships), Rules(touch=args.touch), cols=int(cols or rows))
 
-    seen = {"levels": 0, "slices": 0, "depth": 0}
+    seen = {"levels": 0, "slices": 0, "depth": 0, "unpacked": 0}
     advance, in_slices, compile_ = layered._advance, layered._advance_in_slices, NativeEngine._compile
 
     def counted_advance(*a: Any) -> Any:
@@ -55,15 +57,35 @@ def main() -> None:
     setattr(layered, "_advance", counted_advance)  # noqa: B010 - counting calls, not typing them
     setattr(layered, "_advance_in_slices", counted_slices)  # noqa: B010
     setattr(NativeEngine, "_compile", counted_compile)  # noqa: B010
+    unpacked = getattr(layered, "_unpacked", None)
+    if unpacked is not None:
+
+        def counted_unpacked(segment: Any) -> Any:
+            levels = unpacked(segment)
+            seen["unpacked"] += len(levels)
+            return levels
+
+        setattr(layered, "_unpacked", counted_unpacked)  # noqa: B010
+    collect_packed = getattr(layered, "_collect_packed", None)
+    if collect_packed is not None:
+
+        def counted_collect(segment: Any, *a: Any) -> Any:
+            seen["unpacked"] += len(segment.packed)
+            return collect_packed(segment, *a)
+
+        setattr(layered, "_collect_packed", counted_collect)  # noqa: B010
     start = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    cpu_before = before.ru_utime + before.ru_stime
     try:
         outcome = f"{NativeEngine(memory_budget=args.budget).counts(GameState.empty(config)).models:,} layouts"
     except BattlelogError as exc:
         outcome = f"refused: {exc}"
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = usage.ru_utime + usage.ru_stime - cpu_before
     print(
-        f"{config.label()}: {outcome}; {time.perf_counter() - start:.1f} s, {seen['levels']} levels "
-        f"({seen['slices']} in slices), split depth {seen['depth']}, peak {peak:,.0f} MB"
+        f"{config.label()}: {outcome}; {time.perf_counter() - start:.1f} s ({cpu:.1f} s CPU), {seen['levels']} levels "
+        f"({seen['slices']} in slices, {seen['unpacked']} read packed), split depth {seen['depth']}, peak {usage.ru_maxrss / 1024:,.0f} MB"
     )
 
 

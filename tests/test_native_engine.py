@@ -301,7 +301,8 @@ def compiles(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return built
 
 
-def test_a_model_over_budget_keeps_segment_starts_and_rebuilds_exactly() -> None:
+def test_a_model_over_budget_keeps_segment_starts_and_rebuilds_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(layered, "PACK", False)  # rebuilt, not unpacked: tests/test_native_packed.py
     tables = SweepTables(Problem.from_model(ground(EIGHT)), IDENTITY)
     kept = layered.sweep(tables, 2**31)
     lean = layered.sweep(tables, int(kept.peak * 0.9))
@@ -317,6 +318,7 @@ def test_states_that_do_not_fit_even_rebuilt_are_split_exactly(compiles: list[in
     """Splitting, with recomputing segment starts turned off (the engine now recomputes at this budget
     instead of splitting: tests/test_native_recompute.py)."""
     monkeypatch.setattr(layered, "RECOMPUTE", False)
+    monkeypatch.setattr(layered, "PACK", False)  # the budget below is a fraction of the peak without packed levels
     whole = NativeEngine().counts(EIGHT)
     # Rebuilt levels taken a slice at a time fit down to about 0.8 of the rebuilt peak: below, it is split.
     split = NativeEngine(memory_budget=int(peak_bytes(EIGHT, keep_levels=False) * 0.78)).counts(EIGHT)

@@ -23,7 +23,7 @@ from types import ModuleType, SimpleNamespace
 
 import numpy as np
 
-from battlelog.engines.native import kernel, weight_kernel
+from battlelog.engines.native import kernel, pack_kernel, weight_kernel
 
 #: A level with more states than this is worth compiling the kernel for.
 COMPILE_ABOVE = 2000
@@ -34,7 +34,9 @@ COMPILE_AFTER = 50_000
 _compiled: SimpleNamespace | None = None
 _interpreted_states = 0
 _interpreted = SimpleNamespace(
-    expand=kernel.expand, merge=kernel.merge, insert=kernel.insert, rehash=kernel.rehash, collect=kernel.collect, choose=kernel.choose
+    expand=kernel.expand, merge=kernel.merge, insert=kernel.insert, rehash=kernel.rehash, collect=kernel.collect, choose=kernel.choose,
+    pack_codes=pack_kernel.pack_codes, unpack_codes=pack_kernel.unpack_codes,
+    forward_codes=pack_kernel.forward_codes, collect_codes=pack_kernel.collect_codes,
 )
 
 
@@ -52,6 +54,10 @@ def kernels(states: int) -> SimpleNamespace:
             rehash=jit(kernel.rehash),
             collect=jit(kernel.collect),
             choose=jit(kernel.choose),
+            pack_codes=jit(pack_kernel.pack_codes),
+            unpack_codes=jit(pack_kernel.unpack_codes),
+            forward_codes=jit(pack_kernel.forward_codes),
+            collect_codes=jit(pack_kernel.collect_codes),
         )
     return _compiled if _compiled is not None else _interpreted
 

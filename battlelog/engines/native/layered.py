@@ -46,7 +46,8 @@ from typing import Any
 import numpy as np
 
 from battlelog.engines.budget import readable
-from battlelog.engines.native import jit
+from battlelog.engines.native import jit, packed
+from battlelog.engines.native.packed import PackedLevel
 from battlelog.engines.native.tables import TRACKED, SweepTables
 from battlelog.errors import BattlelogError, BudgetExceeded, FrontierTooWide
 
@@ -67,6 +68,9 @@ _COUNT_SLICE = 1 << 16
 #: Whether a sweep whose segment starts would not fit keeps fewer and recomputes the others (else it
 #: raises, and the engine splits the problem): tests turn it off to exercise splitting.
 RECOMPUTE = True
+#: Whether levels that are not kept are packed where the budget has room (:mod:`~battlelog.engines.native.packed`),
+#: so that reading the model unpacks them instead of sweeping again: tests turn it off to exercise rebuilding.
+PACK = True
 
 SweepProgress = Callable[[float], None]
 
@@ -113,10 +117,19 @@ class Segment:
     rebuild: int = 0
     #: False for a piece of a recomputed model whose start is not kept (``keys`` empty): see :func:`_pieces`.
     held: bool = True
+    #: Its levels packed (:mod:`~battlelog.engines.native.packed`), when they are not kept: read back
+    #: without sweeping again once they are all there. None: not packed (rebuilt from its start).
+    packed: list[PackedLevel] | None = None
 
     @property
     def nbytes(self) -> int:
-        return self.keys.nbytes + self.fwd.nbytes + sum(level.nbytes for level in self.levels or ())
+        levels = sum(level.nbytes for level in self.levels or ()) + sum(level.nbytes for level in self.packed or ())
+        return self.keys.nbytes + self.fwd.nbytes + levels
+
+    @property
+    def unpacks(self) -> bool:
+        """True when every level of the segment is packed, so that reading it sweeps nothing again."""
+        return self.packed is not None and len(self.packed) == self.stop - self.start
 
 
 class LayeredModel:
@@ -175,12 +188,15 @@ class LayeredModel:
         bwd = np.ones(1, dtype=np.int64) if self.paths else np.zeros(1, dtype=np.int64)
         with jit.quiet():
             for done, segment in enumerate(reversed(self.segments)):
-                levels = self._levels_of(segment)
-                for j in range(segment.stop - 1, segment.start - 1, -1):
-                    level = levels[j - segment.start]
-                    bwd = jit.kernels(len(level.fwd)).collect(bwd, level.fwd, level.first, level.child, level.action, out[j])
-                del level
-                levels = []  # dropped before the next segment is rebuilt: one segment's levels at a time
+                if segment.levels is None and segment.unpacks and segment.held:  # read from its packed levels
+                    bwd = _collect_packed(segment, bwd, out)
+                else:
+                    levels = self._levels_of(segment)
+                    for j in range(segment.stop - 1, segment.start - 1, -1):
+                        level = levels[j - segment.start]
+                        bwd = jit.kernels(len(level.fwd)).collect(bwd, level.fwd, level.first, level.child, level.action, out[j])
+                    del level
+                    levels = []  # dropped before the next segment is rebuilt: one segment's levels at a time
                 if progress is not None and self.rebuilds:
                     progress((done + 1) / len(self.segments))
         uses: np.ndarray = out.T.reshape(len(tables.kinds), 2, tables.cell_count)
@@ -232,6 +248,8 @@ class LayeredModel:
         """The segment's levels: kept, or rebuilt from its start (the same states, in the same order)."""
         if segment.levels is not None:
             return segment.levels
+        if segment.unpacks and segment.held:
+            return _unpacked(segment)
         levels: list[Level] = []
         with jit.quiet():
             keys, fwd = segment.keys, segment.fwd
@@ -299,6 +317,69 @@ class LayeredModel:
         return keys, fwd
 
 
+def _unpacked(segment: Segment) -> list[Level]:
+    """A segment's levels from their packed form and its start's forward counts: the levels a rebuild gives."""
+    levels: list[Level] = []
+    fwd = segment.fwd
+    for level in segment.packed or ():
+        first, child, action, next_fwd = packed.unpack(level, fwd)
+        levels.append(Level(fwd, first, child, action))
+        fwd = next_fwd
+    return levels
+
+
+def _collect_packed(segment: Segment, bwd: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """The backward counts before a segment read from its packed levels, from those after it, adding each
+    level's placements to ``out`` (as ``uses`` does from a segment's levels): the levels' arrays are never
+    written, only their forward counts (8 bytes a state, where the levels take 12 and 5 a transition)."""
+    levels = segment.packed or []
+    fwds = [segment.fwd]
+    for level in levels[:-1]:
+        fwds.append(packed.forward(level, fwds[-1]))
+    for offset in range(len(levels) - 1, -1, -1):
+        bwd = packed.collect(levels[offset], fwds.pop(), bwd, out[segment.start + offset])
+    return bwd
+
+
+def _pack_levels(tables: SweepTables, segments: list[Segment], budget: int, after: int) -> None:
+    """Pack the kept levels of every segment (the sweep stops keeping them): each segment's levels are
+    dropped once packed, or left to be rebuilt when one of them cannot be packed within ``budget``.
+    ``after``: the states after the last level kept."""
+    sizes = [len(level.fwd) for segment in segments for level in segment.levels or ()][1:] + [after]
+    i = 0
+    for segment in segments:
+        levels, segment.levels = segment.levels or [], None
+        segment.packed = [] if PACK and tables.touch != TRACKED else None
+        for level in levels:
+            _pack_into(segment, level, sizes[i], len(tables.kinds), budget, sum(s.nbytes for s in segments) + sum(lv.nbytes for lv in levels))
+            i += 1
+        del levels
+
+
+def _pack_into(segment: Segment, level: Level, next_states: int, kinds: int, budget: int, held: int) -> None:
+    """Add ``level`` packed to ``segment``'s packed levels when it can be packed within ``budget`` with
+    ``held`` bytes held; else the segment is not packed (it is rebuilt from its start when read)."""
+    if segment.packed is None:
+        return
+    _return_freed_memory()  # packed levels live long among short-lived arrays: no fragmented heap
+    one = None
+    if held + packed.packed_bytes(len(level.fwd), len(level.child), next_states) <= budget:
+        one = packed.pack(level.first, level.child, level.action, next_states, kinds)
+    if one is None:
+        segment.packed = None
+    else:
+        segment.packed.append(one)
+
+
+def _unpack_last(segments: list[Segment]) -> bool:
+    """Drop the packed levels of the last segment that has any (it is then rebuilt when read); False when none has."""
+    for segment in reversed(segments):
+        if segment.packed:
+            segment.packed = None
+            return True
+    return False
+
+
 def _backward_through(levels: list[Level], end: np.ndarray, kinds: int) -> list[np.ndarray]:
     """Backward counts of every level of a segment (and of the states after it), from those after it."""
     scratch = np.zeros(2 * kinds, dtype=np.int64)  # collect's per-placement tallies, not needed here
@@ -330,32 +411,39 @@ def sweep(tables: SweepTables, budget: int, progress: SweepProgress | None = Non
     segments: list[Segment] = []
     sizes: list[LevelSize] = []
     held = peak = in_segment = reserve = 0
-    recompute = False
+    recompute = repack = False
+
+    def new_packed() -> list[PackedLevel] | None:  # a segment's levels are packed while they are not kept
+        return [] if PACK and tables.touch != TRACKED and not keep_levels and not recompute else None
+
     with jit.quiet():
         for j in range(tables.cell_count):
             if not segments or j == segments[-1].stop:
-                segments.append(Segment(j, min(j + length, tables.cell_count), keys, fwd, [] if keep_levels else None))
+                segments.append(Segment(j, min(j + length, tables.cell_count), keys, fwd, [] if keep_levels else None, packed=new_packed()))
                 held += keys.nbytes + fwd.nbytes
                 in_segment = 0
             while True:
+                if repack:
+                    _pack_levels(tables, segments, budget, len(keys))
+                    held, repack = sum(segment.nbytes for segment in segments), False
                 current = 0 if segments[-1].start == j else keys.nbytes + fwd.nbytes
                 try:
                     level, next_keys, next_fwd, work = _advance(tables, keys, fwd, j, budget, held + (current if recompute else in_segment))
                     break
                 except BudgetExceeded as exc:
-                    if keep_levels:  # drop every level: keep segment starts only
+                    if keep_levels:  # drop every level (packed where there is room): keep segment starts only
                         keep_levels = False
                         in_segment = sum(level.nbytes for level in segments[-1].levels or ())
-                        for segment in segments:
-                            segment.levels = None
+                        repack = True  # out of the handler, once the failed attempt's arrays are freed
+                    elif not recompute and _unpack_last(segments):  # packed levels make room for the sweep first
                         held = sum(segment.nbytes for segment in segments)
                     elif in_segment and not recompute:  # end the segment here: a rebuild then holds fewer levels at once
                         segments[-1].stop = j
-                        segments.append(Segment(j, min(j + length, tables.cell_count), keys, fwd, None))
+                        segments.append(Segment(j, min(j + length, tables.cell_count), keys, fwd, None, packed=new_packed()))
                         held += keys.nbytes + fwd.nbytes
                         in_segment = 0
                     elif RECOMPUTE and _thin(segments, sizes, j):  # keep fewer starts, recompute the others
-                        recompute = True
+                        recompute = True  # no segment is packed any more (they were all unpacked first)
                         held = sum(segment.nbytes for segment in segments)
                     elif RECOMPUTE:  # the first start alone and this level do not fit
                         raise FrontierTooWide(str(exc)) from None
@@ -371,6 +459,10 @@ def sweep(tables: SweepTables, budget: int, progress: SweepProgress | None = Non
                 held += level.nbytes
             else:
                 in_segment += level.nbytes
+                if not recompute:
+                    after = level.nbytes + next_keys.nbytes + next_fwd.nbytes
+                    _pack_into(segments[-1], level, len(next_keys), len(tables.kinds), budget, held + after)
+                    held = sum(segment.nbytes for segment in segments)
             if recompute:  # keep room to read back the widest level swept so far
                 reserve = max(reserve, _piece_need(sizes, j, j + 1))
                 while held + reserve > budget and _thin(segments, sizes, j + 1):
@@ -385,11 +477,15 @@ def sweep(tables: SweepTables, budget: int, progress: SweepProgress | None = Non
         raise AssertionError("the sweep ended in a state with ships left to place")  # settled[] forbids it
     paths = int(fwd[0]) if len(fwd) else 0
     if not keep_levels and not recompute:  # reading rebuilds one segment at a time while every segment start is held
-        starts = sum(segment.nbytes for segment in segments)
-        rebuilt = max(starts + segment.rebuild for segment in segments)
+        rebuilt = _reading(segments)
+        while rebuilt > budget and _unpack_last(segments):  # packed levels give way first
+            rebuilt = _reading(segments)
         if rebuilt <= budget or not RECOMPUTE:
+            for segment in segments:
+                if segment.unpacks:  # read from its packed levels, never swept again: its start's keys are not needed
+                    segment.keys = np.empty(0, dtype=np.uint64)
             worst = max(segments, key=lambda segment: segment.rebuild)
-            peak = max(peak, _check(tables, budget, rebuilt, worst.stop - 1, len(worst.keys)))
+            peak = max(peak, _check(tables, budget, rebuilt, worst.stop - 1, len(worst.fwd)))
             return LayeredModel(tables, segments, paths, peak, budget)
         recompute = True  # a segment would not fit rebuilt: keep fewer starts, recompute the others
     if recompute:
@@ -402,6 +498,13 @@ def sweep(tables: SweepTables, budget: int, progress: SweepProgress | None = Non
         model.release_starts()
         return model
     return LayeredModel(tables, segments, paths, peak, budget)
+
+
+def _reading(segments: list[Segment]) -> int:
+    """The most memory reading a model whose every segment start is held needs: the starts (but the keys
+    of the segments read from their packed levels), the packed levels and one segment's rebuild."""
+    held = sum(segment.nbytes - (segment.keys.nbytes if segment.unpacks else 0) for segment in segments)
+    return max(held + segment.rebuild for segment in segments)
 
 
 def _thin(segments: list[Segment], sizes: list[LevelSize], j: int) -> bool:
