@@ -7,10 +7,8 @@ play seeded boards of the training seed (101, never a reported experiment's) one
 one workspace, as an experiment's worker does; the first game pays for the engine's caches.
 
 ``--against DIR`` compares whole games with another checkout's code (DIR, e.g. made by ``git worktree add
-/tmp/base <commit>``): the same boards and player seeds played by two long-lived worker processes, one
-importing battlelog from this checkout and one from DIR, each warmed by an untimed game, game by game in
-turn (ABBA, so that a drift in the machine's load falls on both): seconds a game, the load average when
-each game started, and whether the two played the same shots (a change meant to be pure speed must).
+/tmp/base <commit>``), game by game in turn, and says whether the two played the same shots
+(experiments/ab_games.py).
 
 usage:
   python experiments/bench_rollout.py                          # 3 games, default options, ~1 minute
@@ -22,16 +20,12 @@ Prints a Markdown table to stdout.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import platform
 import statistics
-import subprocess
 import sys
 import time
-from pathlib import Path
-from typing import Any
 
+import ab_games
 import numpy as np
 
 from battlelog.engines.workspace import Workspace
@@ -86,56 +80,6 @@ def game_rows(spec: str, games: int, workspace: Workspace) -> list[str]:
             duration(statistics.median(moves)), duration(max(moves)), duration(statistics.fmean(seconds))]  # fmt: skip
 
 
-def serve(spec: str, seed: int) -> None:
-    """A worker of ``--against``: plays the games named on stdin (one index a line) in one workspace and
-    answers each with a JSON line: its shots, seconds, and the load average when it started."""
-    workspace = Workspace()
-    warm = make_player(spec, 0)
-    warm.use(workspace)
-    play_game(BOARD, layout_for(BOARD, SEED, 10_000), warm)  # compiles, fills the engine's caches: untimed
-    print(json.dumps({"ready": sys.modules["battlelog"].__file__}), flush=True)
-    for line in sys.stdin:
-        game = int(line)
-        player = make_player(spec, game_seeds(seed, game)[1])
-        player.use(workspace)
-        load = os.getloadavg()[0]
-        result = play_game(BOARD, layout_for(BOARD, seed, game), player)
-        shots = [[shot.row, shot.col] for shot in result.state.shots]
-        print(json.dumps({"shots": shots, "seconds": result.seconds, "median": statistics.median(result.move_seconds), "load": load}), flush=True)
-
-
-def against(other: str, spec: str, seed: int, games: int) -> None:
-    """Whole games of ``spec`` by this checkout's code and by ``other``'s, in turn (ABBA)."""
-    here = str(Path(__file__).resolve().parents[1])
-    workers: dict[str, subprocess.Popen[str]] = {}
-    for name, root in (("this", here), ("other", other)):
-        command = [sys.executable, __file__, "--serve", "--players", spec, "--seed", str(seed)]
-        workers[name] = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd="/",
-                                         env={**os.environ, "PYTHONPATH": root})  # fmt: skip
-        print(f"{name}: battlelog from {_answer(workers[name])['ready']}", file=sys.stderr)
-    rows, same = [], 0
-    for game in range(games):
-        played = {}
-        for name in ("this", "other") if game % 2 else ("other", "this"):
-            worker = workers[name]
-            assert worker.stdin is not None
-            worker.stdin.write(f"{game}\n")
-            worker.stdin.flush()
-            played[name] = _answer(worker)
-        this, that = played["this"], played["other"]
-        same += this["shots"] == that["shots"]
-        rows.append([str(game), f"{that['seconds']:.2f} s", f"{this['seconds']:.2f} s", f"{that['seconds'] / this['seconds']:.2f}x",
-                     duration(that["median"]), duration(this["median"]), f"{that['load']:.1f} / {this['load']:.1f}",
-                     "yes" if this["shots"] == that["shots"] else "NO"])  # fmt: skip
-    for worker in workers.values():
-        worker.communicate()
-    total = sum(float(row[1][:-2]) for row in rows), sum(float(row[2][:-2]) for row in rows)
-    rows.append(["all", f"{total[0]:.1f} s", f"{total[1]:.1f} s", f"{total[0] / total[1]:.2f}x", "", "", "", f"{same}/{games}"])
-    print(f"10x10 5,4,3,3,2, {spec}, boards and player seeds of seed {seed}; other: {other}\n")
-    print(markdown_table(["game", "other", "this", "speed-up", "median move (other)", "median move (this)", "load (other / this)",
-                          "same shots"], rows))  # fmt: skip
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", default="rollout", help="rollout configurations, comma-separated outside brackets")
@@ -145,10 +89,12 @@ def main() -> None:
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
-        serve(args.players, args.seed)
+        ab_games.serve(args.players, args.seed, BOARD)
         return
     if args.against:
-        against(args.against, args.players, args.seed, args.games)
+        command = [sys.executable, __file__, "--serve", "--players", args.players, "--seed", str(args.seed)]
+        title = f"10x10 5,4,3,3,2, {args.players}, boards and player seeds of seed {args.seed}"
+        ab_games.against(args.against, command, title, args.games)
         return
     specs = _split(args.players)
     workspace = Workspace()
@@ -160,12 +106,6 @@ def main() -> None:
     workspace.close()
     print(f"10x10 5,4,3,3,2 on {platform.machine()}, {platform.python_version()}\n")
     print(markdown_table(["player", "what", "work", "per simulated move", "median move", "slowest move", "mean game"], rows))
-
-
-def _answer(worker: subprocess.Popen[str]) -> dict[str, Any]:
-    assert worker.stdout is not None
-    answer: dict[str, Any] = json.loads(worker.stdout.readline())
-    return answer
 
 
 def _split(text: str) -> list[str]:

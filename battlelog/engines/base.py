@@ -86,6 +86,10 @@ class Engine(ABC):
     #: Whether ``Marginals.placements`` is filled in (and so ``Marginals.answers`` can be asked).
     gives_placements: ClassVar[bool] = False
 
+    #: Whether, under the uniform prior, every probability in ``Marginals`` is an integer count divided by
+    #: ``models`` and rounded once, so that counts can be read back from it (:mod:`battlelog.engines.remainder`).
+    exact_ratios: ClassVar[bool] = False
+
     #: Whether :meth:`sample` draws layouts.
     samples: ClassVar[bool] = False
 

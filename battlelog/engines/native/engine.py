@@ -68,6 +68,7 @@ class NativeEngine(Engine):
 
     name = "native"
     counts_models = True
+    exact_ratios = True
     gives_placements = True
     samples = True
     weighs_priors = True
