@@ -13,7 +13,7 @@ import numpy as np
 
 from battlelog.engines.base import Marginals
 from battlelog.engines.native.layered import LayeredModel
-from battlelog.engines.native.tables import HORIZONTAL, VERTICAL
+from battlelog.engines.native.tables import HORIZONTAL, VERTICAL, SweepTables
 from battlelog.model.ground import Problem
 from battlelog.rules.geometry import ship_placements
 
@@ -32,9 +32,13 @@ class Counts:
     @classmethod
     def of(cls, model: LayeredModel) -> Counts:
         """Read a layered model's counts back onto the original board, per ship name."""
-        tables = model.tables
-        uses = model.uses()  # counted layouts per (kind, orientation, swept start)
-        if model.paths * tables.multiplicity >= 2**62:  # named counts may not fit 64 bits: use Python's integers
+        return cls.of_uses(model.tables, model.uses(), model.paths)
+
+    @classmethod
+    def of_uses(cls, tables: SweepTables, uses: np.ndarray, paths: int) -> Counts:
+        """The counts from ``uses`` (counted layouts per kind, orientation and swept start: :meth:`LayeredModel.uses`)
+        and ``paths`` (the counted layouts) of a model with ``tables``, per ship name on the original board."""
+        if paths * tables.multiplicity >= 2**62:  # named counts may not fit 64 bits: use Python's integers
             uses = uses.astype(object)
         rows, cols = tables.problem.rows, tables.problem.cols
         cells = np.zeros(rows * cols, dtype=uses.dtype)
@@ -52,7 +56,7 @@ class Counts:
             # A kind of c ships: each names one of them, so ship `ship` lies there in 1/c of them.
             per_ship = uses[k, orientations, starts] * (tables.multiplicity // len(tables.kinds[k].ships))
             placements.append(per_ship)
-        return cls(model.paths * tables.multiplicity, (cells * tables.multiplicity).reshape(rows, cols), tuple(placements))
+        return cls(paths * tables.multiplicity, (cells * tables.multiplicity).reshape(rows, cols), tuple(placements))
 
     @classmethod
     def none(cls, problem: Problem) -> Counts:

@@ -32,6 +32,7 @@ from battlelog.engines.native.counts import Counts
 from battlelog.engines.native.draws import draw_layouts, draw_owners
 from battlelog.engines.native.few import LISTING_BYTES, few_layouts, listed_counts, listed_weighted
 from battlelog.engines.native.layered import LayeredModel, sweep
+from battlelog.engines.native.misses import added_misses, counts_with_misses, miss_base
 from battlelog.engines.native.reuse import Listing, Listings
 from battlelog.engines.native.tables import SweepTables, check_board_bits, check_problem_bits, sweep_order
 from battlelog.engines.native.weights import Weighted, weigher
@@ -39,7 +40,7 @@ from battlelog.engines.workspace import Workspace
 from battlelog.errors import Inconsistent
 from battlelog.model.ground import Problem, ground_problem
 from battlelog.rules.config import GameConfig
-from battlelog.rules.geometry import Placement
+from battlelog.rules.geometry import Cell, Placement
 from battlelog.rules.prior import Prior
 from battlelog.rules.state import GameState
 from battlelog.rules.symmetry import IDENTITY, Symmetry
@@ -50,11 +51,11 @@ class NativeEngine(Engine):
     """Exact marginals, layout counts and samples from the compiled layered model.
 
     Keeps the last state's model (when it was not split), so that drawing layouts of the state just
-    asked about costs no second compilation; the empty board's, while it takes at most a quarter of the
+    asked about costs no second compilation and a state a miss or two on is counted again on it
+    (:mod:`~battlelog.engines.native.misses`); the empty board's, while it takes at most a quarter of the
     budget, so that each game's first draws do not sweep it again (its marginals come from disk); and
-    recent states' listed layouts, so that a state a few
-    shots on is answered by filtering them (:mod:`battlelog.engines.native.reuse`; ``reuse=False``:
-    never). Recent states' marginals and the empty boards on disk are the ``workspace``'s (None: a
+    recent states' listed layouts, so that a state a few shots on is answered by filtering them
+    (:mod:`battlelog.engines.native.reuse`; ``reuse=False``: never). Recent states' marginals and the empty boards on disk are the ``workspace``'s (None: a
     workspace of its own); without a ``memory_budget`` of its own it uses the one in force at each call
     (:func:`battlelog.engines.budget.memory_budget`).
 
@@ -79,6 +80,7 @@ class NativeEngine(Engine):
         self.listings = Listings()
         self.workspace = Workspace() if workspace is None else workspace
         self._kept: tuple[PosteriorKey, LayeredModel] | None = None
+        self._kept_state: GameState | None = None  # the state ``_kept`` was last built for
         #: The empty board's model and the budget it was swept under: every game's first draws read it.
         self._board: tuple[PosteriorKey, int, LayeredModel] | None = None
         #: The last weighted posterior computed, by posterior key (and whether touching pairs were tracked).
@@ -126,6 +128,9 @@ class NativeEngine(Engine):
             if counts.models == 0:
                 raise Inconsistent("no layout of the fleet fits all the answers")
             return counts
+        if (base := self._miss_base(state)) is not None:
+            return _total([counts_with_misses(*base)])
+        self._kept_state = state  # the model the sweep keeps is this state's
         return self._counted(listed, posterior_key(state), sweep_order(state))
 
     def weighted(self, state: GameState, tracked: bool = False) -> Weighted:
@@ -200,12 +205,9 @@ class NativeEngine(Engine):
 
     # ----- sampling -------------------------------------------------------------------------------
     def sample(self, state: GameState, count: int, rng: np.random.Generator) -> list[tuple[Placement, ...]]:
-        """``count`` layouts drawn independently from the posterior of ``state`` (uniform, or weighted by its prior).
-
-        Each draw walks the layered model from the first cell to the last, taking every transition with probability
-        proportional to the layouts (their weight) through it; interchangeable ships are then named in a uniformly random
-        order (a weight does not depend on the naming). A split state first draws its case, in proportion to its layouts.
-        """
+        """``count`` layouts drawn independently from the posterior of ``state`` (uniform, or weighted by its prior): each
+        walks the layered model, taking every transition in proportion to the layouts (their weight) through it; interchangeable
+        ships are then named in a uniformly random order. A split state first draws its case, in proportion to its layouts."""
         prior = state.config.effective_prior  # uniform: no touch weight, so _tracked is False
         return draw_layouts(self._models_of(state, _tracked(state)), count, rng, None if prior.is_uniform else prior)
 
@@ -213,10 +215,6 @@ class NativeEngine(Engine):
         """:meth:`sample`'s layouts (the same from the same generator) as ``owner[s, x]``, the ship on row-major cell x or -1."""
         prior = state.config.effective_prior
         return draw_owners(self._models_of(state, _tracked(state)), count, rng, None if prior.is_uniform else prior)
-
-    def problem_sample(self, problem: Problem, count: int, rng: np.random.Generator, order: Symmetry = IDENTITY) -> list[tuple[Placement, ...]]:
-        """``count`` layouts drawn independently and uniformly among those of a ground problem as given."""
-        return draw_layouts(self._models(problem, ("problem", problem), order), count, rng)
 
     # ----- compiling --------------------------------------------------------------------------------
     def _models_of(self, state: GameState, tracked: bool = False) -> list[LayeredModel]:
@@ -230,9 +228,18 @@ class NativeEngine(Engine):
             self._kept = (key, self._board[2])
             return [self._board[2]]
         models = self._models(ground_problem(state), key, sweep_order(state), tracked)
+        self._kept_state = state
         if not state.shots and len(models) == 1 and models[0].nbytes <= self.memory_budget // 4:
             self._board = (key, self.memory_budget, models[0])
         return models
+
+    def _miss_base(self, state: GameState) -> tuple[LayeredModel, list[Cell]] | None:
+        """A kept model of a state that ``state`` adds a miss or two to: the last state swept's, or the board's (swept if need be)."""
+        empty = GameState.empty(state.config)
+        if self._board is None and state.config.effective_prior.is_uniform and added_misses(empty, state) is not None:
+            self._models_of(empty)  # costs about what a sweep of state would; kept while it fits a quarter of the budget
+        bases = [(self._kept_state, self._kept), (empty, self._board and (self._board[0], self._board[2]))]
+        return miss_base(state, [(base, kept[1]) for base, kept in bases if base and kept and kept[0] == _model_key(base, False)])
 
     def _counted(self, problem: Problem, key: PosteriorKey, order: Symmetry) -> Counts:
         """The counts of ``problem`` swept in ``order``, split into cases while one would exceed the
@@ -269,7 +276,7 @@ class NativeEngine(Engine):
         return sweep(tables, self.memory_budget, None if listener is None else lambda done: listener(what, done))
 
     def close(self) -> None:
-        self._kept = self._board = None
+        self._kept = self._board = self._kept_state = None
         self._weighed = None
         self.listings.clear()
 

@@ -23,7 +23,7 @@ from types import ModuleType, SimpleNamespace
 
 import numpy as np
 
-from battlelog.engines.native import kernel, pack_kernel, weight_kernel
+from battlelog.engines.native import kernel, mask_kernel, pack_kernel, weight_kernel
 
 #: A level with more states than this is worth compiling the kernel for.
 COMPILE_ABOVE = 2000
@@ -37,6 +37,7 @@ _interpreted = SimpleNamespace(
     expand=kernel.expand, merge=kernel.merge, insert=kernel.insert, rehash=kernel.rehash, collect=kernel.collect, choose=kernel.choose,
     pack_codes=pack_kernel.pack_codes, unpack_codes=pack_kernel.unpack_codes,
     forward_codes=pack_kernel.forward_codes, collect_codes=pack_kernel.collect_codes,
+    forward_allowed=mask_kernel.forward_allowed, collect_allowed=mask_kernel.collect_allowed,
 )
 
 
@@ -58,6 +59,8 @@ def kernels(states: int) -> SimpleNamespace:
             unpack_codes=jit(pack_kernel.unpack_codes),
             forward_codes=jit(pack_kernel.forward_codes),
             collect_codes=jit(pack_kernel.collect_codes),
+            forward_allowed=jit(mask_kernel.forward_allowed),
+            collect_allowed=jit(mask_kernel.collect_allowed),
         )
     return _compiled if _compiled is not None else _interpreted
 

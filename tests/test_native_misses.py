@@ -1,0 +1,104 @@
+"""A kept model counted again for a state that adds a miss or two (battlelog/engines/native/misses.py).
+
+- the states of whole games, asked in order as a player asks them, with listing turned off so that each
+  is swept or counted again: every count (layouts, cells, placements) equals a fresh engine's bit for bit
+  and the layouts equal the independent oracle's, under every touch and sink rule, and the recount is
+  taken (so that the comparison tests it);
+- on 10x10 (the compiled kernels), from the last state's model and from the empty board's;
+- which states count as a miss or two on.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from oracle_states import hunt_cell
+
+from battlelog.engines.native import engine as native_engine
+from battlelog.engines.native import few, misses
+from battlelog.engines.native.counts import Counts
+from battlelog.engines.native.engine import NativeEngine
+from battlelog.rules.config import GameConfig
+from battlelog.rules.geometry import Placement
+from battlelog.rules.referee import Referee
+from battlelog.rules.state import GameState
+from battlelog.rules.variants import SINK_RULES, TOUCH_RULES, Rules
+
+import oracle
+
+
+def _same(a: Counts, b: Counts) -> bool:
+    return a.models == b.models and np.array_equal(a.cells, b.cells) and all(np.array_equal(x, y) for x, y in zip(a.placements, b.placements))
+
+
+def _game(config: GameConfig, table: oracle.Layouts, rng: np.random.Generator) -> list[GameState]:
+    """Every state of one game on a layout drawn from the oracle's list, shot at random (half the time next to a hit)."""
+    k = int(rng.integers(len(table)))
+    referee = Referee(config, tuple(Placement(i, *spot) for i, spot in enumerate(table.spots[k])))
+    states = [GameState.empty(config)]
+    while not referee.over:
+        hits = [s.cell for s in states[-1].shots if s.result != "miss"]
+        cell = hunt_cell(rng, config.rows, config.cols, hits, set(states[-1].shot_cells))
+        states.append(states[-1].with_shot(*cell, *referee.shoot(*cell)))
+    return states
+
+
+@pytest.fixture
+def recounts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Listing off (every state is swept or counted again), and how many states were counted again."""
+    monkeypatch.setattr(few, "PAIR_LIMIT", 0)
+    taken = [0]
+    original = misses.counts_with_misses
+
+    def counted(*args: object) -> Counts:
+        taken[0] += 1
+        return original(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(native_engine, "counts_with_misses", counted)
+    return taken
+
+
+@pytest.mark.parametrize("touch", TOUCH_RULES)
+@pytest.mark.parametrize("sinks", SINK_RULES)
+def test_games_asked_in_order_count_as_fresh_engines_and_the_oracle(sinks: str, touch: str, recounts: list[int]) -> None:
+    rng = np.random.default_rng(11)
+    asked = 0
+    for size, ships in ((4, (3, 2, 1)), (5, (3, 2, 2))):
+        table = oracle.layouts(size, ships, touch)
+        config = GameConfig(size, ships, Rules(touch=touch, sinks=sinks))
+        for _ in range(3):
+            engine = NativeEngine(reuse=False)
+            for state in _game(config, table, rng):
+                got = engine.counts(state)
+                shots = [(s.cell, (s.result, s.ship)) for s in state.shots]
+                assert got.models == len(oracle.posterior(table, shots, sinks))
+                assert _same(got, NativeEngine(reuse=False).counts(state)), state.to_json()["shots"]
+                asked += 1
+    assert asked >= 60
+    assert recounts[0] >= 15
+
+
+def test_standard_game_from_the_last_state_and_from_the_empty_board(recounts: list[int]) -> None:
+    config = GameConfig(10, (5, 4, 3, 3, 2))
+    rng = np.random.default_rng(3)
+    engine = NativeEngine(reuse=False)
+    engine.sample(GameState.empty(config), 1, rng)  # keeps the empty board's model
+    state = GameState.empty(config)
+    for cell in ((4, 4), (4, 5), (5, 5), (3, 3), (6, 2), (2, 6)):  # a miss or two on from the board, then from swept states
+        state = state.with_shot(*cell, "miss")
+        assert _same(engine.counts(state), NativeEngine(reuse=False).counts(state))
+    assert recounts[0] >= 4
+
+
+def test_what_counts_as_a_miss_or_two_on() -> None:
+    config = GameConfig(5, (3, 2))
+    base = GameState.empty(config).with_shot(0, 0, "hit")
+    one, two = base.with_shot(1, 1, "miss"), base.with_shot(1, 1, "miss").with_shot(2, 2, "miss")
+    assert misses.added_misses(base, one) == [(1, 1)]
+    assert misses.added_misses(base, two) == [(1, 1), (2, 2)]
+    assert misses.added_misses(base, two.with_shot(3, 3, "miss")) is None  # past MOST_MISSES
+    assert misses.added_misses(base, base) is None  # nothing added
+    assert misses.added_misses(base, base.with_shot(0, 1, "hit")) is None  # a hit rules in, not out
+    assert misses.added_misses(base, GameState.empty(config).with_shot(1, 1, "miss")) is None  # another game
+    other = GameState.empty(GameConfig(5, (3, 2), Rules(touch="none"))).with_shot(0, 0, "hit").with_shot(1, 1, "miss")
+    assert misses.added_misses(base, other) is None  # other rules
