@@ -32,7 +32,7 @@ from battlelog.engines.native.counts import Counts
 from battlelog.engines.native.draws import draw_layouts, draw_owners
 from battlelog.engines.native.few import LISTING_BYTES, few_layouts, listed_counts, listed_weighted
 from battlelog.engines.native.layered import LayeredModel, sweep
-from battlelog.engines.native.misses import added_misses, counts_with_misses, miss_base
+from battlelog.engines.native.misses import counts_with_misses, miss_base
 from battlelog.engines.native.reuse import Listing, Listings
 from battlelog.engines.native.tables import SweepTables, check_board_bits, check_problem_bits, sweep_order
 from battlelog.engines.native.weights import Weighted, weigher
@@ -234,11 +234,10 @@ class NativeEngine(Engine):
         return models
 
     def _miss_base(self, state: GameState) -> tuple[LayeredModel, list[Cell]] | None:
-        """A kept model of a state that ``state`` adds a miss or two to: the last state swept's, or the board's (swept if need be)."""
-        empty = GameState.empty(state.config)
-        if self._board is None and state.config.effective_prior.is_uniform and added_misses(empty, state) is not None:
-            self._models_of(empty)  # costs about what a sweep of state would; kept while it fits a quarter of the budget
-        bases = [(self._kept_state, self._kept), (empty, self._board and (self._board[0], self._board[2]))]
+        """A kept model of a state that ``state`` adds a miss or two to: the last state swept's, or the empty board's
+        when a sampling player has kept it (it is not swept for this: on a large board it may not fit, and then it
+        would cost a second sweep)."""
+        bases = [(self._kept_state, self._kept), (GameState.empty(state.config), self._board and (self._board[0], self._board[2]))]
         return miss_base(state, [(base, kept[1]) for base, kept in bases if base and kept and kept[0] == _model_key(base, False)])
 
     def _counted(self, problem: Problem, key: PosteriorKey, order: Symmetry) -> Counts:
