@@ -28,7 +28,7 @@ import sys
 import time
 from typing import Any
 
-import httpx
+import httpx2 as httpx
 import numpy as np
 
 from battlelog.rules.config import GameConfig
