@@ -4,7 +4,7 @@
   is swept or counted again: every count (layouts, cells, placements) equals a fresh engine's bit for bit
   and the layouts equal the independent oracle's, under every touch and sink rule, and the recount is
   taken (so that the comparison tests it);
-- on 10x10 (the compiled kernels), from the last state's model and from the empty board's;
+- on 10x10 (the compiled kernels); an engine that has drawn layouts sweeps instead;
 - which states count as a miss or two on.
 """
 
@@ -78,16 +78,27 @@ def test_games_asked_in_order_count_as_fresh_engines_and_the_oracle(sinks: str, 
     assert recounts[0] >= 15
 
 
-def test_standard_game_from_the_last_state_and_from_the_empty_board(recounts: list[int]) -> None:
+def test_standard_game_misses_counted_on_the_last_state(recounts: list[int]) -> None:
     config = GameConfig(10, (5, 4, 3, 3, 2))
-    rng = np.random.default_rng(3)
     engine = NativeEngine(reuse=False)
-    engine.sample(GameState.empty(config), 1, rng)  # keeps the empty board's model
-    state = GameState.empty(config)
-    for cell in ((4, 4), (4, 5), (5, 5), (3, 3), (6, 2), (2, 6)):  # a miss or two on from the board, then from swept states
+    state = GameState.empty(config).with_shot(4, 4, "hit").with_shot(4, 5, "miss")
+    for cell in ((3, 4), (5, 5), (3, 3), (6, 2), (2, 6), (5, 4), (7, 7)):  # swept, then a miss or two on, in turn
+        assert _same(engine.counts(state), NativeEngine(reuse=False).counts(state))
+        state = state.with_shot(*cell, "miss")
+    assert recounts[0] >= 4
+
+
+def test_an_engine_that_draws_sweeps_instead(recounts: list[int]) -> None:
+    """A player that draws from a state needs that state's own model (for the same draws), so counting
+    again on the last one would be paid on top of its sweep."""
+    config = GameConfig(6, (4, 3, 3))
+    engine = NativeEngine(reuse=False)
+    state = GameState.empty(config).with_shot(2, 2, "hit")
+    engine.sample(state, 3, np.random.default_rng(0))
+    for cell in ((0, 0), (5, 5)):
         state = state.with_shot(*cell, "miss")
         assert _same(engine.counts(state), NativeEngine(reuse=False).counts(state))
-    assert recounts[0] >= 4
+    assert recounts[0] == 0
 
 
 def test_what_counts_as_a_miss_or_two_on() -> None:

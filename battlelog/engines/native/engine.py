@@ -81,6 +81,7 @@ class NativeEngine(Engine):
         self.workspace = Workspace() if workspace is None else workspace
         self._kept: tuple[PosteriorKey, LayeredModel] | None = None
         self._kept_state: GameState | None = None  # the state ``_kept`` was last built for
+        self._draws = False  # whether layouts were drawn: then no state is counted again on a kept model
         #: The empty board's model and the budget it was swept under: every game's first draws read it.
         self._board: tuple[PosteriorKey, int, LayeredModel] | None = None
         #: The last weighted posterior computed, by posterior key (and whether touching pairs were tracked).
@@ -221,7 +222,7 @@ class NativeEngine(Engine):
         """The layered models of ``state``: the one kept from the last call when it is this posterior's
         (a player that samples a state and then asks its marginals sweeps once) or the empty board's, else new ones;
         ``tracked``: with touching pairs counted (a prior's touch weight)."""
-        key = _model_key(state, tracked)
+        key, self._draws = _model_key(state, tracked), True
         if self._kept is not None and self._kept[0] == key:
             return [self._kept[1]]
         if self._board is not None and self._board[:2] == (key, self.memory_budget):
@@ -234,11 +235,11 @@ class NativeEngine(Engine):
         return models
 
     def _miss_base(self, state: GameState) -> tuple[LayeredModel, list[Cell]] | None:
-        """A kept model of a state that ``state`` adds a miss or two to: the last state swept's, or the empty board's
-        when a sampling player has kept it (it is not swept for this: on a large board it may not fit, and then it
-        would cost a second sweep)."""
-        bases = [(self._kept_state, self._kept), (GameState.empty(state.config), self._board and (self._board[0], self._board[2]))]
-        return miss_base(state, [(base, kept[1]) for base, kept in bases if base and kept and kept[0] == _model_key(base, False)])
+        """The last state's kept model, when ``state`` adds a miss or two to it and this engine has not drawn layouts:
+        a player that draws from ``state`` too needs its own sweep anyway (for the same draws), so it sweeps at once."""
+        if self._draws or self._kept is None or self._kept_state is None or self._kept[0] != _model_key(self._kept_state, False):
+            return None
+        return miss_base(state, [(self._kept_state, self._kept[1])])
 
     def _counted(self, problem: Problem, key: PosteriorKey, order: Symmetry) -> Counts:
         """The counts of ``problem`` swept in ``order``, split into cases while one would exceed the

@@ -5,7 +5,8 @@ of known actions at known levels of the model of the state before it. Counting t
 the transitions left (one pass forward, one back; no keys, no hashing) gives exactly the integer counts
 that a sweep of the new state gives, so every figure the engine reports stays the same bit for bit. The
 model is not changed, nor kept as the new state's: a draw from the new state still comes from a model
-of its own, so that draws stay what they were.
+of its own, so that draws stay what they were (and an engine that draws does not count again at all:
+the sweep a draw needs answers the counts too).
 
 Each miss adds dead paths to the old model while a sweep of the new state prunes them, so past
 :data:`MOST_MISSES` misses a sweep is cheaper again (docs/speed.md).
