@@ -4,17 +4,19 @@
   is swept or counted again: every count (layouts, cells, placements) equals a fresh engine's bit for bit
   and the layouts equal the independent oracle's, under every touch and sink rule, and the recount is
   taken (so that the comparison tests it);
-- on 10x10 (the compiled kernels); an engine that has drawn layouts sweeps instead;
+- on 10x10 (the compiled kernels);
+- draws from a recount are those of a sweep of the state, layout for layout, under every rule;
 - which states count as a miss or two on.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from oracle_states import hunt_cell
 
-from battlelog.engines.native import engine as native_engine
 from battlelog.engines.native import few, misses
 from battlelog.engines.native.counts import Counts
 from battlelog.engines.native.engine import NativeEngine
@@ -45,17 +47,17 @@ def _game(config: GameConfig, table: oracle.Layouts, rng: np.random.Generator) -
 
 @pytest.fixture
 def recounts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Listing off (every state is swept or counted again), and how many states were counted again."""
+    """Listing off (every state is swept or counted again), and how many recounts were made."""
     monkeypatch.setattr(few, "PAIR_LIMIT", 0)
-    taken = [0]
-    original = misses.counts_with_misses
+    made = [0]
 
-    def counted(*args: object) -> Counts:
-        taken[0] += 1
-        return original(*args)  # type: ignore[arg-type]
+    class Counted(misses.Recount):
+        def __init__(self, *args: Any) -> None:
+            made[0] += 1
+            super().__init__(*args)
 
-    monkeypatch.setattr(native_engine, "counts_with_misses", counted)
-    return taken
+    monkeypatch.setattr(misses, "Recount", Counted)
+    return made
 
 
 @pytest.mark.parametrize("touch", TOUCH_RULES)
@@ -88,17 +90,26 @@ def test_standard_game_misses_counted_on_the_last_state(recounts: list[int]) -> 
     assert recounts[0] >= 4
 
 
-def test_an_engine_that_draws_sweeps_instead(recounts: list[int]) -> None:
-    """A player that draws from a state needs that state's own model (for the same draws), so counting
-    again on the last one would be paid on top of its sweep."""
-    config = GameConfig(6, (4, 3, 3))
-    engine = NativeEngine(reuse=False)
-    state = GameState.empty(config).with_shot(2, 2, "hit")
-    engine.sample(state, 3, np.random.default_rng(0))
-    for cell in ((0, 0), (5, 5)):
-        state = state.with_shot(*cell, "miss")
-        assert _same(engine.counts(state), NativeEngine(reuse=False).counts(state))
-    assert recounts[0] == 0
+@pytest.mark.parametrize("touch", TOUCH_RULES)
+@pytest.mark.parametrize("sinks", SINK_RULES)
+def test_draws_from_a_recount_are_the_sweeps(sinks: str, touch: str, recounts: list[int]) -> None:
+    """A player that draws (and then asks the marginals) gets from a recount the very layouts a sweep of the
+    state gives from the same generator, where the recount can be drawn from; where not, the state is swept."""
+    rng = np.random.default_rng(5)
+    drawn = 0
+    for size, ships in ((5, (3, 2, 2)), (6, (4, 3, 3))):
+        table = oracle.layouts(size, ships, touch)
+        config = GameConfig(size, ships, Rules(touch=touch, sinks=sinks))
+        for game in range(2):
+            engine = NativeEngine(reuse=False)
+            for t, state in enumerate(_game(config, table, rng)[:-1]):
+                got = engine.sample_owners(state, 20, np.random.default_rng(t))
+                want = NativeEngine(reuse=False).sample_owners(state, 20, np.random.default_rng(t))
+                assert np.array_equal(got, want), (game, state.to_json()["shots"])
+                assert _same(engine.counts(state), NativeEngine(reuse=False).counts(state))
+                drawn += 1
+    assert drawn >= 30
+    assert recounts[0] >= 5
 
 
 def test_what_counts_as_a_miss_or_two_on() -> None:

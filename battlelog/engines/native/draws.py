@@ -9,18 +9,22 @@ what a player that simulates thousands of games a move reads, without building a
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
 from battlelog.engines.native.layered import LayeredModel
+from battlelog.engines.native.misses import Recount
 from battlelog.engines.native.weights import weigher
 from battlelog.errors import Inconsistent
 from battlelog.rules.geometry import Placement
 from battlelog.rules.prior import Prior
 
+#: What layouts are drawn from: a layered model, or a kept one read again for a state a miss or two on.
+Drawn = LayeredModel | Recount
 
-def draw_layouts(models: list[LayeredModel], count: int, rng: np.random.Generator, prior: Prior | None = None) -> list[tuple[Placement, ...]]:
+
+def draw_layouts(models: Sequence[Drawn], count: int, rng: np.random.Generator, prior: Prior | None = None) -> list[tuple[Placement, ...]]:
     """``count`` layouts drawn independently from the posterior the models hold together: uniform when
     ``prior`` is None (each path in proportion to its layouts), else weighted by ``prior``."""
     layouts: list[tuple[Placement, ...]] = []
@@ -30,7 +34,7 @@ def draw_layouts(models: list[LayeredModel], count: int, rng: np.random.Generato
     return [layouts[i] for i in order]
 
 
-def draw_owners(models: list[LayeredModel], count: int, rng: np.random.Generator, prior: Prior | None = None) -> np.ndarray:
+def draw_owners(models: Sequence[Drawn], count: int, rng: np.random.Generator, prior: Prior | None = None) -> np.ndarray:
     """The layouts :func:`draw_layouts` draws from the same generator, as ``owner[s, x]``: the ship on
     row-major cell x of layout s, or -1."""
     owners = [name_owners(model, paths, rng) for model, paths in _drawn_paths(models, count, rng, prior)]
@@ -38,23 +42,24 @@ def draw_owners(models: list[LayeredModel], count: int, rng: np.random.Generator
     return drawn[rng.permutation(len(drawn))]
 
 
-def _drawn_paths(models: list[LayeredModel], count: int, rng: np.random.Generator, prior: Prior | None) -> Iterator[tuple[LayeredModel, np.ndarray]]:
+def _drawn_paths(models: Sequence[Drawn], count: int, rng: np.random.Generator, prior: Prior | None) -> Iterator[tuple[Drawn, np.ndarray]]:
     """Each case's model with the paths drawn through it, drawn one case at a time: the caller names a
     case's ships (drawing from ``rng``) before the next case's paths are drawn."""
     if prior is None:
         share = np.array([m.paths * m.tables.multiplicity for m in models], dtype=float)
     else:
-        log_z = np.array([weigher(m, prior).log_weight() + math.log(m.tables.multiplicity) if m.paths else -math.inf for m in models])
+        weighed = [m for m in models if isinstance(m, LayeredModel)]  # a recount is uniform only: never weighed
+        log_z = np.array([weigher(m, prior).log_weight() + math.log(m.tables.multiplicity) if m.paths else -math.inf for m in weighed])
         share = np.exp(log_z - log_z.max()) if np.isfinite(log_z).any() else np.zeros(len(models))
     if share.sum() == 0:
         raise Inconsistent("no layout of the fleet fits all the answers")
     per_case = rng.multinomial(count, share / share.sum()) if len(models) > 1 else np.array([count])
     for model, draws in zip(models, per_case):
         if draws:
-            yield model, model.draw(int(draws), rng) if prior is None else weigher(model, prior).draw(int(draws), rng)
+            yield model, model.draw(int(draws), rng) if prior is None or not isinstance(model, LayeredModel) else weigher(model, prior).draw(int(draws), rng)
 
 
-def name_ships(model: LayeredModel, paths: np.ndarray, rng: np.random.Generator) -> list[tuple[Placement, ...]]:
+def name_ships(model: Drawn, paths: np.ndarray, rng: np.random.Generator) -> list[tuple[Placement, ...]]:
     """Turn drawn paths (one action per cell) into layouts, naming each kind's ships in random order."""
     tables = model.tables
     where = {(k, o): tables.covered_cells(k, o) for k in range(len(tables.kinds)) for o in (0, 1)}
@@ -73,7 +78,7 @@ def name_ships(model: LayeredModel, paths: np.ndarray, rng: np.random.Generator)
     return layouts
 
 
-def name_owners(model: LayeredModel, paths: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def name_owners(model: Drawn, paths: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """:func:`name_ships` as cell owners: the same random order of each kind's ships (the same calls to
     ``rng``, path by path, kind by kind), the i-th placement of a kind along the sweep named by the
     i-th ship of its permutation. A kind of one ship is not permuted: shuffling one element draws nothing

@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import math
 import operator
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -29,10 +30,10 @@ from battlelog.engines import budget, progress
 from battlelog.engines.base import Engine, Marginals
 from battlelog.engines.canonical import PosteriorKey, canonical_form, posterior_key
 from battlelog.engines.native.counts import Counts
-from battlelog.engines.native.draws import draw_layouts, draw_owners
+from battlelog.engines.native.draws import Drawn, draw_layouts, draw_owners
 from battlelog.engines.native.few import LISTING_BYTES, few_layouts, listed_counts, listed_weighted
 from battlelog.engines.native.layered import LayeredModel, sweep
-from battlelog.engines.native.misses import counts_with_misses, miss_base
+from battlelog.engines.native.misses import Recount, recount_for
 from battlelog.engines.native.reuse import Listing, Listings
 from battlelog.engines.native.tables import SweepTables, check_board_bits, check_problem_bits, sweep_order
 from battlelog.engines.native.weights import Weighted, weigher
@@ -40,7 +41,7 @@ from battlelog.engines.workspace import Workspace
 from battlelog.errors import Inconsistent
 from battlelog.model.ground import Problem, ground_problem
 from battlelog.rules.config import GameConfig
-from battlelog.rules.geometry import Cell, Placement
+from battlelog.rules.geometry import Placement
 from battlelog.rules.prior import Prior
 from battlelog.rules.state import GameState
 from battlelog.rules.symmetry import IDENTITY, Symmetry
@@ -75,13 +76,12 @@ class NativeEngine(Engine):
     weighs_priors = True
 
     def __init__(self, memory_budget: int | None = None, workspace: Workspace | None = None, reuse: bool = True) -> None:
-        self._budget = None if memory_budget is None else int(memory_budget)
-        self.reuse = reuse
-        self.listings = Listings()
-        self.workspace = Workspace() if workspace is None else workspace
+        self._budget, self.reuse = None if memory_budget is None else int(memory_budget), reuse
+        self.listings, self.workspace = Listings(), Workspace() if workspace is None else workspace
         self._kept: tuple[PosteriorKey, LayeredModel] | None = None
         self._kept_state: GameState | None = None  # the state ``_kept`` was last built for
-        self._draws = False  # whether layouts were drawn: then no state is counted again on a kept model
+        self._draws = False  # whether layouts were drawn: then only recounts that draw alike are made
+        self._recounted: tuple[GameState, Recount | None, bool] | None = None  # the last state recounted, its recount, drawable
         #: The empty board's model and the budget it was swept under: every game's first draws read it.
         self._board: tuple[PosteriorKey, int, LayeredModel] | None = None
         #: The last weighted posterior computed, by posterior key (and whether touching pairs were tracked).
@@ -129,8 +129,8 @@ class NativeEngine(Engine):
             if counts.models == 0:
                 raise Inconsistent("no layout of the fleet fits all the answers")
             return counts
-        if (base := self._miss_base(state)) is not None:
-            return _total([counts_with_misses(*base)])
+        if (recount := self._recount(state, self._draws)) is not None:
+            return _total([recount.counts])
         self._kept_state = state  # the model the sweep keeps is this state's
         return self._counted(listed, posterior_key(state), sweep_order(state))
 
@@ -218,13 +218,14 @@ class NativeEngine(Engine):
         return draw_owners(self._models_of(state, _tracked(state)), count, rng, None if prior.is_uniform else prior)
 
     # ----- compiling --------------------------------------------------------------------------------
-    def _models_of(self, state: GameState, tracked: bool = False) -> list[LayeredModel]:
-        """The layered models of ``state``: the one kept from the last call when it is this posterior's
-        (a player that samples a state and then asks its marginals sweeps once) or the empty board's, else new ones;
-        ``tracked``: with touching pairs counted (a prior's touch weight)."""
+    def _models_of(self, state: GameState, tracked: bool = False) -> Sequence[Drawn]:
+        """The models of ``state``: the one kept from the last call when it is this posterior's (a player that samples a state and then
+        asks its marginals sweeps once), its recount, or the empty board's, else new ones; ``tracked``: touching pairs counted."""
         key, self._draws = _model_key(state, tracked), True
         if self._kept is not None and self._kept[0] == key:
             return [self._kept[1]]
+        if not tracked and (recount := self._recount(state, drawing=True)) is not None:
+            return [recount]  # draws as a sweep of state would (Recount)
         if self._board is not None and self._board[:2] == (key, self.memory_budget):
             self._kept = (key, self._board[2])
             return [self._board[2]]
@@ -234,12 +235,11 @@ class NativeEngine(Engine):
             self._board = (key, self.memory_budget, models[0])
         return models
 
-    def _miss_base(self, state: GameState) -> tuple[LayeredModel, list[Cell]] | None:
-        """The last state's kept model, when ``state`` adds a miss or two to it and this engine has not drawn layouts:
-        a player that draws from ``state`` too needs its own sweep anyway (for the same draws), so it sweeps at once."""
-        if self._draws or self._kept is None or self._kept_state is None or self._kept[0] != _model_key(self._kept_state, False):
-            return None
-        return miss_base(state, [(self._kept_state, self._kept[1])])
+    def _recount(self, state: GameState, drawing: bool) -> Recount | None:
+        """The last state's kept model read again for ``state``, a miss or two on, that draws alike when ``drawing`` (misses.py)."""
+        if self._recounted is None or self._recounted[0] != state or (drawing and not self._recounted[2]):
+            self._recounted = (state, recount_for(state, self._kept_state, self._kept, drawing), drawing)
+        return self._recounted[1]
 
     def _counted(self, problem: Problem, key: PosteriorKey, order: Symmetry) -> Counts:
         """The counts of ``problem`` swept in ``order``, split into cases while one would exceed the
@@ -276,7 +276,7 @@ class NativeEngine(Engine):
         return sweep(tables, self.memory_budget, None if listener is None else lambda done: listener(what, done))
 
     def close(self) -> None:
-        self._kept = self._board = self._kept_state = None
+        self._kept = self._board = self._kept_state = self._recounted = None
         self._weighed = None
         self.listings.clear()
 

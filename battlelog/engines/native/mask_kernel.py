@@ -44,3 +44,24 @@ def collect_allowed(
                 uses[a - 1] += count * ways
         bwd[s] = total
     return bwd
+
+
+def choose_allowed(
+    bwd_here: np.ndarray, child_bwd: np.ndarray, first: np.ndarray, child: np.ndarray, action: np.ndarray, allowed: np.ndarray,
+    at: np.ndarray, draws: np.ndarray,
+) -> np.ndarray:  # fmt: skip
+    """:func:`kernel.choose <battlelog.engines.native.kernel.choose>` over the transitions whose action is ``allowed``
+    (``bwd_here`` and ``child_bwd``: the backward counts over those transitions)."""
+    out = np.empty(at.shape[0], dtype=np.int64)
+    for i in range(at.shape[0]):
+        s = at[i]
+        left = draws[i]
+        t = first[s]
+        while True:
+            ways = child_bwd[child[t]] if allowed[action[t]] else np.int64(0)
+            if left < ways:
+                break
+            left -= ways
+            t += 1
+        out[i] = t
+    return out

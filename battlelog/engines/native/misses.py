@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from battlelog.engines.canonical import PosteriorKey, posterior_key
 from battlelog.engines.native import jit
 from battlelog.engines.native.counts import Counts
 from battlelog.engines.native.layered import LayeredModel
-from battlelog.engines.native.tables import HORIZONTAL, VERTICAL, SweepTables
+from battlelog.engines.native.tables import HORIZONTAL, VERTICAL, SweepTables, kinds_of, sweep_order
+from battlelog.errors import BattlelogError
+from battlelog.model.ground import ground_problem
 from battlelog.rules.answers import MISS
 from battlelog.rules.geometry import Cell
 from battlelog.rules.state import GameState
@@ -42,36 +45,66 @@ def added_misses(base: GameState, state: GameState) -> list[Cell] | None:
     return [shot.cell for shot in added]
 
 
-def miss_base(state: GameState, bases: list[tuple[GameState, LayeredModel]]) -> tuple[LayeredModel, list[Cell]] | None:
-    """The first of ``bases`` (a state and the model built for it) whose levels are all kept and to whose state
-    ``state`` adds only misses (:func:`added_misses`), with those misses; None under a prior other than the uniform one."""
-    if not state.config.effective_prior.is_uniform:
+def recount_for(state: GameState, base: GameState | None, kept: tuple[PosteriorKey, LayeredModel] | None, drawing: bool) -> Recount | None:
+    """``kept`` (a posterior's key and its model) read again for ``state``, when it is ``base``'s model with every
+    level kept and ``state`` adds only a miss or two to ``base`` under the uniform prior, and, when ``drawing``,
+    draws from it are those of a sweep of ``state`` (:func:`draws_alike`); else None."""
+    if base is None or kept is None or not state.config.effective_prior.is_uniform or kept[1].rebuilds or kept[0] != posterior_key(base):
         return None
-    for base, model in bases:
-        if not model.rebuilds and (cells := added_misses(base, state)) is not None:
-            return model, cells
-    return None
+    cells = added_misses(base, state)
+    if cells is None or (drawing and not draws_alike(state, kept[1].tables)):
+        return None
+    return Recount(kept[1], cells)
 
 
-def counts_with_misses(model: LayeredModel, cells: list[Cell]) -> Counts:
-    """The counts of the layouts of ``model`` that cover none of ``cells`` (a model whose levels are all kept)."""
-    tables = model.tables
-    allowed = _allowed(tables, cells)
-    levels = [level for _, level in model.levels()]
-    fwd = [levels[0].fwd]
-    with jit.quiet():
-        for j, level in enumerate(levels):
-            following = len(levels[j + 1].fwd) if j + 1 < len(levels) else 1
-            run = jit.kernels(len(level.fwd))
-            fwd.append(run.forward_allowed(fwd[j], level.first, level.child, level.action, allowed[j], following))
-        paths = int(fwd[-1][0])
-        out = np.zeros((tables.cell_count, allowed.shape[1] - 1), dtype=np.int64)
-        bwd = np.ones(1, dtype=np.int64)
-        for j in range(len(levels) - 1, -1, -1):
-            level = levels[j]
-            bwd = jit.kernels(len(level.fwd)).collect_allowed(bwd, fwd[j], level.first, level.child, level.action, allowed[j], out[j])
-    uses = out.T.reshape(len(tables.kinds), 2, tables.cell_count)
-    return Counts.of_uses(tables, uses, paths)
+def draws_alike(state: GameState, tables: SweepTables) -> bool:
+    """Whether a model with ``tables`` draws as a sweep of ``state`` would: the same order and the same kinds (:class:`Recount`)."""
+    return sweep_order(state) == tables.symmetry and [k.ships for k in kinds_of(ground_problem(state))] == [k.ships for k in tables.kinds]
+
+
+class Recount:
+    """A kept model read again without the transitions that cover some misses: its counts, and draws from it.
+
+    Draws walk the model as :meth:`LayeredModel.draw` does, over the transitions left. Every path of a
+    model is a sequence of actions, one per swept cell, and a state's transitions are in the order of their
+    actions; so where a sweep of the new state goes in the same order with the same kinds,
+    the layouts before and after any state are the same in both models, as are their counts, and the same
+    generator draws the same layouts from either (:func:`draws_alike`): draws stay what they were.
+    """
+
+    def __init__(self, model: LayeredModel, cells: list[Cell]) -> None:
+        self.model, self.tables = model, model.tables
+        self.allowed = _allowed(self.tables, cells)
+        self.levels = [level for _, level in model.levels()]
+        fwd = [self.levels[0].fwd]
+        with jit.quiet():
+            for j, level in enumerate(self.levels):
+                following = len(self.levels[j + 1].fwd) if j + 1 < len(self.levels) else 1
+                fwd.append(jit.kernels(len(level.fwd)).forward_allowed(fwd[j], level.first, level.child, level.action, self.allowed[j], following))
+            self.paths = int(fwd[-1][0])
+            out = np.zeros((self.tables.cell_count, self.allowed.shape[1] - 1), dtype=np.int64)
+            self.bwd = [np.ones(1, dtype=np.int64)]  # after each level, last first; reversed below
+            for j in range(len(self.levels) - 1, -1, -1):
+                level = self.levels[j]
+                run = jit.kernels(len(level.fwd))
+                self.bwd.append(run.collect_allowed(self.bwd[-1], fwd[j], level.first, level.child, level.action, self.allowed[j], out[j]))
+        self.bwd.reverse()
+        self.counts = Counts.of_uses(self.tables, out.T.reshape(len(self.tables.kinds), 2, self.tables.cell_count), self.paths)
+
+    def draw(self, count: int, rng: np.random.Generator) -> np.ndarray:
+        """``count`` paths drawn uniformly among those left, as :meth:`LayeredModel.draw` draws them."""
+        if self.paths == 0:
+            raise BattlelogError("there is no layout to draw from")
+        at = np.zeros(count, dtype=np.int64)
+        out = np.zeros((count, self.tables.cell_count), dtype=np.int8)
+        with jit.quiet():
+            for j, level in enumerate(self.levels):
+                run = jit.kernels(len(level.fwd))
+                draws = rng.integers(0, self.bwd[j][at])
+                taken = run.choose_allowed(self.bwd[j], self.bwd[j + 1], level.first, level.child, level.action, self.allowed[j], at, draws)
+                out[:, j] = level.action[taken]
+                at = level.child[taken].astype(np.int64)
+        return out
 
 
 def _allowed(tables: SweepTables, cells: list[Cell]) -> np.ndarray:
