@@ -94,6 +94,9 @@ def test_the_page_and_its_files_are_served_with_a_policy_against_other_hosts(cli
     page = client.get("/")
     assert page.status_code == 200 and "battlelog" in page.text
     assert "default-src 'self'" in page.headers["content-security-policy"]
+    for answer in (client.post("/api/marginals", json=STATE), client.get("/api/nothing"), client.get("/static/app.js")):
+        assert "default-src 'self'" in answer.headers["content-security-policy"], answer.url  # the API and errors too
+        assert answer.headers["x-content-type-options"] == "nosniff"
     for name in ("app.js", "board.js", "play.js", "results.js", "style.css"):
         assert client.get(f"/static/{name}").status_code == 200, name
         assert f"/static/{name}" in page.text
