@@ -58,7 +58,7 @@ def check_interrupted_runs_resume(argv: list[str], env: dict[str, str], out: Pat
     games = out / GAMES
     status, stderr = run_until(argv, env, games, 5, signal.SIGINT)  # Ctrl-C
     assert status == 130, f"exit status {status}, stderr: {stderr!r}"
-    assert "Traceback" not in stderr and stderr.strip().splitlines()[-1].endswith("run the same command again to resume")
+    assert "Traceback" not in stderr and stderr.strip().splitlines()[-1].endswith("run the same command again to resume"), stderr
     interrupted = games.read_bytes()
     assert interrupted.endswith(b"\n") and 5 <= interrupted.count(b"\n") < total
 

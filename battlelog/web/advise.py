@@ -72,7 +72,7 @@ async def marginals_endpoint(request: Request) -> Response:
 
     with request.app.state.jobs.of(request) as job:
         answer = await service.cached(answer_key(state, service), lambda: computed(state, service, job))
-    suggest = json.loads(answer)["suggest"]
+    suggest = json.loads(answer)["suggest"] if service.idle else None  # no worker to spare: nothing to prefetch
     if suggest is not None:  # the next answer is most likely a miss or a hit at the suggested cell
         volley = state.next_volley()[0] if state.config.rules.is_salvo else None
         for result in (MISS, HIT):

@@ -227,7 +227,7 @@ class NativeEngine(Engine):
         if not tracked and (recount := self._recount(state, drawing=True)) is not None:
             return [recount]  # draws as a sweep of state would (Recount)
         if self._board is not None and self._board[:2] == (key, self.memory_budget):
-            self._kept = (key, self._board[2])
+            self._kept, self._kept_state = (key, self._board[2]), state
             return [self._board[2]]
         models = self._models(ground_problem(state), key, sweep_order(state), tracked)
         self._kept_state = state
