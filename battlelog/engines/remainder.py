@@ -22,12 +22,6 @@ from battlelog.engines.base import Marginals
 READ_BACK_LIMIT = 2**50
 
 
-def counts_of(marginals: Marginals) -> np.ndarray | None:
-    """The integer count of layouts covering each cell behind exact-ratio ``marginals``; None when there
-    is no count or it is too large to read back exactly."""
-    return _read_back(marginals.cells, marginals.models)
-
-
 def remainder(whole: Marginals, parts: Sequence[Marginals]) -> Marginals | None:
     """The marginals and count of the layouts of ``whole`` that are in none of ``parts`` (disjoint
     subsets of them), divided as the native engine divides (:func:`battlelog.engines.native.counts._ratio`):
@@ -41,34 +35,31 @@ def remainder(whole: Marginals, parts: Sequence[Marginals]) -> Marginals | None:
         raise ValueError("the parts are not disjoint subsets of the whole: they hold more layouts")
     if models == 0:
         return None
-    cells = _left(whole.cells, [part.cells for part in parts], whole, parts, models)
+    cells = _left(whole.cells, whole.models, [(part.cells, part.models) for part in parts], models)
     if cells is None:
         return None
-    placements = None
+    placements: list[np.ndarray] | None = None
     if whole.placements is not None and all(part.placements is not None for part in parts):
         placements = []
-        for ship, ship_whole in enumerate(whole.placements):
-            left = _left(
-                ship_whole, [part.placements[ship] for part in parts if part.placements is not None], whole, parts, models
-            )
+        for ship, values in enumerate(whole.placements):
+            left = _left(values, whole.models, [(part.placements[ship], part.models) for part in parts if part.placements is not None], models)
             if left is None:
                 return None
             placements.append(left)
     return Marginals(cells, models, None if placements is None else tuple(placements))
 
 
-def _left(
-    whole: np.ndarray, parts: list[np.ndarray], of: Marginals, part_marginals: Sequence[Marginals], models: int
-) -> np.ndarray | None:
-    """One array of probabilities of the layouts left over, from the whole's and the parts'."""
-    total = _read_back(whole, of.models)
-    if total is None:
-        return None
-    for values, part in zip(parts, part_marginals):
-        counts = _read_back(values, part.models)
-        if counts is None:
+def _left(whole: np.ndarray, whole_models: int, parts: list[tuple[np.ndarray, int | None]], models: int) -> np.ndarray | None:
+    """One array of probabilities of the ``models`` layouts left over: the whole's counts minus the parts' (each
+    array with its number of layouts), over ``models``; None where a count cannot be read back."""
+    total = _read_back(whole, whole_models)
+    for values, part_models in parts:
+        counts = _read_back(values, part_models)
+        if total is None or counts is None:
             return None
         total = total - counts
+    if total is None:
+        return None
     if total.size and (int(total.min()) < 0 or int(total.max()) > models):
         raise ValueError("the parts are not disjoint subsets of the whole: their counts exceed it")
     return total / models

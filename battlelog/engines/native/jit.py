@@ -37,7 +37,7 @@ _interpreted = SimpleNamespace(
     expand=kernel.expand, merge=kernel.merge, insert=kernel.insert, rehash=kernel.rehash, collect=kernel.collect, choose=kernel.choose,
     pack_codes=pack_kernel.pack_codes, unpack_codes=pack_kernel.unpack_codes,
     forward_codes=pack_kernel.forward_codes, collect_codes=pack_kernel.collect_codes,
-    forward_allowed=mask_kernel.forward_allowed, collect_allowed=mask_kernel.collect_allowed, choose_allowed=mask_kernel.choose_allowed,
+    forward_allowed=mask_kernel.forward_allowed,
 )
 
 
@@ -60,8 +60,6 @@ def kernels(states: int) -> SimpleNamespace:
             forward_codes=jit(pack_kernel.forward_codes),
             collect_codes=jit(pack_kernel.collect_codes),
             forward_allowed=jit(mask_kernel.forward_allowed),
-            collect_allowed=jit(mask_kernel.collect_allowed),
-            choose_allowed=jit(mask_kernel.choose_allowed),
         )
     return _compiled if _compiled is not None else _interpreted
 

@@ -249,9 +249,12 @@ def collect(
     first: np.ndarray,
     child: np.ndarray,
     action: np.ndarray,
+    allowed: np.ndarray,
     uses: np.ndarray,
 ) -> np.ndarray:
-    """One step back: each state's backward count, and ``uses[a - 1] += fwd * bwd`` per placement action a.
+    """One step back over the transitions whose action is ``allowed`` (all of them but where a kept model is
+    counted again without some misses: :mod:`battlelog.engines.native.misses`): each state's backward count,
+    and ``uses[a - 1] += fwd * bwd`` per placement action a.
 
     A state's backward count is the number of ways to complete the board from it; ``fwd * bwd``
     over a transition counts the layouts that take it, so ``uses`` ends up counting, per kind and
@@ -263,24 +266,30 @@ def collect(
         total = np.int64(0)
         count = fwd[s]
         for t in range(first[s], first[s + 1]):
+            a = action[t]
+            if not allowed[a]:
+                continue
             ways = child_bwd[child[t]]
             total += ways
-            if action[t] > 0:
-                uses[action[t] - 1] += count * ways
+            if a > 0:
+                uses[a - 1] += count * ways
         bwd[s] = total
     return bwd
 
 
-def choose(bwd_here: np.ndarray, child_bwd: np.ndarray, first: np.ndarray, child: np.ndarray, at: np.ndarray, draws: np.ndarray) -> np.ndarray:
-    """For walkers at states ``at`` of one level, the transition each takes, drawn with probability
-    proportional to the ways to complete the board through it (``draws[i]`` uniform in [0, bwd_here[at[i]]))."""
+def choose(
+    child_bwd: np.ndarray, first: np.ndarray, child: np.ndarray, action: np.ndarray, allowed: np.ndarray, at: np.ndarray, draws: np.ndarray
+) -> np.ndarray:
+    """For walkers at states ``at`` of one level, the transition each takes among those whose action is
+    ``allowed``, drawn with probability proportional to the ways to complete the board through it
+    (``draws[i]`` uniform in [0, the backward count of ``at[i]``))."""
     out = np.empty(at.shape[0], dtype=np.int64)
     for i in range(at.shape[0]):
         s = at[i]
         left = draws[i]
         t = first[s]
         while True:
-            ways = child_bwd[child[t]]
+            ways = child_bwd[child[t]] if allowed[action[t]] else np.int64(0)
             if left < ways:
                 break
             left -= ways

@@ -73,7 +73,7 @@ class Recount:
     """
 
     def __init__(self, model: LayeredModel, cells: list[Cell]) -> None:
-        self.model, self.tables = model, model.tables
+        self.tables = model.tables
         self.allowed = _allowed(self.tables, cells)
         self.levels = [level for _, level in model.levels()]
         fwd = [self.levels[0].fwd]
@@ -87,7 +87,7 @@ class Recount:
             for j in range(len(self.levels) - 1, -1, -1):
                 level = self.levels[j]
                 run = jit.kernels(len(level.fwd))
-                self.bwd.append(run.collect_allowed(self.bwd[-1], fwd[j], level.first, level.child, level.action, self.allowed[j], out[j]))
+                self.bwd.append(run.collect(self.bwd[-1], fwd[j], level.first, level.child, level.action, self.allowed[j], out[j]))
         self.bwd.reverse()
         self.counts = Counts.of_uses(self.tables, out.T.reshape(len(self.tables.kinds), 2, self.tables.cell_count), self.paths)
 
@@ -101,7 +101,7 @@ class Recount:
             for j, level in enumerate(self.levels):
                 run = jit.kernels(len(level.fwd))
                 draws = rng.integers(0, self.bwd[j][at])
-                taken = run.choose_allowed(self.bwd[j], self.bwd[j + 1], level.first, level.child, level.action, self.allowed[j], at, draws)
+                taken = run.choose(self.bwd[j + 1], level.first, level.child, level.action, self.allowed[j], at, draws)
                 out[:, j] = level.action[taken]
                 at = level.child[taken].astype(np.int64)
         return out
