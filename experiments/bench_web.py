@@ -23,10 +23,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx2 as httpx
 import numpy as np
@@ -49,34 +52,64 @@ class Tally:
         self.games = 0
 
 
-async def client(http: httpx.AsyncClient, url: str, seed: int, until: float, tally: Tally, think: float) -> None:
-    """Advise games one after another until the clock passes ``until``."""
+class Connection:
+    """One keep-alive HTTP/1.1 connection to the server, as a browser tab holds: a request's bytes out,
+    the status and the body back, and nothing more, so that the clients' own work stays small beside
+    the server's on the machine they share (an HTTP library's client took a third of a core here)."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host, self.port = host, port
+        self._streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+
+    async def post(self, path: str, body: bytes) -> tuple[int, bytes]:
+        if self._streams is None:
+            self._streams = await asyncio.open_connection(self.host, self.port)
+        reader, writer = self._streams
+        head = f"POST {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+        writer.write(head.encode() + body)
+        answer = await reader.readuntil(b"\r\n\r\n")
+        status = int(answer[9:12])
+        length = next(int(line[15:]) for line in answer.lower().split(b"\r\n") if line.startswith(b"content-length:"))
+        return status, await reader.readexactly(length)
+
+    def close(self) -> None:
+        if self._streams is not None:
+            self._streams[1].close()
+
+
+async def client(connection: Connection, seed: int, until: float, tally: Tally, think: float) -> None:
+    """Advise games one after another until the clock passes ``until``: the game so far posted as the
+    state JSON at every answer, as the page does."""
     rng = np.random.default_rng(seed)
     while time.monotonic() < until:
         referee = Referee(CONFIG, sample_layout(CONFIG, rng))
-        state = GameState.empty(CONFIG)
+        shots: list[dict[str, Any]] = []
+        shot: set[tuple[int, int]] = set()
         while time.monotonic() < until:
+            body = json.dumps({"size": CONFIG.size, "ships": list(CONFIG.ships), "shots": shots}).encode()
             start = time.perf_counter()
             try:
-                answer = await http.post(f"{url}api/marginals", json=state.to_json())
-            except httpx.HTTPError as exc:
+                status, text = await connection.post("/api/marginals", body)
+            except (OSError, asyncio.IncompleteReadError, ValueError, StopIteration) as exc:
                 tally.errors.append(f"{type(exc).__name__}: {exc}")
                 return
-            (tally.later if state.shots else tally.first).append(time.perf_counter() - start)
-            if answer.status_code != 200:
-                tally.errors.append(f"{answer.status_code}: {answer.text[:200]}")
+            (tally.later if shots else tally.first).append(time.perf_counter() - start)
+            if status != 200:
+                tally.errors.append(f"{status}: {text[:200]!r}")
                 return
-            suggest = answer.json()["suggest"]
+            suggest = json.loads(text)["suggest"]
             if suggest is None:
-                if not state.over:
+                if not referee.over:
                     tally.errors.append("no suggestion before the end of the game")
                 tally.games += 1
                 break
             cell = (suggest["row"], suggest["col"])
-            if cell in state.shot_cells:
+            if cell in shot:
                 tally.errors.append(f"suggested {cell}, already shot")
                 return
-            state = state.with_shot(*cell, *referee.shoot(*cell))
+            result, ship = referee.shoot(*cell)
+            shot.add(cell)
+            shots.append({"row": cell[0], "col": cell[1], "result": result} | ({} if ship is None else {"ship": ship}))
             if think:
                 await asyncio.sleep(rng.uniform(0, 2 * think))
 
@@ -108,11 +141,26 @@ def percentiles(values: list[float]) -> str:
 
 async def load(url: str, clients: int, seconds: float, think: float) -> Tally:
     tally = Tally()
-    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
-    async with httpx.AsyncClient(limits=limits, timeout=60) as http:
-        until = time.monotonic() + seconds
-        await asyncio.gather(*(client(http, url, seed, until, tally, think) for seed in range(clients)))
+    address = urlsplit(url)
+    assert address.hostname is not None and address.port is not None
+    connections = [Connection(address.hostname, address.port) for _ in range(clients)]
+    until = time.monotonic() + seconds
+    try:
+        await asyncio.gather(*(client(connection, seed, until, tally, think) for seed, connection in enumerate(connections)))
+    finally:
+        for connection in connections:
+            connection.close()
     return tally
+
+
+def worker_peaks(server: int) -> list[int]:
+    """The peak resident memory (bytes) of each process the server started that lives now (Linux's /proc)."""
+    peaks = []
+    for task in Path(f"/proc/{server}/task").iterdir():
+        for child in (task / "children").read_text().split():
+            status = Path(f"/proc/{child}/status").read_text()
+            peaks += [int(line.split()[1]) * 1024 for line in status.splitlines() if line.startswith("VmHWM:")]
+    return sorted(peaks, reverse=True)
 
 
 def main() -> int:
@@ -140,6 +188,7 @@ def main() -> int:
         tally = asyncio.run(load(url, args.clients, args.seconds, args.think))
         took = time.perf_counter() - began
         after = httpx.get(f"{url}api/options").json()["served"]
+        peaks = worker_peaks(server.pid)
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -151,6 +200,7 @@ def main() -> int:
     print(f"  empty board:          {percentiles(tally.first)}")
     print(f"  after the first shot: {percentiles(tally.later)}")
     print("  answered: " + ", ".join(f"{after[how] - before[how]} {how}" for how in after))
+    print("  peak resident memory of the server's worker processes: " + ", ".join(f"{peak / 2**20:.0f} MiB" for peak in peaks))
     for error in tally.errors[:5]:
         print(f"  error: {error}")
     return 1 if tally.errors else 0
