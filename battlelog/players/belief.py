@@ -14,9 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from battlelog.engines import Engine, Marginals, engine_class
+from battlelog.engines import DEFAULT_ENGINE, Engine, Marginals, engine_class
 from battlelog.engines.base import check_prior_support
 from battlelog.errors import BattlelogError
+from battlelog.players.base import Player, Seed
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement
 from battlelog.rules.hiders import BELIEF_WORDS, LEARN, belief_prior, canonical_belief
@@ -75,4 +76,29 @@ def believing(engine: Engine, belief: str, prior: Prior | None) -> Engine:
     return engine if belief == DEFAULT_BELIEF else Believing(engine, belief, prior)
 
 
-__all__ = ["BELIEF", "DEFAULT_BELIEF", "Believing", "believing", "canonical_option", "check_belief", "prior_of"]
+class BelievingPlayer(Player):
+    """A player that asks an engine under a belief: its options ``engine`` and ``belief``, checked before
+    the first game, and the engine it asks (its workspace's engine of that name, under the belief)."""
+
+    @classmethod
+    def canonical_option(cls, key: str, value: Any) -> Any:
+        return canonical_option(key, value)
+
+    @classmethod
+    def check_board(cls, config: GameConfig, engine: str = DEFAULT_ENGINE, belief: str = DEFAULT_BELIEF, **options: Any) -> None:
+        """A board its engine cannot count, or a belief it cannot weigh, is refused before the first game."""
+        engine_class(engine).check_board(config)
+        check_belief(engine, config, belief)
+
+    def __init__(self, seed: Seed = None, engine: str = DEFAULT_ENGINE, belief: str = DEFAULT_BELIEF) -> None:
+        super().__init__(seed)
+        engine_class(engine)  # an unknown name is refused here, before any game
+        self.engine = engine
+        self.belief, self.belief_prior = belief, prior_of(belief)
+
+    @property
+    def _engine(self) -> Engine:
+        return believing(self.workspace.engine(self.engine), self.belief, self.belief_prior)
+
+
+__all__ = ["BELIEF", "DEFAULT_BELIEF", "Believing", "BelievingPlayer", "believing", "canonical_option", "check_belief", "prior_of"]

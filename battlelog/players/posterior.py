@@ -1,22 +1,21 @@
-"""What the players that score cells on the exact posterior share: the engine, the tie rule, the key."""
+"""What the players that score cells on the exact posterior share: the tie rule and the key (the engine
+and the belief they ask come from :class:`~battlelog.players.belief.BelievingPlayer`)."""
 
 from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Hashable
-from typing import Any
 
 import numpy as np
 
-from battlelog.engines import DEFAULT_ENGINE, Engine, Marginals, engine_class
-from battlelog.players.base import ScoringPlayer, Seed, best_cells, top_cells
-from battlelog.players.belief import DEFAULT_BELIEF, believing, canonical_option, check_belief, prior_of
-from battlelog.rules.config import GameConfig
+from battlelog.engines import Marginals
+from battlelog.players.base import ScoringPlayer, best_cells, top_cells
+from battlelog.players.belief import BelievingPlayer
 from battlelog.rules.geometry import Cell
 from battlelog.rules.state import GameState
 
 
-class PosteriorPlayer(ScoringPlayer):
+class PosteriorPlayer(BelievingPlayer, ScoringPlayer):
     """Scores every unshot cell from the exact posterior of the state, and shoots the best.
 
     Among cells of equal score it keeps the most probable hits (then draws at random): a score that
@@ -26,26 +25,6 @@ class PosteriorPlayer(ScoringPlayer):
     ``engine`` names the engine; the player computes with its workspace's engine of that name, under
     the prior ``belief`` names (:mod:`battlelog.players.belief`).
     """
-
-    @classmethod
-    def canonical_option(cls, key: str, value: Any) -> Any:
-        return canonical_option(key, value)
-
-    @classmethod
-    def check_board(cls, config: GameConfig, engine: str = DEFAULT_ENGINE, belief: str = DEFAULT_BELIEF, **options: Any) -> None:
-        """A board its engine cannot count, or a belief it cannot weigh, is refused before the first game."""
-        engine_class(engine).check_board(config)
-        check_belief(engine, config, belief)
-
-    def __init__(self, seed: Seed = None, engine: str = DEFAULT_ENGINE, belief: str = DEFAULT_BELIEF) -> None:
-        super().__init__(seed)
-        engine_class(engine)  # an unknown name is refused here, before any game
-        self.engine = engine
-        self.belief, self.belief_prior = belief, prior_of(belief)
-
-    @property
-    def _engine(self) -> Engine:
-        return believing(self.workspace.engine(self.engine), self.belief, self.belief_prior)
 
     @abstractmethod
     def posterior(self, state: GameState) -> tuple[Marginals, np.ndarray]:

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from battlelog.engines import DEFAULT_ENGINE, Engine, engine_class
+from battlelog.engines import DEFAULT_ENGINE, engine_class
 from battlelog.errors import BattlelogError
-from battlelog.players.base import Player, Seed, masked, pick_best, top_cells
-from battlelog.players.belief import DEFAULT_BELIEF, believing, canonical_option, check_belief, prior_of
-from battlelog.rules.config import GameConfig
+from battlelog.players.base import Seed, masked, pick_best, top_cells
+from battlelog.players.belief import DEFAULT_BELIEF, BelievingPlayer
 from battlelog.rules.geometry import Cell
 from battlelog.rules.state import GameState
 
 
-class ThompsonPlayer(Player):
+class ThompsonPlayer(BelievingPlayer):
     """Thompson sampling (the Bayesian-search article among the seeds): draw one layout uniformly
     from those consistent with the answers, and shoot a cell it covers.
 
@@ -28,26 +25,10 @@ class ThompsonPlayer(Player):
 
     name = "thompson"
 
-    @classmethod
-    def canonical_option(cls, key: str, value: Any) -> Any:
-        return canonical_option(key, value)
-
-    @classmethod
-    def check_board(cls, config: GameConfig, engine: str = DEFAULT_ENGINE, belief: str = DEFAULT_BELIEF, **options: Any) -> None:
-        """A board its engine cannot count, or a belief it cannot weigh, is refused before the first game."""
-        engine_class(engine).check_board(config)
-        check_belief(engine, config, belief)
-
     def __init__(self, seed: Seed = None, engine: str = DEFAULT_ENGINE, belief: str = DEFAULT_BELIEF) -> None:
-        super().__init__(seed)
+        super().__init__(seed, engine, belief)
         if not engine_class(engine).samples:
             raise BattlelogError(f"player thompson needs an engine that samples layouts; {engine!r} does not")
-        self.engine = engine
-        self.belief, self.belief_prior = belief, prior_of(belief)
-
-    @property
-    def _engine(self) -> Engine:
-        return believing(self.workspace.engine(self.engine), self.belief, self.belief_prior)
 
     def scores(self, state: GameState) -> np.ndarray:
         """The exact occupancy marginal of the unshot cells a freshly drawn layout covers, 0 elsewhere
