@@ -4,7 +4,9 @@ Starts `battlelog serve --port 0` in a child process (on 127.0.0.1 only), then r
 at once for SECONDS: each draws a hidden layout, asks POST /api/marginals with the game so far, answers
 the suggested shot as a referee would, and starts a new game when every ship is sunk. Every answer must
 be 200 with a suggestion on an unshot cell (or none once the game is over); any other answer counts as
-an error. The loop is bounded in time and stops by itself; only the loopback address is used.
+an error (as is no answer within a minute). The loop is bounded in time and stops by itself; only the
+loopback address is used. Each client holds one keep-alive connection and speaks HTTP/1.1 itself, so
+that the clients take little of the cores they share with the server (docs/web.md, "Load").
 
 The clock starts once the server has answered the empty board once (it computes it at start) and its
 opening book is ready (read from the user's cache folder, or computed the first time: minutes).
@@ -40,6 +42,8 @@ from battlelog.rules.referee import Referee
 from battlelog.rules.state import GameState
 
 CONFIG = GameConfig(10, (5, 4, 3, 3, 2))
+#: The longest a client waits for an answer (seconds) before it counts an error.
+TIMEOUT = 60.0
 
 
 class Tally:
@@ -89,8 +93,8 @@ async def client(connection: Connection, seed: int, until: float, tally: Tally, 
             body = json.dumps({"size": CONFIG.size, "ships": list(CONFIG.ships), "shots": shots}).encode()
             start = time.perf_counter()
             try:
-                status, text = await connection.post("/api/marginals", body)
-            except (OSError, asyncio.IncompleteReadError, ValueError, StopIteration) as exc:
+                status, text = await asyncio.wait_for(connection.post("/api/marginals", body), TIMEOUT)
+            except (OSError, asyncio.TimeoutError, asyncio.IncompleteReadError, ValueError, StopIteration) as exc:
                 tally.errors.append(f"{type(exc).__name__}: {exc}")
                 return
             (tally.later if shots else tally.first).append(time.perf_counter() - start)
