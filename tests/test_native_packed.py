@@ -57,7 +57,7 @@ def test_every_level_packs_and_unpacks_to_itself(config: GameConfig, compiled: b
         np.testing.assert_array_equal(packed.forward(one, level.fwd), next_fwd)
         child_bwd = np.random.default_rng(i).integers(0, 1000, len(next_fwd))
         uses, packed_uses = np.zeros(2 * len(tables.kinds), dtype=np.int64), np.zeros(2 * len(tables.kinds), dtype=np.int64)
-        bwd = jit.kernels(len(level.fwd)).collect(child_bwd, level.fwd, level.first, level.child, level.action, layered.every_action(tables), uses)
+        bwd = jit.kernels(len(level.fwd)).collect(child_bwd, level.fwd, level.first, level.child, level.action, layered.every_action(len(tables.kinds)), uses)
         np.testing.assert_array_equal(packed.collect(one, level.fwd, child_bwd, packed_uses), bwd)
         np.testing.assert_array_equal(packed_uses, uses)
         seen_before += len(one.back)

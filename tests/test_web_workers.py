@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import time
 
 import pytest
 
@@ -15,9 +14,8 @@ from battlelog.web.requests import WebError
 from battlelog.web.workers import ProcessPool
 
 
-def pid_after(_workspace: Workspace, seconds: float, tag: int) -> tuple[int, int]:
-    """The worker's process id and ``tag``, after ``seconds``."""
-    time.sleep(seconds)
+def pid(_workspace: Workspace, tag: int) -> tuple[int, int]:
+    """The worker's process id, and ``tag``."""
     return os.getpid(), tag
 
 
@@ -35,7 +33,7 @@ def test_an_error_in_a_worker_reaches_the_caller_with_its_status_and_the_worker_
         with pytest.raises(WebError, match="refused in the worker") as refused:
             asyncio.run(pool.call(refuse, 409))
         assert refused.value.status == 409
-        assert asyncio.run(pool.call(pid_after, 0.0, 7))[1] == 7
+        assert asyncio.run(pool.call(pid, 7))[1] == 7
     finally:
         pool.close()
 
@@ -44,11 +42,11 @@ def test_a_worker_that_dies_fails_its_calls_in_one_line_and_is_replaced() -> Non
     pool = ProcessPool(1)
 
     async def dying() -> tuple[int, int]:
-        first = await pool.call(pid_after, 0.0, 1)
+        first = await pool.call(pid, 1)
         with pytest.raises(WebError, match="worker process died") as died:
             await pool.call(die)
         assert died.value.status == 503
-        second = await pool.call(pid_after, 0.0, 2)
+        second = await pool.call(pid, 2)
         assert second[1] == 2
         return first[0], second[0]
 

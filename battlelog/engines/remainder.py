@@ -53,13 +53,13 @@ def _left(whole: np.ndarray, whole_models: int, parts: list[tuple[np.ndarray, in
     """One array of probabilities of the ``models`` layouts left over: the whole's counts minus the parts' (each
     array with its number of layouts), over ``models``; None where a count cannot be read back."""
     total = _read_back(whole, whole_models)
-    for values, part_models in parts:
-        counts = _read_back(values, part_models)
-        if total is None or counts is None:
-            return None
-        total = total - counts
     if total is None:
         return None
+    for values, part_models in parts:
+        counts = _read_back(values, part_models)
+        if counts is None:
+            return None
+        total = total - counts
     if total.size and (int(total.min()) < 0 or int(total.max()) > models):
         raise ValueError("the parts are not disjoint subsets of the whole: their counts exceed it")
     return total / models

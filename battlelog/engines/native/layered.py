@@ -186,6 +186,7 @@ class LayeredModel:
         tables = self.tables
         out = np.zeros((tables.cell_count, 2 * len(tables.kinds)), dtype=np.int64)
         bwd = np.ones(1, dtype=np.int64) if self.paths else np.zeros(1, dtype=np.int64)
+        every = every_action(len(tables.kinds))
         with jit.quiet():
             for done, segment in enumerate(reversed(self.segments)):
                 if segment.levels is None and segment.unpacks and segment.held:  # read from its packed levels
@@ -194,7 +195,7 @@ class LayeredModel:
                     levels = self._levels_of(segment)
                     for j in range(segment.stop - 1, segment.start - 1, -1):
                         level = levels[j - segment.start]
-                        bwd = jit.kernels(len(level.fwd)).collect(bwd, level.fwd, level.first, level.child, level.action, every_action(self.tables), out[j])
+                        bwd = jit.kernels(len(level.fwd)).collect(bwd, level.fwd, level.first, level.child, level.action, every, out[j])
                     del level
                     levels = []  # dropped before the next segment is rebuilt: one segment's levels at a time
                 if progress is not None and self.rebuilds:
@@ -211,13 +212,14 @@ class LayeredModel:
         ends, kept = self._backward()
         at = np.zeros(count, dtype=np.int64)
         out = np.zeros((count, self.tables.cell_count), dtype=np.int8)
+        every = every_action(len(self.tables.kinds))
         with jit.quiet():
             for index, (segment, end) in enumerate(zip(self.segments, ends)):
                 levels = self._levels_of(segment)
                 bwd = kept[index] if index in kept else _backward_through(levels, end, len(self.tables.kinds))
                 for offset, level in enumerate(levels):
                     run = jit.kernels(len(level.fwd))
-                    taken = run.choose(bwd[offset + 1], level.first, level.child, level.action, every_action(self.tables), at, rng.integers(0, bwd[offset][at]))
+                    taken = run.choose(bwd[offset + 1], level.first, level.child, level.action, every, at, rng.integers(0, bwd[offset][at]))
                     out[:, segment.start + offset] = level.action[taken]
                     at = level.child[taken].astype(np.int64)
                 levels, bwd = [], []  # dropped before the next segment is rebuilt
@@ -380,18 +382,19 @@ def _unpack_last(segments: list[Segment]) -> bool:
     return False
 
 
-def every_action(tables: SweepTables) -> np.ndarray:
-    """The mask of :func:`kernel.collect <battlelog.engines.native.kernel.collect>` that allows every transition."""
-    return np.ones(1 + 2 * len(tables.kinds), dtype=np.bool_)
+def every_action(kinds: int) -> np.ndarray:
+    """The mask of :func:`kernel.collect <battlelog.engines.native.kernel.collect>` and ``choose`` that allows every
+    transition of a sweep of ``kinds`` kinds of ship (action 0, no placement, and two orientations a kind)."""
+    return np.ones(1 + 2 * kinds, dtype=np.bool_)
 
 
 def _backward_through(levels: list[Level], end: np.ndarray, kinds: int) -> list[np.ndarray]:
     """Backward counts of every level of a segment (and of the states after it), from those after it."""
     scratch = np.zeros(2 * kinds, dtype=np.int64)  # collect's per-placement tallies, not needed here
-    out = [end]
+    every, out = every_action(kinds), [end]
     for level in reversed(levels):
         run = jit.kernels(len(level.fwd))
-        out.append(run.collect(out[-1], level.fwd, level.first, level.child, level.action, np.ones(len(scratch) + 1, dtype=np.bool_), scratch))
+        out.append(run.collect(out[-1], level.fwd, level.first, level.child, level.action, every, scratch))
     out.reverse()
     return out
 
