@@ -13,13 +13,15 @@ and a warning says so before such a walk starts on a larger instance. The solver
 the walks' are reported apart.
 
 Instances beyond what this machine solves in reasonable time are refused up front; --time-limit
-stops a search that runs too long. Progress goes to stderr.
+stops a search that runs too long, and with --table FILE what it solved is kept and the next run with
+the same FILE goes on from there. Progress goes to stderr.
 
 examples:
   battlelog optimal --size 4 --ships 3,2
   battlelog optimal --size 4 --ships 3,2,2 --players pdf,problog,mc[samples=50]
   battlelog optimal --size 3 --ships 2 --json
   battlelog optimal --size 4 --ships 3,2,2 --touch none --sinks silent --players problog
+  battlelog optimal --size 5 --ships 3,2 --table 5x5-3,2.table --time-limit 3600   (run again to go on)
 """
 
 from __future__ import annotations
@@ -27,9 +29,12 @@ from __future__ import annotations
 import argparse
 import json
 import resource
+import signal
 import sys
 import time
 from fractions import Fraction
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from battlelog.commands.boards import add_board_arguments, config_from
 from battlelog.commands.common import parse_memory, parse_seconds
@@ -38,6 +43,9 @@ from battlelog.errors import BattlelogError
 from battlelog.optimum import DEFAULT_MEMORY
 from battlelog.players import PLAYERS, make_player
 from battlelog.players.spec import PlayerSpec, parse_players
+
+if TYPE_CHECKING:
+    from battlelog.optimum.solver import Solver
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -54,6 +62,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--memory", default=f"{DEFAULT_MEMORY >> 30}G", metavar="SIZE", help="memory for the table of solved states (default: 1G); less is never wrong, only slower, often much",
     )
     parser.add_argument("--time-limit", default="none", metavar="SECONDS", help="stop the search after this long (default: none)")
+    parser.add_argument(
+        "--table", default=None, metavar="FILE", type=Path,
+        help="keep the table of solved states in FILE: read back when it exists, so that a search stopped by "
+        "--time-limit, Ctrl-C or a TERM signal goes on where it stopped; written every 10 minutes and at the end",
+    )  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
@@ -72,7 +85,11 @@ def run(args: argparse.Namespace) -> int:
     seconds = parse_seconds(args.time_limit)
     exact = reset_peak()
     start = time.perf_counter()
-    solver = Solver(config, memory=memory, settings=WINDOWED)
+    solver = Solver(config, memory=memory, settings=WINDOWED, table_file=args.table)
+    if solver.earlier:
+        _resuming(args.table, solver)
+    if args.table is not None:  # a TERM stops the search as Ctrl-C does, so that the table is written
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
     optimum = solver.optimum(progress=search_progress(config), seconds=seconds)
     solved, solve_peak = time.perf_counter() - start, peak_bytes(exact)
     values: dict[str, Fraction] = {}
@@ -111,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
         "not_exact": skipped,
         "solve_seconds": round(solved, 3),
         "search_nodes": int(solver.stats[search.NODES]),
+        "earlier_searches": solver.earlier or None,
         "states_stored": int(solver.stats[search.STORED]),
         "solve_peak_mb": megabytes(solve_peak),
         "walks_seconds": round(time.perf_counter() - start, 3) if walked else None,
@@ -120,6 +138,19 @@ def run(args: argparse.Namespace) -> int:
     }
     print(json.dumps(figures) if args.json else optimum_table(config, optimum, values, skipped, figures))
     return 0
+
+
+def _resuming(path: Path, solver: Solver) -> None:
+    """Say on stderr what the table read back holds."""
+    from battlelog.optimum import search
+
+    earlier, stats = solver.earlier, solver.stats
+    print(
+        f"resuming from {path}: {int(stats[search.STORED]):,} states ({int(stats[search.EXACT_STORED]):,} solved), "
+        f"{earlier.get('nodes', 0):,} nodes in {earlier.get('seconds', 0):,.0f} s over {earlier.get('runs', 0)} earlier run(s)",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def _players(text: str) -> list[PlayerSpec]:

@@ -43,8 +43,9 @@ NODES, STORED, EVICTED, STOP, ROOT_DONE, ROOT_TOTAL, ROOT_BEST, EXACT_STORED, MA
 #: (EXPANDED counts the nodes whose shots were tried: neither found in the table nor cut by a bound;
 #: ROOT_LOWER is the best lower bound on the root's total proven so far, by the solver's windows.)
 STATS = 12
-#: Values of stats[STOP]: why the search was asked to stop.
-RUNNING, STOP_ASKED, STOP_TO_GROW = 0, 1, 2
+#: Values of stats[STOP]: why the search was asked to stop (to grow the table, or to save it, the caller
+#: searches again at once: the table keeps everything solved).
+RUNNING, STOP_ASKED, STOP_TO_GROW, STOP_TO_SAVE = 0, 1, 2, 3
 
 #: Table flags.
 EMPTY, LOWER, EXACT = 0, 1, 2

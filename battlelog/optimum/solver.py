@@ -15,11 +15,12 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 
 from battlelog.errors import BattlelogError, BudgetExceeded
-from battlelog.optimum import DEFAULT_MEMORY, search
+from battlelog.optimum import DEFAULT_MEMORY, saved, search
 from battlelog.optimum.group import Symmetries
 from battlelog.optimum.layouts import SINK_MODES, SOLVABLE_CELLS, SOLVABLE_LAYOUTS, solvable_layouts
 from battlelog.rules.config import GameConfig
@@ -69,6 +70,8 @@ WINDOWED = Settings(bound=search.BOUND_SHIPS, upper=20, step=50)
 
 #: Slots of a new table: grown by doubling (while the memory allows) when three quarters are used.
 FIRST_CAPACITY = 1 << 14
+#: Seconds between two saves of a table kept in a file (each stops the search, writes, and searches again).
+SAVE_EVERY = 600.0
 
 
 @dataclass(frozen=True)
@@ -121,6 +124,8 @@ class Solver:
         settings: Settings = Settings(),
         max_layouts: int = SOLVABLE_LAYOUTS,
         max_cells: int = SOLVABLE_CELLS,
+        table_file: Path | None = None,
+        save_every: float = SAVE_EVERY,
     ) -> None:
         self.config = config
         self.layouts = solvable_layouts(config, max_layouts, max_cells)
@@ -137,6 +142,11 @@ class Solver:
             [settings.bound, settings.order, SINK_MODES[config.rules.sinks], settings.upper], dtype=np.int64
         )
         self._lock = threading.Lock()
+        #: Where the table is kept between runs (None: nowhere), and what the runs before this one did.
+        self.table_file, self.save_every = table_file, save_every
+        self.earlier: dict[str, object] = {}
+        if table_file is not None and table_file.exists():
+            self._read(table_file)
 
     # ----- searching ---------------------------------------------------------------------------
     def total(
@@ -151,36 +161,82 @@ class Solver:
 
         The search runs in a thread (compiled, it holds no lock of Python's), so that ``progress`` can
         be called about every ``every`` seconds. Past ``seconds``, or on Ctrl-C, the search is told to
-        stop: a BudgetExceeded error, or the KeyboardInterrupt again.
+        stop: a BudgetExceeded error, or the KeyboardInterrupt again. With a :attr:`table_file` the table is
+        written there every :attr:`save_every` seconds and when the search returns, however it returns.
         """
+        start = time.perf_counter()
+        try:
+            value = self._run(layouts, hits, start, progress, every, seconds)
+        finally:  # the search has returned: whatever stopped it, what it solved is kept
+            if self.table_file is not None:
+                self.save(time.perf_counter() - start)
+        if value == search.STOPPED:
+            reached = self._progress(time.perf_counter() - start)
+            best, proven = reached.root_best, reached.root_lower
+            found = f"; the best policy found so far needs {best / len(layouts):.4f} shots" if best else ""
+            found += f"; the optimum is proven at least {proven}/{len(layouts)} = {proven / len(layouts):.4f}" if proven else ""
+            kept = f"; what it solved is kept in {self.table_file}" if self.table_file is not None else ""
+            when = f"after {seconds:g} s" if seconds is not None else "when told to"
+            raise BudgetExceeded(f"{self.config.label()}: the search stopped {when}{found}{kept}")
+        return value
+
+    def _run(self, layouts: np.ndarray, hits: int, start: float, progress: Callable[[SearchProgress], None] | None,
+             every: float, seconds: float | None) -> int:  # fmt: skip
+        """The search in its thread, watched: grown, saved and stopped when it is time."""
+        saved_at = start
         with self._lock, ThreadPoolExecutor(1) as pool:
-            start = time.perf_counter()
             future = pool.submit(self._search, layouts, hits)
             try:
                 while True:
                     try:
                         value = future.result(timeout=every)
-                        if value != search.STOPPED or self.stats[search.STOP] != search.STOP_TO_GROW:
-                            break
-                        self.table = self.table.grown(self.stats)  # and search again: the entries are kept
+                        why = self.stats[search.STOP]
+                        if value != search.STOPPED or why not in (search.STOP_TO_GROW, search.STOP_TO_SAVE):
+                            return int(value)
+                        if why == search.STOP_TO_GROW:
+                            self.table = self.table.grown(self.stats)  # and search again: the entries are kept
+                        else:
+                            self.save(time.perf_counter() - start)
+                            saved_at = time.perf_counter()
                         future = pool.submit(self._search, layouts, hits)
                     except FutureTimeout:
-                        elapsed = time.perf_counter() - start
+                        now = time.perf_counter()
                         if progress is not None:
-                            progress(self._progress(elapsed))
-                        if seconds is not None and elapsed > seconds:
+                            progress(self._progress(now - start))
+                        if seconds is not None and now - start > seconds:
                             self.stats[search.STOP] = search.STOP_ASKED
+                        elif self.table_file is not None and now - saved_at > self.save_every:
+                            self.stats[search.STOP] = search.STOP_TO_SAVE
             except KeyboardInterrupt:
                 self.stats[search.STOP] = search.STOP_ASKED
                 future.result()
                 raise
-            if value == search.STOPPED:
-                reached = self._progress(time.perf_counter() - start)
-                best, proven = reached.root_best, reached.root_lower
-                found = f"; the best policy found so far needs {best / len(layouts):.4f} shots" if best else ""
-                found += f"; the optimum is proven at least {proven}/{len(layouts)} = {proven / len(layouts):.4f}" if proven else ""
-                raise BudgetExceeded(f"{self.config.label()}: the search stopped after {seconds:g} s{found}")
-            return value
+
+    # ----- keeping the table in a file ----------------------------------------------------------
+    def _identity(self) -> dict[str, object]:
+        return saved.identity(self.config.label(), len(self.layouts), self._words, len(self.symmetries.ships))
+
+    def _read(self, path: Path) -> None:
+        """Start from the table in ``path`` (see :mod:`battlelog.optimum.saved`)."""
+        entries, self.earlier = saved.load(path, self._identity())
+        size = min(FIRST_CAPACITY, self.capacity)
+        while 3 * size < 4 * len(entries[0]) + 4 and size < self.capacity:
+            size *= 2
+        self.table = StateTable.empty(size, self._words)
+        search.rehash(entries, self.table.arrays, self.stats)
+
+    def save(self, seconds: float) -> None:
+        """Write the table to :attr:`table_file`, with the nodes and seconds of every search into it so far
+        (``seconds``: this run's)."""
+        assert self.table_file is not None
+        before = self.earlier
+        runs = int(before.get("runs", 0)) + 1  # type: ignore[call-overload]
+        progress = {
+            "runs": runs,
+            "nodes": int(before.get("nodes", 0)) + int(self.stats[search.NODES]),  # type: ignore[call-overload]
+            "seconds": round(float(before.get("seconds", 0.0)) + seconds, 1),  # type: ignore[arg-type]
+        }
+        saved.save(self.table_file, self.table.arrays, self._identity(), progress)
 
     def _search(self, layouts: np.ndarray, hits: int) -> int:
         t = self.layouts

@@ -1,0 +1,81 @@
+"""The table of solved belief states kept in a file, so that a long search resumes where it stopped.
+
+Every entry of the table is true whatever stopped the search: an exact total stays exact and a lower bound
+stays a lower bound. A search started again over a table read back therefore finds every state it had
+solved and every bound it had proven, and goes on from there (the root's last failed window is a stored
+bound too, so the widening windows pick up where they were). Only entries are kept, not the slots they sat
+in: reading a file rehashes them into a table as large as the memory allows now.
+
+The keys are canonical forms whose meaning depends on the instance (board, fleet, rules), on the order of
+its layouts and placements, on the symmetries used, and on the code that builds them; a file written under
+any other of these is refused in one line rather than read wrongly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+
+from battlelog.errors import BattlelogError
+from battlelog.optimum import group, layouts, search
+
+#: Bumped whenever what a file holds changes.
+FORMAT = 1
+#: The modules that decide what a key means.
+_KEY_SOURCES = (search, group, layouts)
+
+
+def code_digest() -> str:
+    """A digest of the code that builds the keys (a table from other code might mean other states)."""
+    digest = hashlib.sha256()
+    for module in _KEY_SOURCES:
+        digest.update(Path(str(module.__file__)).read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def identity(label: str, n_layouts: int, words: int, group_size: int) -> dict[str, object]:
+    """What a file's entries are valid for."""
+    return {"format": FORMAT, "instance": label, "layouts": n_layouts, "words": words, "group": group_size, "code": code_digest()}
+
+
+def save(path: Path, table: tuple[np.ndarray, ...], about: dict[str, object], progress: dict[str, object]) -> int:
+    """Write the table's entries and ``progress`` (what the searches so far did, for reports) to ``path``,
+    through a temporary file renamed over it (a crash mid-write leaves the last file whole). Returns the
+    number of entries written."""
+    keys, values, flags, actions, works = table
+    used = np.flatnonzero(flags != search.EMPTY)
+    header = json.dumps({**about, "progress": progress})
+    part = path.with_name(path.name + ".part")
+    with open(part, "wb") as out:
+        np.savez(out, header=np.array(header), keys=keys[used], values=values[used], flags=flags[used],
+                 actions=actions[used], works=works[used])  # fmt: skip
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(part, path)
+    return int(used.size)
+
+
+def load(path: Path, about: dict[str, object]) -> tuple[tuple[np.ndarray, ...], dict[str, object]]:
+    """The entries (keys, values, flags, actions, works) of a file written by :func:`save` for the same
+    ``about``, and its progress; a file for anything else, or not a table, is a one-line error."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            header = json.loads(str(data["header"]))
+            entries = tuple(data[name] for name in ("keys", "values", "flags", "actions", "works"))
+    except (OSError, ValueError, KeyError, json.JSONDecodeError) as exc:
+        raise BattlelogError(f"{path}: not a table of solved states ({type(exc).__name__}: {exc})") from None
+    if not isinstance(header, dict):
+        raise BattlelogError(f"{path}: not a table of solved states (its header is not an object)")
+    for key, want in about.items():
+        if header.get(key) != want:
+            what = "code of the search" if key == "code" else key
+            raise BattlelogError(f"{path}: a table for another {what} ({header.get(key)!r}, here {want!r}); delete it or name another file")
+    progress = header.get("progress")
+    return entries, progress if isinstance(progress, dict) else {}
+
+
+__all__ = ["FORMAT", "code_digest", "identity", "load", "save"]
