@@ -47,9 +47,14 @@ def test_a_search_stopped_and_started_again_over_its_file_reaches_the_optimum_wi
 
 def test_saving_in_the_middle_of_a_search_leaves_its_result_exact(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     solver = Solver(BOARD, settings=WINDOWED, table_file=tmp_path / "t.table", save_every=0.2)
-    saves = []
+    saves: list[float] = []
     real = solver.save
-    monkeypatch.setattr(solver, "save", lambda seconds: (saves.append(seconds), real(seconds)))
+
+    def counted(seconds: float) -> None:
+        saves.append(seconds)
+        real(seconds)
+
+    monkeypatch.setattr(solver, "save", counted)
     value = solver.total(np.arange(len(solver.layouts), dtype=np.int32), 0, every=0.01)
     assert Fraction(value, len(solver.layouts)) == OPTIMUM
     assert len(saves) >= 3  # at least two stops to save, and the last write
