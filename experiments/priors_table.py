@@ -14,6 +14,7 @@ Partial experiments count the games recorded so far.
 
 usage:
   python experiments/priors_table.py experiments/results/priors/*
+  python experiments/priors_table.py experiments/results/priors/10x10-* --learn 'problog[belief=learn,features=edge+vertical]'
 """
 
 from __future__ import annotations
@@ -56,20 +57,23 @@ def difference_row(label: list[str], a: dict[int, int], b: dict[int, int], games
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("folders", nargs="+", type=Path, help="experiment folders, one per board and hider")
+    parser.add_argument("--learn", default=LEARN, metavar="PLAYER", help=f"the adaptive player's label (default: {LEARN})")
     args = parser.parse_args()
+    learn = args.learn
     comparisons, curve = [], []
     for folder in args.folders:
         manifest, records = load_results(folder)
         config, hider = manifest_config(manifest), spec_text(manifest_hider(manifest))
         board = f"{config.shape} {','.join(map(str, config.ships))}"
-        pairs = COMPARISONS + ((WRONG_BELIEF,) if manifest_hider(manifest).is_uniform else ())
+        pairs = tuple((learn if a == LEARN else a, learn if b == LEARN else b) for a, b in COMPARISONS)
+        pairs += (WRONG_BELIEF,) if manifest_hider(manifest).is_uniform else ()
         for first, second in pairs:
             row = difference_row([board, hider, f"{first} - {second}"], scores(records, first), scores(records, second))
             comparisons += [row] if row else []
         last = 1 + max((r["game"] for r in records), default=-1)
         for start, stop in BLOCKS:
             block = range(start, last if stop is None else stop)
-            row = difference_row([board, hider, f"{block.start}-{block.stop - 1}"], scores(records, LEARN), scores(records, GREEDY), block)
+            row = difference_row([board, hider, f"{block.start}-{block.stop - 1}"], scores(records, learn), scores(records, GREEDY), block)
             curve += [row] if row else []
     header = ["board", "hider", "difference", "games", "mean", "95% CI", "p", f"p < {THRESHOLD:.4f}"]
     print(markdown_table(header, comparisons, align="lllrrrrl"))

@@ -18,6 +18,7 @@ import pytest
 from battlelog.engines import ENGINES, Engine, Marginals
 from battlelog.errors import Inconsistent
 from battlelog.rules.geometry import Placement
+from battlelog.rules.prior import FEATURES
 from battlelog.rules.state import GameState
 
 import oracle
@@ -79,10 +80,10 @@ class StandInEngine(Engine):
         picks = rng.choice(chosen, size=count, p=w / w.sum())
         return [tuple(Placement(i, *spot) for i, spot in enumerate(table.spots[k])) for k in picks]
 
-    def feature_expectations(self, state: GameState) -> np.ndarray:
-        _, _, log_w, features = self._posterior(state)
+    def feature_expectations(self, state: GameState, features: tuple[str, ...] = FEATURES) -> np.ndarray:
+        _, _, log_w, values = self._posterior(state)
         w = np.exp(log_w - log_w.max())
-        return np.asarray((w / w.sum()) @ features)
+        return np.asarray((w / w.sum()) @ values)[[FEATURES.index(f) for f in features]]
 
     def log_partition(self, state: GameState) -> float:
         _, _, log_w, _ = self._posterior(state)

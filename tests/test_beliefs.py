@@ -52,7 +52,9 @@ def test_belief_options_have_one_name_each(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("spec", "message"),
     [("problog[belief=edgy]", "belief 'edgy' is neither uniform, a preset"), ("problog[belief=edges=1]", "unknown prior feature 'edges'"),
-     ("mc[belief=spreader]", "player mc does not take option belief"), ("problog[belief=edge=1,width=2]", "unknown prior feature 'width'")],
+     ("mc[belief=spreader]", "player mc does not take option belief"), ("problog[belief=edge=1,width=2]", "unknown prior feature 'width'"),
+     ("problog[features=edge]", "features=edge says what belief=learn fits; this player's belief is uniform"),
+     ("thompson[belief=learn,features=edges]", "features: 'edges' is not a list of edge, vertical, touch (or all)")],
 )  # fmt: skip
 def test_a_bad_belief_is_one_line(spec: str, message: str, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     one_line_error(capsys, ["experiment", "--size", "3", "--ships", "2,1", "--players", spec, "--out", str(tmp_path / "x")], message)
@@ -126,6 +128,26 @@ def test_experiments_record_and_show_each_belief(monkeypatch: pytest.MonkeyPatch
     assert main(["summarize", str(out)]) == 0
     table = capsys.readouterr().out
     assert all(f"| {p} " in table or f"{p} " in table for p in players.split(","))
+
+
+def test_learn_fits_only_the_features_its_option_names(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    in_process(monkeypatch)
+    assert player_spec("problog[features=vertical+edge,belief=learn]").label == "problog[belief=learn,features=edge+vertical]"
+    assert player_spec("problog[belief=learn,features=touch+vertical+edge]").label == "problog[belief=learn]"  # all: the default
+    out = tmp_path / "edge-only"
+    players = "problog[belief=learn],problog[belief=learn,features=edge]"
+    assert main(["experiment", "--size", "3", "--ships", "2,1", "--players", players, "--games", "6", "--seed", "4",
+                 "--hider", "clusterer", "--out", str(out)]) == 0  # fmt: skip
+    capsys.readouterr()
+    games = {(r["player"], r["game"]): r for r in load_results(out)[1]}
+    hider = PRESETS["clusterer"]
+    edge_only = learned_prior(SMALL, 4, hider, 5, Workspace(), ("edge",))
+    assert edge_only.edge != 0 and edge_only.vertical == edge_only.touch == 0
+    assert learned_prior(SMALL, 4, hider, 5, Workspace()).touch != 0  # all three: another prior
+    assert games["problog[belief=learn,features=edge]", 5]["options"] == {"belief": "learn", "features": "edge"}
+    task = GameTask("problog", {"belief": edge_only.text()}, SMALL, 4, 5, layout_for(SMALL, 4, 5, hider))
+    assert games["problog[belief=learn,features=edge]", 5]["shots"] == play_task(task)["shots"]
+    assert resolved_options({"belief": "learn", "features": "edge"}, SMALL, 4, 5, hider, None) == {"belief": edge_only.text()}
 
 
 def test_a_replay_works_out_the_belief_its_game_had(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

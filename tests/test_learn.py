@@ -70,6 +70,38 @@ def test_the_fit_is_the_exact_maximum_and_recovers_the_hider(monkeypatch: pytest
         assert abs(getattr(fit.prior, name) - true) < 3 * fit.stderr[name], name  # type: ignore[operator]
 
 
+class _Noting(StandInEngine):
+    """The stand-in, noting the features each call asks the expectations of."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: list[tuple[str, ...]] = []
+
+    def feature_expectations(self, state: GameState, features: tuple[str, ...] = FEATURES) -> np.ndarray:
+        self.asked.append(features)
+        return super().feature_expectations(state, features)
+
+
+def test_a_fit_of_some_weights_is_the_exact_maximum_over_them_and_asks_for_nothing_else(monkeypatch: pytest.MonkeyPatch) -> None:
+    use_stand_in(monkeypatch)
+    layouts = [layout_for(BOARD, 11, game, HIDER) for game in range(600)]
+    totals = np.sum([layout_features(layout, 4, 4) for layout in layouts], axis=0)
+    engine = _Noting()
+    fit = fit_prior(engine, BOARD, totals, len(layouts), learnt=("edge", "vertical"))
+    assert engine.asked and set(engine.asked) == {("edge", "vertical")}  # E[touch] never asked: no touching pairs counted
+    assert fit.prior.touch == 0 and fit.stderr["touch"] is None and fit.fixed == {"touch": "not learnt (features=edge+vertical)"}
+    table = oracle.layouts(4, (3, 2))
+    index = {spots: k for k, spots in enumerate(table.spots)}
+    log_lik = _complete_log_lik(table, [index[_spots(layout)] for layout in layouts])
+    brute = minimize(lambda t: -log_lik(np.array([t[0], t[1], 0.0])), np.zeros(2), method="Nelder-Mead",
+                     options={"xatol": 1e-9, "fatol": 1e-12, "maxiter": 20000}).x  # fmt: skip
+    assert np.allclose(fit.prior.theta[:2], brute, atol=1e-5) and fit.loglik == pytest.approx(log_lik(np.array([*brute, 0.0])), abs=1e-8)
+    full = fit_prior(StandInEngine(), BOARD, totals, len(layouts))
+    assert fit.loglik < full.loglik - 1  # touch was worth fitting on these layouts: leaving it out is a real restriction
+    alone = fit_prior(_Noting(), BOARD, totals, len(layouts), learnt=("touch",))
+    assert alone.prior.edge == alone.prior.vertical == 0 and alone.prior.touch < 0
+
+
 def test_a_feature_with_nothing_to_learn_stays_zero_and_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
     use_stand_in(monkeypatch)
     apart = GameConfig(4, (2, 2), Rules(touch="none"))
@@ -122,6 +154,19 @@ def test_learn_prints_the_fit_of_each_game_once(monkeypatch: pytest.MonkeyPatch,
     assert main(["learn", str(path), "--size", "4", "--ships", "3,2"]) == 0
     text = capsys.readouterr().out
     assert "300 layouts (300 records skipped: repeats of a game, or without shots)" in text and f"edge     {fit.prior.edge:+.4f}" in text
+
+
+def test_learn_fits_the_features_named(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    use_stand_in(monkeypatch)
+    path = tmp_path / "games.jsonl"
+    _write_games(path, BOARD, 3, 200, HIDER, players=1)
+    assert main(["learn", str(path), "--size", "4", "--ships", "3,2", "--features", "vertical+edge", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    totals = np.sum([layout_features(layout_for(BOARD, 3, g, HIDER), 4, 4) for g in range(200)], axis=0)
+    assert printed["prior"] == fit_prior(StandInEngine(), BOARD, totals, 200, learnt=("edge", "vertical")).prior.to_json()
+    assert printed["fixed"] == {"touch": "not learnt (features=edge+vertical)"} and printed["stderr"]["touch"] is None
+    one_line_error(capsys, ["learn", str(path), "--size", "4", "--ships", "3,2", "--features", "edge,corner"],
+                   "features: 'edge,corner' is not a list of edge, vertical, touch (or all)")  # fmt: skip
 
 
 def test_learn_refuses_bad_files_in_one_line(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

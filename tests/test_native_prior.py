@@ -19,6 +19,7 @@ from collections import Counter
 from fractions import Fraction
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -35,7 +36,7 @@ from battlelog.engines.native.weights import Weigher, placement_log_weights
 from battlelog.model.ground import Problem, ground
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement
-from battlelog.rules.prior import Prior, layout_features
+from battlelog.rules.prior import FEATURES, Prior, layout_features
 from battlelog.rules.state import GameState, Shot
 from battlelog.rules.symmetry import SYMMETRIES, Symmetry
 from battlelog.rules.variants import SINK_RULES, TOUCH_RULES, Rules
@@ -182,11 +183,47 @@ def test_feature_expectations_and_log_partition_equal_the_oracle(mode: str, monk
         weight = oracle.layout_weights(table, *state.config.effective_prior.theta)[chosen]
         features = oracle_features(table)[chosen]
         where = f"{state.config.label()} {state.to_json()['shots']}"
-        np.testing.assert_allclose(engine.feature_expectations(state), weight @ features / weight.sum(), rtol=1e-9, atol=1e-9, err_msg=where)
+        expected = weight @ features / weight.sum()
+        np.testing.assert_allclose(engine.feature_expectations(state), expected, rtol=1e-9, atol=1e-9, err_msg=where)
+        for asked in (("edge", "vertical"), ("touch",), ("vertical",)):  # a subset, in FEATURES order: untracked without touch
+            picked = [FEATURES.index(f) for f in asked]
+            np.testing.assert_allclose(engine.feature_expectations(state, asked), expected[picked], rtol=1e-9, atol=1e-9, err_msg=where)
         assert engine.log_partition(state) == pytest.approx(math.log(weight.sum()), rel=1e-12, abs=1e-9), where
         uniform = GameState(state.config.with_prior(Prior()), state.shots)
         assert engine.log_partition(uniform) == math.log(len(chosen))
         np.testing.assert_allclose(engine.feature_expectations(uniform), features.mean(axis=0), rtol=1e-9, atol=1e-9, err_msg=where)
+
+
+def test_one_model_serves_every_prior_on_the_same_shots(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A fit asks for many priors on one board: each is weighed over the model swept once (twice with touching
+    # pairs counted), and every answer is still the oracle's, whatever was asked before it.
+    monkeypatch.setattr(few, "PAIR_LIMIT", 0)
+    engine = NativeEngine()
+    compiled: list[tuple[object, ...]] = []
+    real = engine._compile
+
+    def compile_noted(*args: Any, **kw: Any) -> Any:
+        compiled.append(args[3:] + tuple(kw.values()))
+        return real(*args, **kw)
+
+    monkeypatch.setattr(engine, "_compile", compile_noted)
+    board = GameConfig(4, (3, 2, 1))
+    table = oracle.layouts(4, (3, 2, 1))
+    features = oracle_features(table)
+    shots = (Shot(1, 1, "miss"), Shot(2, 2, "hit"))
+    chosen = oracle.posterior(table, [((1, 1), ("miss", None)), ((2, 2), ("hit", None))], "named")
+    untracked = [Prior(edge=0.7, vertical=-0.2), Prior(edge=-0.3), Prior(), Prior(edge=0.7, vertical=-0.2)]
+    tracked = [Prior(vertical=1.1, touch=-0.8), Prior(edge=-0.3), Prior(touch=0.4)]
+    for asked, priors in ((("edge", "vertical"), untracked), (FEATURES, tracked)):
+        for prior in priors:
+            state = GameState(board.with_prior(prior), shots)
+            weight = oracle.layout_weights(table, *prior.theta)[chosen]
+            expected = weight @ features[chosen] / weight.sum()
+            picked = [FEATURES.index(f) for f in asked]
+            np.testing.assert_allclose(engine.feature_expectations(state, asked), expected[picked], rtol=1e-9, atol=1e-9)
+            assert engine.log_partition(state) == pytest.approx(math.log(weight.sum()), rel=1e-12, abs=1e-9)
+            assert_weighted_oracle(engine, state, chosen)
+    assert compiled == [(False,), (True,)]  # once without touching pairs, once with: no prior swept the board again
 
 
 def test_rebuilt_and_split_models_weigh_the_same(monkeypatch: pytest.MonkeyPatch) -> None:

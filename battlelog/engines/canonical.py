@@ -43,9 +43,17 @@ def prior_symmetries(state: GameState) -> tuple[Symmetry, ...]:
     return symmetries[:4] if state.config.effective_prior.vertical else symmetries
 
 
-def _keys(state: GameState, images: np.ndarray) -> list[PosteriorKey]:
+def model_key(state: GameState) -> PosteriorKey:
+    """What a model of ``state`` swept as it is (not under a symmetry) depends on: its posterior key without
+    the prior. A sweep does not depend on the prior's weights (they are weighed in passes over the model),
+    so one model serves every prior on the same shots."""
+    return _keys(state, IDENTITY.index_map(state.rows, state.cols)[None, :], weighed=False)[0]
+
+
+def _keys(state: GameState, images: np.ndarray, weighed: bool = True) -> list[PosteriorKey]:
     """The posterior keys of the state's images under the index maps ``images`` (one row each), all
-    at once: a state is read once, and each image costs a few array operations."""
+    at once: a state is read once, and each image costs a few array operations. ``weighed=False``: without
+    the prior."""
     rows, n = state.rows, state.cols
 
     def cells(of: list[int]) -> list[tuple[int, ...]]:
@@ -62,7 +70,8 @@ def _keys(state: GameState, images: np.ndarray) -> list[PosteriorKey]:
             sinks.append((ship, images[:, shot.row * n + shot.col].tolist(), cells(list(hits))))
     rules = state.config.rules
     prior = state.config.effective_prior
-    head = ((rows, n) if rows != n else n, state.ships, rules.touch, rules.sinks, *(() if prior.is_uniform else (prior.theta,)))
+    weights = () if prior.is_uniform or not weighed else (prior.theta,)
+    head = ((rows, n) if rows != n else n, state.ships, rules.touch, rules.sinks, *weights)
     misses = cells([r * n + c for r, c in state.misses])
     hit_cells = cells(hits)
     return [
@@ -79,4 +88,4 @@ def _all_index_maps(rows: int, cols: int) -> np.ndarray:
     return out
 
 
-__all__ = ["PosteriorKey", "canonical_form", "posterior_key", "prior_symmetries"]
+__all__ = ["PosteriorKey", "canonical_form", "model_key", "posterior_key", "prior_symmetries"]

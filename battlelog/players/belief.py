@@ -21,16 +21,29 @@ from battlelog.players.base import Player, Seed
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement
 from battlelog.rules.hiders import BELIEF_WORDS, LEARN, belief_prior, canonical_belief
-from battlelog.rules.prior import Prior
+from battlelog.rules.prior import FEATURES, Prior, features_text, parse_features
 from battlelog.rules.state import GameState
 
 #: The option's name and default.
 BELIEF, DEFAULT_BELIEF = "belief", "uniform"
+#: The option naming the weights ``belief=learn`` fits (the others stay 0), and its default: all of them.
+LEARNT, ALL_FEATURES = "features", "all"
 
 
 def canonical_option(key: str, value: Any) -> Any:
-    """``belief`` in its one spelling (:func:`battlelog.rules.hiders.canonical_belief`); other options as given."""
-    return canonical_belief(value) if key == BELIEF and isinstance(value, str) else value
+    """``belief`` in its one spelling (:func:`battlelog.rules.hiders.canonical_belief`), ``features`` in its
+    (``edge+vertical``); other options as given."""
+    if key == BELIEF and isinstance(value, str):
+        return canonical_belief(value)
+    if key == LEARNT and isinstance(value, str):
+        return features_text(parse_features(value))
+    return value
+
+
+def check_learnt(belief: str, features: str) -> None:
+    """``features`` names what ``belief=learn`` fits: with another belief it would mean nothing."""
+    if parse_features(features) != FEATURES and belief != LEARN:
+        raise BattlelogError(f"features={features} says what belief=learn fits; this player's belief is {belief}")
 
 
 def check_belief(engine: str, config: GameConfig, belief: str) -> None:
@@ -90,9 +103,10 @@ class BelievingPlayer(Player):
         engine_class(engine).check_board(config)
         check_belief(engine, config, belief)
 
-    def __init__(self, seed: Seed = None, engine: str = DEFAULT_ENGINE, belief: str = DEFAULT_BELIEF) -> None:
+    def __init__(self, seed: Seed = None, engine: str = DEFAULT_ENGINE, belief: str = DEFAULT_BELIEF, features: str = ALL_FEATURES) -> None:
         super().__init__(seed)
         engine_class(engine)  # an unknown name is refused here, before any game
+        check_learnt(belief, features)
         self.engine = engine
         self.belief, self.belief_prior = belief, prior_of(belief)
 
@@ -101,4 +115,4 @@ class BelievingPlayer(Player):
         return believing(self.workspace.engine(self.engine), self.belief, self.belief_prior)
 
 
-__all__ = ["BELIEF", "DEFAULT_BELIEF", "Believing", "BelievingPlayer", "believing", "canonical_option", "check_belief", "prior_of"]
+__all__ = ["ALL_FEATURES", "BELIEF", "DEFAULT_BELIEF", "LEARNT", "Believing", "BelievingPlayer", "believing", "canonical_option", "check_belief", "check_learnt", "prior_of"]

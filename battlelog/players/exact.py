@@ -7,7 +7,7 @@ import numpy as np
 from battlelog.engines import DEFAULT_ENGINE, Marginals, engine_class
 from battlelog.errors import BattlelogError
 from battlelog.players.base import Seed, masked
-from battlelog.players.belief import DEFAULT_BELIEF
+from battlelog.players.belief import ALL_FEATURES, DEFAULT_BELIEF
 from battlelog.players.posterior import PosteriorPlayer
 from battlelog.players.volley import VOLLEY_SAMPLES, entropy_volley
 from battlelog.rules.geometry import Cell
@@ -26,8 +26,11 @@ class ExactPlayer(PosteriorPlayer):
 
     name = "problog"
 
-    def __init__(self, seed: Seed = None, engine: str = DEFAULT_ENGINE, volley: str = "top", belief: str = DEFAULT_BELIEF) -> None:
-        super().__init__(seed, engine, belief)
+    def __init__(
+        self, seed: Seed = None, engine: str = DEFAULT_ENGINE, volley: str = "top", belief: str = DEFAULT_BELIEF,
+        features: str = ALL_FEATURES,
+    ) -> None:  # fmt: skip
+        super().__init__(seed, engine, belief, features)
         if volley not in VOLLEYS:
             raise BattlelogError(f"player problog: volley={volley} is not one of {', '.join(VOLLEYS)}")
         if volley == "entropy" and not engine_class(engine).samples:

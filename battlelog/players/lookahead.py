@@ -8,7 +8,7 @@ from battlelog.engines import DEFAULT_ENGINE, Marginals, engine_class
 from battlelog.engines.remainder import remainder
 from battlelog.errors import BattlelogError
 from battlelog.players.base import Seed, masked
-from battlelog.players.belief import DEFAULT_BELIEF
+from battlelog.players.belief import ALL_FEATURES, DEFAULT_BELIEF
 from battlelog.players.posterior import PosteriorPlayer
 from battlelog.rules.answers import HIT_CODE, MISS_CODE, decode_answer
 from battlelog.rules.geometry import Cell
@@ -40,12 +40,12 @@ class LookaheadPlayer(PosteriorPlayer):
 
     def __init__(
         self, seed: Seed = None, engine: str = DEFAULT_ENGINE, width: int = 4, max_layouts: int = 10**8,
-        belief: str = DEFAULT_BELIEF,
+        belief: str = DEFAULT_BELIEF, features: str = ALL_FEATURES,
     ) -> None:
         for option, value in (("width", width), ("max_layouts", max_layouts)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise BattlelogError(f"player lookahead needs a whole number {option} of at least 1, got {value!r}")
-        super().__init__(seed, engine, belief)
+        super().__init__(seed, engine, belief, features)
         if not engine_class(engine).counts_models:
             raise BattlelogError(f"player lookahead needs an engine that counts layouts; {engine!r} does not")
         self.width = width

@@ -7,7 +7,7 @@ import numpy as np
 from battlelog.engines import DEFAULT_ENGINE, engine_class
 from battlelog.errors import BattlelogError
 from battlelog.players.base import Seed, masked, pick_best, top_cells
-from battlelog.players.belief import DEFAULT_BELIEF, BelievingPlayer
+from battlelog.players.belief import ALL_FEATURES, DEFAULT_BELIEF, BelievingPlayer
 from battlelog.rules.geometry import Cell
 from battlelog.rules.state import GameState
 
@@ -25,8 +25,10 @@ class ThompsonPlayer(BelievingPlayer):
 
     name = "thompson"
 
-    def __init__(self, seed: Seed = None, engine: str = DEFAULT_ENGINE, belief: str = DEFAULT_BELIEF) -> None:
-        super().__init__(seed, engine, belief)
+    def __init__(
+        self, seed: Seed = None, engine: str = DEFAULT_ENGINE, belief: str = DEFAULT_BELIEF, features: str = ALL_FEATURES
+    ) -> None:
+        super().__init__(seed, engine, belief, features)
         if not engine_class(engine).samples:
             raise BattlelogError(f"player thompson needs an engine that samples layouts; {engine!r} does not")
 

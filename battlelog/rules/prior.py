@@ -100,6 +100,24 @@ class Prior:
 UNIFORM = Prior()
 
 
+def parse_features(text: str) -> tuple[str, ...]:
+    """The features named in ``text`` (``edge,vertical`` or ``edge+vertical``; ``all`` for every one), in the
+    order of :data:`FEATURES`: which weights a fit may move (the others stay 0). An unknown or missing name
+    is a one-line error."""
+    names = {part.strip().lower() for part in re.split(r"[,+]", text)}
+    if names == {"all"}:
+        return FEATURES
+    unknown = sorted(names - set(FEATURES))
+    if unknown or not names:
+        raise RulesError(f"features: {clip(text)!r} is not a list of {', '.join(FEATURES)} (or all)")
+    return tuple(name for name in FEATURES if name in names)
+
+
+def features_text(features: tuple[str, ...]) -> str:
+    """``features`` as a player option writes them: ``edge+vertical`` (``all`` for every one)."""
+    return "all" if set(features) == set(FEATURES) else "+".join(name for name in FEATURES if name in features)
+
+
 def layout_features(layout: Iterable[Placement], rows: int, cols: int) -> tuple[int, int, int]:
     """``(edge, vertical, touch)`` of a layout on a ``rows`` x ``cols`` board (see the module's doc)."""
     owner: dict[tuple[int, int], int] = {}

@@ -2,7 +2,8 @@
 
 - ``hider``: the experiment's hider (the player is told the truth);
 - ``learn``: the prior fitted to the layouts of games 0..g-1 of the same experiment, in game order (the
-  boards revealed to the player so far). Those layouts depend only on the root seed, the board and the
+  boards revealed to the player so far); the option ``features`` (``edge+vertical``, say) names the weights
+  fitted, the others stay 0. Those layouts depend only on the root seed, the board and the
   hider (:func:`battlelog.runner.seeds.layout_for`), so a worker regenerates them: no worker waits for
   another, and game g plays the same on any worker, in any order, resumed or not. The fit is the maximum
   of the likelihood times a Gaussian of precision :data:`LEARN_RIDGE` on each weight (a standard normal),
@@ -22,9 +23,10 @@ import numpy as np
 
 from battlelog.engines.fit import fit_prior, weighted_engine
 from battlelog.engines.workspace import Workspace
+from battlelog.players.belief import ALL_FEATURES, LEARNT
 from battlelog.rules.config import GameConfig
 from battlelog.rules.hiders import HIDER, LEARN, spec_text
-from battlelog.rules.prior import UNIFORM, Prior, layout_features
+from battlelog.rules.prior import FEATURES, UNIFORM, Prior, layout_features, parse_features
 from battlelog.runner.seeds import layout_for
 
 #: The option that names a player's belief.
@@ -33,16 +35,18 @@ BELIEF = "belief"
 LEARN_RIDGE = 1.0
 
 
-def learned_prior(config: GameConfig, seed: int, hider: Prior, game: int, workspace: Workspace) -> Prior:
-    """The prior ``belief=learn`` plays game ``game`` with: fitted to the layouts of games 0..game-1."""
+def learned_prior(config: GameConfig, seed: int, hider: Prior, game: int, workspace: Workspace,
+                  learnt: tuple[str, ...] = FEATURES) -> Prior:  # fmt: skip
+    """The prior ``belief=learn`` plays game ``game`` with: the weights of ``learnt`` fitted to the layouts of
+    games 0..game-1 (the others 0)."""
     if game == 0:
         return UNIFORM
     totals = np.zeros(3)
     for g in range(game):
         totals += workspace.remember(("layout-features", config, seed, hider, g), partial(_features, config, seed, hider, g))
     fitted = workspace.remember(
-        ("learnt-prior", config.posterior, tuple(totals), game),
-        lambda: fit_prior(weighted_engine(workspace), config, totals, game, ridge=LEARN_RIDGE, errors=False).prior,
+        ("learnt-prior", config.posterior, tuple(totals), game, learnt),
+        lambda: fit_prior(weighted_engine(workspace), config, totals, game, ridge=LEARN_RIDGE, errors=False, learnt=learnt).prior,
     )
     return fitted
 
@@ -61,8 +65,9 @@ def resolved_options(options: Mapping[str, Any], config: GameConfig, seed: int, 
         out[BELIEF] = spec_text(hider)
     elif belief == LEARN:
         space = workspace if workspace is not None else Workspace()
+        learnt = parse_features(out.pop(LEARNT, ALL_FEATURES))  # resolved: the player is built with the prior
         try:
-            out[BELIEF] = spec_text(learned_prior(config, seed, hider, game, space))
+            out[BELIEF] = spec_text(learned_prior(config, seed, hider, game, space, learnt))
         finally:
             if space is not workspace:
                 space.close()

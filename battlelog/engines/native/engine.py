@@ -11,10 +11,10 @@ How, for one game state:
 3. One backward pass counts, for every placement, the layouts that use it; cell marginals are sums
    of those counts. Everything is an exact integer until the final division.
 
-Memory: every level's size is known before it is allocated. Over the budget (battlelog.engines.budget:
-2 GB by default, or the task's) the model keeps fewer segment starts and recomputes the others as it
-is read (:mod:`~battlelog.engines.native.layered`); a problem that does not fit even so is split on a
-cell (layouts that leave it empty, layouts that cover it; counts added), unless no level fits at all.
+Memory: every level's size is known before it is allocated. Over the budget (battlelog.engines.budget: 2 GB by
+default, or the task's) the model keeps fewer segment starts and recomputes the others as it is read
+(:mod:`~battlelog.engines.native.layered`); a problem that does not fit even so is split on a cell (layouts that
+leave it empty, layouts that cover it; counts added), unless no level fits at all.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import numpy as np
 
 from battlelog.engines import budget, progress
 from battlelog.engines.base import Engine, Marginals
-from battlelog.engines.canonical import PosteriorKey, canonical_form, posterior_key
+from battlelog.engines.canonical import PosteriorKey, canonical_form, model_key, posterior_key
 from battlelog.engines.native.counts import Counts
 from battlelog.engines.native.draws import Drawn, draw_layouts, draw_owners
 from battlelog.engines.native.few import LISTING_BYTES, few_layouts, listed_counts, listed_weighted
@@ -42,7 +42,7 @@ from battlelog.errors import Inconsistent
 from battlelog.model.ground import Problem, ground_problem
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement
-from battlelog.rules.prior import Prior
+from battlelog.rules.prior import FEATURES, Prior
 from battlelog.rules.state import GameState
 from battlelog.rules.symmetry import IDENTITY, Symmetry
 from battlelog.rules.variants import ALLOWED
@@ -56,9 +56,9 @@ class NativeEngine(Engine):
     (:mod:`~battlelog.engines.native.misses`); the empty board's, while it takes at most a quarter of the
     budget, so that each game's first draws do not sweep it again (its marginals come from disk); and
     recent states' listed layouts, so that a state a few shots on is answered by filtering them
-    (:mod:`battlelog.engines.native.reuse`; ``reuse=False``: never). Recent states' marginals and the empty boards on disk are the ``workspace``'s (None: a
-    workspace of its own); without a ``memory_budget`` of its own it uses the one in force at each call
-    (:func:`battlelog.engines.budget.memory_budget`).
+    (:mod:`battlelog.engines.native.reuse`; ``reuse=False``: never). Recent states' marginals and the empty boards
+    on disk are the ``workspace``'s (None: its own); without a ``memory_budget`` of its own it uses the one in
+    force at each call (:func:`battlelog.engines.budget.memory_budget`).
 
     Priors (``state.config.prior``): the marginals and draws are the weighted posterior's (computed
     by float64 passes over the same model: :mod:`battlelog.engines.native.weights`); ``models`` stays
@@ -85,7 +85,7 @@ class NativeEngine(Engine):
         #: The empty board's model and the budget it was swept under: every game's first draws read it.
         self._board: tuple[PosteriorKey, int, LayeredModel] | None = None
         #: The last weighted posterior computed, by posterior key (and whether touching pairs were tracked).
-        self._weighed: tuple[PosteriorKey, Weighted] | None = None
+        self._weighed: tuple[tuple[PosteriorKey, bool], Weighted] | None = None
 
     @property
     def memory_budget(self) -> int:
@@ -121,7 +121,7 @@ class NativeEngine(Engine):
     def counts(self, state: GameState) -> Counts:
         """Exact integer counts of the layouts consistent with ``state`` (no cache of marginals involved). A state
         with few layouts is answered by listing them (:meth:`_listing`), far cheaper than a sweep; the others are swept."""
-        if self._kept is not None and self._kept[0] == posterior_key(state):
+        if self._kept is not None and self._kept[0] == model_key(state):
             return _total([Counts.of(self._kept[1])])
         listed = self._listing(state)
         if isinstance(listed, Listing):
@@ -132,7 +132,7 @@ class NativeEngine(Engine):
         if (recount := self._recount(state, self._draws)) is not None:
             return _total([recount.counts])
         self._kept_state = state  # the model the sweep keeps is this state's
-        return self._counted(listed, posterior_key(state), sweep_order(state))
+        return self._counted(listed, model_key(state), sweep_order(state))
 
     def weighted(self, state: GameState, tracked: bool = False) -> Weighted:
         """The weighted posterior of ``state`` under its prior (the uniform one too), by listing its layouts
@@ -140,9 +140,9 @@ class NativeEngine(Engine):
         ``allowed`` even without a touch weight (their expectation needs them), at the price of a larger model."""
         prior = state.config.effective_prior
         tracked = _tracked(state, tracked)
-        key = _model_key(state, tracked)
-        if self._weighed is not None and self._weighed[0] in (key, _model_key(state, True)):
-            return self._weighed[1]
+        key, weighed = _model_key(state, tracked), (posterior_key(state), tracked)
+        if self._weighed is not None and self._weighed[0] in (weighed, (weighed[0], True)):
+            return self._weighed[1]  # this posterior weighed last time (a result with touching pairs serves one without)
         result = weigher(self._kept[1], prior).weighted() if self._kept is not None and self._kept[0] == key else None
         if result is None:
             listed = self._listing(state, tracked)
@@ -152,13 +152,13 @@ class NativeEngine(Engine):
                 result = self._weighed_cases(listed, key, sweep_order(state), prior, tracked)
         if result.models == 0:
             raise Inconsistent("no layout of the fleet fits all the answers")
-        self._weighed = (key, result)
+        self._weighed = (weighed, result)
         return result
 
-    def feature_expectations(self, state: GameState) -> np.ndarray:
-        """E[edge, vertical, touch] (:data:`battlelog.rules.prior.FEATURES`) over the layouts consistent with
-        ``state``, weighted by its prior: exact, from the same passes as the marginals."""
-        return self.weighted(state, tracked=True).features.copy()
+    def feature_expectations(self, state: GameState, features: tuple[str, ...] = FEATURES) -> np.ndarray:
+        """E[f] for each f of ``features`` (of :data:`battlelog.rules.prior.FEATURES`, in that order) over the
+        layouts consistent with ``state``, weighted by its prior, exact; E[touch] counts touching pairs (a far larger sweep)."""
+        return self.weighted(state, tracked="touch" in features).features[[FEATURES.index(f) for f in features]].copy()
 
     def log_partition(self, state: GameState) -> float:
         """log of the sum of exp(theta . f) over the layouts consistent with ``state`` (ships named; for the
@@ -288,8 +288,9 @@ def _tracked(state: GameState, asked: bool = False) -> bool:
 
 
 def _model_key(state: GameState, tracked: bool) -> PosteriorKey:
-    """What a kept model of ``state`` is known by: its posterior (the prior included), and whether it counts touching pairs."""
-    return (*posterior_key(state), "tracked") if tracked else posterior_key(state)
+    """What a kept model of ``state`` is known by: its shots and rules, not the prior's weights (the same model
+    serves every prior: fits ask for many on one board), and whether it counts touching pairs."""
+    return (*model_key(state), "tracked") if tracked else model_key(state)
 
 
 def _total(parts: list[Counts]) -> Counts:

@@ -1,0 +1,106 @@
+"""What learning a prior costs on the standard game (issue 18's target: `learn` from 1000 layouts in 60 s).
+
+Each row fits the layouts of games 0..N-1 drawn from a hider (``layout_for``, as an experiment's boards
+are) in a cold child process of its own (an empty cache folder; numba's kernels cached as installed):
+the maximum-likelihood fit of ``battlelog learn`` (no ridge, standard errors included) and the fit
+``belief=learn`` makes before a game (ridge 1, no standard errors), each with every weight and with
+``edge`` and ``vertical`` alone (``--features edge,vertical``, ``belief=learn,features=edge+vertical``),
+which spares the engine counting touching pairs. Drawing the layouts is timed apart: ``learn`` reads them
+from files.
+
+usage:
+  python experiments/bench_learn.py                     # about 10 minutes on 2 cores, most of it the rows with touch
+  python experiments/bench_learn.py --layouts 200 --hider edge-avoider --features edge+vertical
+Prints a Markdown table to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from bench_engines import answer_child, run_child
+
+from battlelog.report.markdown import duration, markdown_table, megabytes
+from battlelog.rules.config import GameConfig
+from battlelog.rules.hiders import parse_prior_spec
+from battlelog.rules.prior import features_text, layout_features, parse_features
+from battlelog.runner.seeds import layout_for
+
+SCRIPT = str(Path(__file__).resolve())
+STANDARD = GameConfig(10, (5, 4, 3, 3, 2))
+#: Target of issue 18: `learn` from 1000 layouts of the standard game.
+TARGET_SECONDS = 60.0
+
+
+def child(task: dict[str, Any]) -> dict[str, Any]:
+    """One fit in this process, from cold."""
+    from battlelog.engines.fit import fit_prior
+    from battlelog.engines.native.engine import NativeEngine
+    from battlelog.runner.beliefs import LEARN_RIDGE
+
+    hider = parse_prior_spec(task["hider"])
+    start = time.perf_counter()
+    layouts = [layout_for(STANDARD, task["seed"], game, hider) for game in range(task["layouts"])]
+    drawn = time.perf_counter() - start
+    totals = np.sum([layout_features(layout, STANDARD.rows, STANDARD.cols) for layout in layouts], axis=0)
+    engine = NativeEngine()
+    calls = []
+    asked = engine.feature_expectations
+
+    def counted(*args: Any, **kw: Any) -> Any:
+        calls.append(1)
+        return asked(*args, **kw)
+
+    engine.feature_expectations = counted  # type: ignore[method-assign]
+    start = time.perf_counter()
+    learnt = parse_features(task["features"])
+    if task["kind"] == "learn":
+        fit = fit_prior(engine, STANDARD, totals, len(layouts), learnt=learnt)
+    else:
+        fit = fit_prior(engine, STANDARD, totals, len(layouts), ridge=LEARN_RIDGE, errors=False, learnt=learnt)
+    return {"seconds": time.perf_counter() - start, "drawn": drawn, "calls": len(calls), "prior": fit.prior.text() or "uniform",
+            "stderr": {k: v for k, v in fit.stderr.items() if v is not None}}  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--layouts", type=int, default=1000, help="layouts to fit (default: 1000)")
+    parser.add_argument("--hider", default="edge-hugger", help="the hider they are drawn from (default: edge-hugger)")
+    parser.add_argument("--features", default="all,edge+vertical", help="comma-separated feature sets, '+' within one (default: all,edge+vertical)")
+    parser.add_argument("--seed", type=int, default=0, help="root seed of the layouts (default: 0)")
+    parser.add_argument("--time-limit", type=float, default=1800, help="seconds per child (default: 1800)")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        return answer_child(args.child, child)
+    print(f"# Learning a prior on {STANDARD.label()}\n\npython {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores, "
+          f"command: python experiments/bench_learn.py {' '.join(argv or sys.argv[1:])}\n")  # fmt: skip
+    rows, verdicts = [], []
+    for features in args.features.split(","):
+        learnt = features_text(parse_features(features))
+        for kind in ("learn", "belief=learn"):
+            task = {"kind": kind, "features": learnt, "layouts": args.layouts, "hider": args.hider, "seed": args.seed}
+            got = run_child(task, args.time_limit, SCRIPT)
+            stderr = ", ".join(f"{k} {v:.3f}" for k, v in got.get("stderr", {}).items())
+            rows.append([kind, learnt, str(args.layouts), got.get("status") or duration(got["seconds"]), str(got.get("calls", "")),
+                         duration(got.get("drawn")), got.get("prior", ""), stderr, megabytes(got.get("peak"))])  # fmt: skip
+            if kind == "learn" and "seconds" in got:
+                verdicts.append(f"- learn, features {learnt}: {duration(got['seconds'])}: {'met' if got['seconds'] <= TARGET_SECONDS else 'MISSED'}")
+            print(f"  {kind} {learnt}: done", file=sys.stderr, flush=True)
+    header = ["fit", "features", "layouts", "fit time", "engine calls", "drawing them", "prior", "standard errors", "peak"]
+    print(markdown_table(header, rows))
+    print(f"\nLayouts of games 0..{args.layouts - 1} of seed {args.seed} drawn from the {args.hider} hider; every row a cold process.\n")
+    print(f"Target (issue 18): learn from 1000 layouts of the standard game <= {TARGET_SECONDS:.0f} s:")
+    print("\n".join(verdicts) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
