@@ -1,12 +1,12 @@
 """What learning a prior costs on the standard game (issue 18's target: `learn` from 1000 layouts in 60 s).
 
-Each row fits the layouts of games 0..N-1 drawn from a hider (``layout_for``, as an experiment's boards
-are) in a cold child process of its own (an empty cache folder; numba's kernels cached as installed):
+The layouts of games 0..N-1 are drawn once from a hider (``layout_for``, as an experiment's boards are)
+and written as game records; each row reads them as ``battlelog learn`` does and fits them in a cold
+child process of its own (an empty cache folder; numba's kernels cached as installed):
 the maximum-likelihood fit of ``battlelog learn`` (no ridge, standard errors included) and the fit
 ``belief=learn`` makes before a game (ridge 1, no standard errors), each with every weight and with
 ``edge`` and ``vertical`` alone (``--features edge,vertical``, ``belief=learn,features=edge+vertical``),
-which spares the engine counting touching pairs. Drawing the layouts is timed apart: ``learn`` reads them
-from files.
+which spares the engine counting touching pairs. Reading is timed with the fit; drawing, apart.
 
 usage:
   python experiments/bench_learn.py                     # about 10 minutes on 2 cores, most of it the rows with touch
@@ -17,9 +17,11 @@ Prints a Markdown table to stdout.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -31,6 +33,7 @@ from battlelog.report.markdown import duration, markdown_table, megabytes
 from battlelog.rules.config import GameConfig
 from battlelog.rules.hiders import parse_prior_spec
 from battlelog.rules.prior import features_text, layout_features, parse_features
+from battlelog.runner.records import placement_json
 from battlelog.runner.seeds import layout_for
 
 SCRIPT = str(Path(__file__).resolve())
@@ -40,15 +43,14 @@ TARGET_SECONDS = 60.0
 
 
 def child(task: dict[str, Any]) -> dict[str, Any]:
-    """One fit in this process, from cold."""
+    """One fit in this process, from cold: read the records, fit them."""
     from battlelog.engines.fit import fit_prior
     from battlelog.engines.native.engine import NativeEngine
     from battlelog.runner.beliefs import LEARN_RIDGE
+    from battlelog.runner.layout_files import read_layouts
 
-    hider = parse_prior_spec(task["hider"])
     start = time.perf_counter()
-    layouts = [layout_for(STANDARD, task["seed"], game, hider) for game in range(task["layouts"])]
-    drawn = time.perf_counter() - start
+    layouts = [o.layout for o in read_layouts([task["file"]], STANDARD)[0]]
     totals = np.sum([layout_features(layout, STANDARD.rows, STANDARD.cols) for layout in layouts], axis=0)
     engine = NativeEngine()
     calls = []
@@ -59,13 +61,12 @@ def child(task: dict[str, Any]) -> dict[str, Any]:
         return asked(*args, **kw)
 
     engine.feature_expectations = counted  # type: ignore[method-assign]
-    start = time.perf_counter()
     learnt = parse_features(task["features"])
     if task["kind"] == "learn":
         fit = fit_prior(engine, STANDARD, totals, len(layouts), learnt=learnt)
     else:
         fit = fit_prior(engine, STANDARD, totals, len(layouts), ridge=LEARN_RIDGE, errors=False, learnt=learnt)
-    return {"seconds": time.perf_counter() - start, "drawn": drawn, "calls": len(calls), "prior": fit.prior.text() or "uniform",
+    return {"seconds": time.perf_counter() - start, "calls": len(calls), "prior": fit.prior.text() or "uniform",
             "stderr": {k: v for k, v in fit.stderr.items() if v is not None}}  # fmt: skip
 
 
@@ -82,24 +83,37 @@ def main(argv: list[str] | None = None) -> int:
         return answer_child(args.child, child)
     print(f"# Learning a prior on {STANDARD.label()}\n\npython {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores, "
           f"command: python experiments/bench_learn.py {' '.join(argv or sys.argv[1:])}\n")  # fmt: skip
-    rows, verdicts = [], []
-    for features in args.features.split(","):
-        learnt = features_text(parse_features(features))
-        for kind in ("learn", "belief=learn"):
-            task = {"kind": kind, "features": learnt, "layouts": args.layouts, "hider": args.hider, "seed": args.seed}
-            got = run_child(task, args.time_limit, SCRIPT)
-            stderr = ", ".join(f"{k} {v:.3f}" for k, v in got.get("stderr", {}).items())
-            rows.append([kind, learnt, str(args.layouts), got.get("status") or duration(got["seconds"]), str(got.get("calls", "")),
-                         duration(got.get("drawn")), got.get("prior", ""), stderr, megabytes(got.get("peak"))])  # fmt: skip
-            if kind == "learn" and "seconds" in got:
-                verdicts.append(f"- learn, features {learnt}: {duration(got['seconds'])}: {'met' if got['seconds'] <= TARGET_SECONDS else 'MISSED'}")
-            print(f"  {kind} {learnt}: done", file=sys.stderr, flush=True)
-    header = ["fit", "features", "layouts", "fit time", "engine calls", "drawing them", "prior", "standard errors", "peak"]
+    start = time.perf_counter()
+    hider = parse_prior_spec(args.hider)
+    layouts = [layout_for(STANDARD, args.seed, game, hider) for game in range(args.layouts)]
+    drawn = time.perf_counter() - start
+    rows: list[list[str]] = []
+    verdicts: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="battlelog-learn-") as folder:
+        records = Path(folder) / "games.jsonl"
+        records.write_text("".join(json.dumps({"game": g, "layout": [placement_json(p) for p in x]}) + "\n" for g, x in enumerate(layouts)))
+        for features in args.features.split(","):
+            learnt = features_text(parse_features(features))
+            for kind in ("learn", "belief=learn"):
+                rows.append(_row(kind, learnt, str(records), args, verdicts))
+    header = ["fit", "features", "layouts", "reading and fitting", "engine calls", "prior", "standard errors", "peak"]
     print(markdown_table(header, rows))
-    print(f"\nLayouts of games 0..{args.layouts - 1} of seed {args.seed} drawn from the {args.hider} hider; every row a cold process.\n")
+    print(f"\nLayouts of games 0..{args.layouts - 1} of seed {args.seed} drawn from the {args.hider} hider ({duration(drawn)} to draw them, "
+          "not counted); every row a cold process.\n")  # fmt: skip
     print(f"Target (issue 18): learn from 1000 layouts of the standard game <= {TARGET_SECONDS:.0f} s:")
     print("\n".join(verdicts) + "\n")
     return 0
+
+
+def _row(kind: str, learnt: str, records: str, args: argparse.Namespace, verdicts: list[str]) -> list[str]:
+    """One fit in a cold child, as a table row (and its verdict against the target, for ``learn``)."""
+    got = run_child({"kind": kind, "features": learnt, "file": records}, args.time_limit, SCRIPT)
+    print(f"  {kind} {learnt}: done", file=sys.stderr, flush=True)
+    stderr = ", ".join(f"{k} {v:.3f}" for k, v in got.get("stderr", {}).items())
+    if kind == "learn" and "seconds" in got:
+        verdicts.append(f"- learn, features {learnt}: {duration(got['seconds'])}: {'met' if got['seconds'] <= TARGET_SECONDS else 'MISSED'}")
+    return [kind, learnt, str(args.layouts), got.get("status") or duration(got["seconds"]), str(got.get("calls", "")), got.get("prior", ""),
+            stderr, megabytes(got.get("peak"))]  # fmt: skip
 
 
 if __name__ == "__main__":
