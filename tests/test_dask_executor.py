@@ -263,10 +263,14 @@ def start_scheduler(tmp: Path, allowed_failures: int | None = 0) -> tuple[subpro
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )  # fmt: skip
     deadline = time.monotonic() + 60
-    while not file.exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    address = json.loads(file.read_text())["address"]
-    return process, address
+    while time.monotonic() < deadline:
+        # The scheduler creates the file before it writes it: read it only once it holds a whole address.
+        try:
+            return process, json.loads(file.read_text())["address"]
+        except (FileNotFoundError, json.JSONDecodeError, KeyError):
+            time.sleep(0.05)
+    stop(process)
+    raise AssertionError(f"the dask scheduler wrote no address to {file} in 60 s")
 
 
 def start_worker(address: str, env: dict[str, str], name: str) -> subprocess.Popen:
