@@ -160,7 +160,7 @@ def solve_endgame(
             return None  # over the node budget
         table = table.grown(stats)
     key, _, _ = search.canonical_key(
-        everything, hit_bits, placement, identity.cells, identity.ships, identity.placements, offsets, words
+        everything, hit_bits, placement, ship_masks, identity.cells, identity.ships, identity.placements, offsets, words
     )
     slot = search.find_slot(table.keys, table.flags, key)
     if slot < 0 or table.flags[slot] != search.EXACT:  # the root is stored last, by the costliest work

@@ -87,20 +87,39 @@ def _mix(x: np.uint64) -> np.uint64:
 
 
 @njit(cache=True)
-def canonical_key(layouts, hits, placement, cell_perm, ship_perm, plc_perm, offsets, words):
-    """The smallest packed key of (C, H) over the symmetry group, the element reaching it, and which
-    elements fix the state (its stabiliser)."""
-    groups, ships = ship_perm.shape
-    most = plc_perm.shape[2]
-    present = np.zeros((ships, most), dtype=np.bool_)
+def finished_cells(layouts, hits, placement, ship_masks, present):
+    """The cells of the ships that are over: one placement in every layout of C, all of it hit. Such a ship
+    changes no future answer and, with one placement, pairs with each placement of the others exactly once,
+    so (C, H) has the value of the same state without it: the key leaves it and its cells out, and states
+    that differ only in where a sunk ship lay share one entry. ``present[i, k]``: some layout of C puts ship
+    i on its placement k (filled here)."""
+    ships = present.shape[0]
     for lay in layouts:
         for i in range(ships):
             present[i, placement[lay, i]] = True
+    over = np.uint64(0)
+    first = layouts[0]
+    for i in range(ships):
+        cells = ship_masks[first, i]
+        if (cells & ~hits) == 0 and present[i].sum() == 1:
+            over |= cells
+            present[i, :] = False
+    return over
+
+
+@njit(cache=True)
+def canonical_key(layouts, hits, placement, ship_masks, cell_perm, ship_perm, plc_perm, offsets, words):
+    """The smallest packed key of (C, H) over the symmetry group (ships that are over left out: see
+    finished_cells), the element reaching it, and which elements fix the state (its stabiliser)."""
+    groups, ships = ship_perm.shape
+    most = plc_perm.shape[2]
+    present = np.zeros((ships, most), dtype=np.bool_)
+    live_hits = hits & ~finished_cells(layouts, hits, placement, ship_masks, present)
     packed = np.zeros((groups, words), dtype=np.uint64)
     n_cells = cell_perm.shape[1]
     for g in range(groups):
         for x in range(n_cells):
-            if (hits >> np.uint64(x)) & np.uint64(1):
+            if (live_hits >> np.uint64(x)) & np.uint64(1):
                 b = cell_perm[g, x]
                 packed[g, b >> 6] |= np.uint64(1) << np.uint64(b & 63)
         for i in range(ships):
@@ -335,6 +354,45 @@ def _child(layouts, answer, kind, size):
     return child
 
 
+@njit(cache=True)
+def _forced_cell(layouts, hits, cover, ship_masks, owner, sinks):
+    """An unshot cell whose shot tells nothing, now or later, else -1: T(C, H) = |C| + T(C, H + x) there.
+
+    x must be hit in every layout of C, with one answer, and firing it now must not change what any other
+    shot says: then removing x from any policy's tree (each branch fires it once, since the game ends only
+    when every ship cell is hit) gives a policy from (C, H + x) that sees at least as much, one shot per
+    layout sooner, and firing x first costs exactly that. Three cases qualify: silent sinks (every hit says
+    "hit"); x sinks a ship in every layout (nothing later can sink it); or, sinks named, x is a hit on the
+    same ship i in every layout (firing it early only moves "sunk i" to the shot that now completes i,
+    which tells no more than x would have). Not a hit on different ships with sinks named: shot late, x
+    would say which ship it sinks, and nothing else might.
+    """
+    n = layouts.shape[0]
+    for x in range(cover.shape[0]):
+        if cover[x] != n:
+            continue
+        bit = np.uint64(1) << np.uint64(x)
+        kind, same_ship = -1, -1
+        for j in range(n):
+            lay = layouts[j]
+            ship = owner[lay, x]
+            code = HIT_CODE
+            if (ship_masks[lay, ship] & ~(hits | bit)) == 0 and sinks != SINKS_SILENT:
+                code = SUNK_CODE + (ship if sinks == SINKS_NAMED else 0)
+            if j == 0:
+                kind, same_ship = code, ship
+            elif code != kind:
+                kind = -2
+                break
+            elif ship != same_ship:
+                same_ship = -1
+        if kind < 0:
+            continue
+        if sinks == SINKS_SILENT or kind >= SUNK_CODE or (sinks == SINKS_NAMED and same_ship >= 0):
+            return x
+    return -1
+
+
 @njit(cache=True, nogil=True)
 def policy_total(layouts, hits, ship_masks, owner, union, fleet_cells, sinks):
     """The exact total (summed over ``layouts``) of the shots that the deterministic greedy policy
@@ -431,7 +489,7 @@ def search(
         stats[STOP] = STOP_ASKED
         return STOPPED
     start = stats[NODES]
-    key, g, stabiliser = canonical_key(layouts, hits, placement, cell_perm, ship_perm, plc_perm, offsets, words)
+    key, g, stabiliser = canonical_key(layouts, hits, placement, ship_masks, cell_perm, ship_perm, plc_perm, offsets, words)
     keys, values, flags = table[0], table[1], table[2]
     slot = find_slot(keys, flags, key)
     known = 0
@@ -448,6 +506,18 @@ def search(
     cover = np.zeros(n_cells, dtype=np.int64)
     for lay in layouts:
         _count_cells(union[lay] & ~hits, cover)
+    forced = _forced_cell(layouts, hits, cover, ship_masks, owner, sinks)
+    if forced >= 0:  # a shot every layout answers alike: take it now (see _forced_cell), no choice to search
+        value = search(
+            layouts, hits | (np.uint64(1) << np.uint64(forced)), beta - n, depth + 1, ship_masks, owner, placement, union,
+            cell_perm, ship_perm, plc_perm, offsets, words, fleet_cells, table, stats, options,
+        )  # fmt: skip
+        if value == STOPPED:
+            return STOPPED
+        value += n
+        exact = value < beta
+        store(table, stats, key, value, EXACT if exact else LOWER, cell_perm[g, forced] if exact else -1, stats[NODES] - start + 1)
+        return value
     lower = max(known, lower_bound(n, remaining, cover, bound))
     if bound == BOUND_SHIPS and lower < beta:
         lower = max(lower, n * remaining + ship_bound(layouts, hits, ship_masks, placement, plc_perm.shape[2]))

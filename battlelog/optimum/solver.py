@@ -290,7 +290,7 @@ class Solver:
         self.total(layouts, hits)
         t = self.layouts
         key, g, _ = search.canonical_key(
-            layouts, np.uint64(hits), t.placement, self.symmetries.cells, self.symmetries.ships,
+            layouts, np.uint64(hits), t.placement, t.ship_masks, self.symmetries.cells, self.symmetries.ships,
             self.symmetries.placements, self._offsets, self._words,
         )
         slot = search.find_slot(self.table.keys, self.table.flags, key)
