@@ -73,10 +73,12 @@ def test_a_file_for_another_instance_or_not_a_table_is_refused_in_one_line(tmp_p
     assert Solver(BOARD, settings=WINDOWED, table_file=path).optimum() == OPTIMUM
     with pytest.raises(BattlelogError, match=r"a table for another instance \('4x4 3,2', here '4x4 2,2'\)"):
         Solver(GameConfig(4, (2, 2)), table_file=path)
-    junk = tmp_path / "junk.table"
-    junk.write_text("not a table")
-    with pytest.raises(BattlelogError, match="junk.table: not a table of solved states"):
-        Solver(BOARD, table_file=junk)
+    whole = path.read_bytes()
+    for name, content in (("junk", b"not a table"), ("empty", b""), ("cut", whole[: len(whole) // 2])):
+        junk = tmp_path / f"{name}.table"
+        junk.write_bytes(content)
+        with pytest.raises(BattlelogError, match=f"{name}.table: not a table of solved states"):
+            Solver(BOARD, table_file=junk)
 
 
 def test_the_optimal_command_goes_on_from_its_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

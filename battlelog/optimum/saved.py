@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -66,7 +67,7 @@ def load(path: Path, about: dict[str, object]) -> tuple[tuple[np.ndarray, ...], 
         with np.load(path, allow_pickle=False) as data:
             header = json.loads(str(data["header"]))
             entries = tuple(data[name] for name in ("keys", "values", "flags", "actions", "works"))
-    except (OSError, ValueError, KeyError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:  # JSONDecodeError is a ValueError
         raise BattlelogError(f"{path}: not a table of solved states ({type(exc).__name__}: {exc})") from None
     if not isinstance(header, dict):
         raise BattlelogError(f"{path}: not a table of solved states (its header is not an object)")
