@@ -288,8 +288,7 @@ def _tracked(state: GameState, asked: bool = False) -> bool:
 
 
 def _model_key(state: GameState, tracked: bool) -> PosteriorKey:
-    """What a kept model of ``state`` is known by: its shots and rules, not the prior's weights (the same model
-    serves every prior: fits ask for many on one board), and whether it counts touching pairs."""
+    """A kept model's key: shots and rules, not the prior's weights (one model serves every prior), and touching pairs or not."""
     return (*model_key(state), "tracked") if tracked else model_key(state)
 
 
