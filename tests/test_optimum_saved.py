@@ -13,7 +13,7 @@ import pytest
 
 from battlelog.cli import main
 from battlelog.errors import BattlelogError, BudgetExceeded
-from battlelog.optimum import search
+from battlelog.optimum import saved, search
 from battlelog.optimum.solver import WINDOWED, Solver
 from battlelog.rules.config import GameConfig
 
@@ -97,3 +97,25 @@ def test_the_optimal_command_goes_on_from_its_table(tmp_path: Path, capsys: pyte
     assert main(["optimal", "--size", "3", "--ships", "2,2", "--table", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "a table for another instance ('3x3 2,1', here '3x3 2,2')" in err
+
+
+def test_a_table_that_cannot_be_written_is_said_before_the_search_or_costs_only_itself(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base = ["optimal", "--size", "3", "--ships", "2,1", "--json", "--table"]
+    for where, message in ((tmp_path / "no" / "t.table", "cannot write in"), (tmp_path, "is a folder")):
+        assert main([*base, str(where)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and message in err
+
+    def full(*args: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(saved, "save", full)
+    solver = Solver(BOARD, settings=WINDOWED, table_file=tmp_path / "t.table", save_every=0.2)
+    assert Fraction(solver.total(np.arange(len(solver.layouts), dtype=np.int32), 0, every=0.01), len(solver.layouts)) == OPTIMUM
+    assert solver.unsaved is not None and "No space left on device" in solver.unsaved
+    assert main([*base, str(tmp_path / "u.table")]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["optimal"] > 0
+    assert captured.err.strip().splitlines()[-1].startswith("battlelog: warning: could not write the table to")

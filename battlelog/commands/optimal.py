@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import signal
 import sys
@@ -36,7 +37,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from battlelog.commands.boards import add_board_arguments, config_from
+from battlelog.commands.boards import add_board_arguments, config_from, output_path
 from battlelog.commands.common import parse_memory, parse_seconds
 from battlelog.engines.workspace import Workspace
 from battlelog.errors import BattlelogError
@@ -63,7 +64,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--time-limit", default="none", metavar="SECONDS", help="stop the search after this long (default: none)")
     parser.add_argument(
-        "--table", default=None, metavar="FILE", type=Path,
+        "--table", default=None, metavar="FILE",
         help="keep the table of solved states in FILE: read back when it exists, so that a search stopped by "
         "--time-limit, Ctrl-C or a TERM signal goes on where it stopped; written every 10 minutes and at the end",
     )  # fmt: skip
@@ -85,12 +86,17 @@ def run(args: argparse.Namespace) -> int:
     seconds = parse_seconds(args.time_limit)
     exact = reset_peak()
     start = time.perf_counter()
-    solver = Solver(config, memory=memory, settings=WINDOWED, table_file=args.table)
-    if solver.earlier:
-        _resuming(args.table, solver)
-    if args.table is not None:  # a TERM stops the search as Ctrl-C does, so that the table is written
+    table = _table_file(args.table)
+    solver = Solver(config, memory=memory, settings=WINDOWED, table_file=table)
+    if table is not None and solver.earlier:
+        _resuming(table, solver)
+    if table is not None:  # a TERM stops the search as Ctrl-C does, so that the table is written
         signal.signal(signal.SIGTERM, signal.default_int_handler)
-    optimum = solver.optimum(progress=search_progress(config), seconds=seconds)
+    try:
+        optimum = solver.optimum(progress=search_progress(config), seconds=seconds)
+    finally:
+        if solver.unsaved is not None:
+            print(f"battlelog: warning: {solver.unsaved}", file=sys.stderr, flush=True)
     solved, solve_peak = time.perf_counter() - start, peak_bytes(exact)
     values: dict[str, Fraction] = {}
     skipped: dict[str, str] = {}
@@ -138,6 +144,19 @@ def run(args: argparse.Namespace) -> int:
     }
     print(json.dumps(figures) if args.json else optimum_table(config, optimum, values, skipped, figures))
     return 0
+
+
+def _table_file(text: str | None) -> Path | None:
+    """--table as a path the search can write to, checked now rather than after hours of search."""
+    if text is None:
+        return None
+    path = output_path(text, "--table")
+    folder = path.parent
+    if path.is_dir():
+        raise BattlelogError(f"--table {path} is a folder: give the name of a file")
+    if not folder.is_dir() or not os.access(folder, os.W_OK):
+        raise BattlelogError(f"--table {path}: cannot write in {folder} (no such folder, or not writable)")
+    return path
 
 
 def _resuming(path: Path, solver: Solver) -> None:

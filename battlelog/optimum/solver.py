@@ -145,6 +145,8 @@ class Solver:
         #: Where the table is kept between runs (None: nowhere), and what the runs before this one did.
         self.table_file, self.save_every = table_file, save_every
         self.earlier: dict[str, object] = {}
+        #: Why the table could not be written, once a write failed (None: every write so far succeeded).
+        self.unsaved: str | None = None
         if table_file is not None and table_file.exists():
             self._read(table_file)
 
@@ -175,7 +177,7 @@ class Solver:
             best, proven = reached.root_best, reached.root_lower
             found = f"; the best policy found so far needs {best / len(layouts):.4f} shots" if best else ""
             found += f"; the optimum is proven at least {proven}/{len(layouts)} = {proven / len(layouts):.4f}" if proven else ""
-            kept = f"; what it solved is kept in {self.table_file}" if self.table_file is not None else ""
+            kept = f"; what it solved is kept in {self.table_file}" if self.table_file is not None and self.unsaved is None else ""
             when = f"after {seconds:g} s" if seconds is not None else "when told to"
             raise BudgetExceeded(f"{self.config.label()}: the search stopped {when}{found}{kept}")
         return value
@@ -205,7 +207,7 @@ class Solver:
                             progress(self._progress(now - start))
                         if seconds is not None and now - start > seconds:
                             self.stats[search.STOP] = search.STOP_ASKED
-                        elif self.table_file is not None and now - saved_at > self.save_every:
+                        elif self.table_file is not None and self.unsaved is None and now - saved_at > self.save_every:
                             self.stats[search.STOP] = search.STOP_TO_SAVE
             except KeyboardInterrupt:
                 self.stats[search.STOP] = search.STOP_ASKED
@@ -227,8 +229,10 @@ class Solver:
 
     def save(self, seconds: float) -> None:
         """Write the table to :attr:`table_file`, with the nodes and seconds of every search into it so far
-        (``seconds``: this run's)."""
-        assert self.table_file is not None
+        (``seconds``: this run's). A write that fails (a full disk, say) does not stop the search: it is said
+        in :attr:`unsaved` and no later write is tried."""
+        if self.table_file is None or self.unsaved is not None:
+            return
         before = self.earlier
         runs = int(before.get("runs", 0)) + 1  # type: ignore[call-overload]
         progress = {
@@ -236,7 +240,10 @@ class Solver:
             "nodes": int(before.get("nodes", 0)) + int(self.stats[search.NODES]),  # type: ignore[call-overload]
             "seconds": round(float(before.get("seconds", 0.0)) + seconds, 1),  # type: ignore[arg-type]
         }
-        saved.save(self.table_file, self.table.arrays, self._identity(), progress)
+        try:
+            saved.save(self.table_file, self.table.arrays, self._identity(), progress)
+        except OSError as exc:
+            self.unsaved = f"could not write the table to {self.table_file} ({exc.strerror or exc}); the search went on without it"
 
     def _search(self, layouts: np.ndarray, hits: int) -> int:
         t = self.layouts
