@@ -41,7 +41,7 @@ def main() -> None:
                     break
                 kept = NativeEngine(reuse=False)
                 kept.counts(played.prefix(t))
-                if kept._kept is None:  # the state before was listed or split, not swept: nothing to count again
+                if not kept.keeps_model:  # the state before was listed or split, not swept: nothing to count again
                     break
                 start = time.perf_counter()
                 again = kept.counts(after)

@@ -21,7 +21,8 @@ import pytest
 from battlelog.engines.workspace import Workspace
 from battlelog.optimum import search
 from battlelog.optimum.layouts import LayoutTable
-from battlelog.optimum.solver import Settings, Solver, StateTable
+from battlelog.optimum.solver import Settings, Solver
+from battlelog.optimum.table import StateTable
 from battlelog.players import PLAYERS, make_player
 from battlelog.players.evaluate import NotExact, expected_shots
 from battlelog.players.pdf import PdfPlayer

@@ -25,7 +25,7 @@ from battlelog.optimum import search
 from battlelog.optimum.consistent import Consistent, cell_of, consistent_layouts
 from battlelog.optimum.group import Symmetries
 from battlelog.optimum.layouts import SINK_MODES
-from battlelog.optimum.solver import FIRST_CAPACITY, StateTable
+from battlelog.optimum.table import FIRST_CAPACITY, StateTable
 from battlelog.rules.geometry import Cell, cells_mask
 from battlelog.rules.state import GameState
 

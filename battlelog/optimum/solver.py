@@ -23,6 +23,7 @@ from battlelog.errors import BattlelogError, BudgetExceeded
 from battlelog.optimum import DEFAULT_MEMORY, saved, search
 from battlelog.optimum.group import Symmetries
 from battlelog.optimum.layouts import SINK_MODES, SOLVABLE_CELLS, SOLVABLE_LAYOUTS, solvable_layouts
+from battlelog.optimum.table import FIRST_CAPACITY, StateTable
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Cell, cells_mask
 from battlelog.rules.state import GameState
@@ -68,49 +69,8 @@ class Settings:
 #: more, and a root window widening by 0.05 shots (measured in docs/optimum.md, "The paper's boards").
 WINDOWED = Settings(bound=search.BOUND_SHIPS, upper=20, step=50)
 
-#: Slots of a new table: grown by doubling (while the memory allows) when three quarters are used.
-FIRST_CAPACITY = 1 << 14
 #: Seconds between two saves of a table kept in a file (each stops the search, writes, and searches again).
 SAVE_EVERY = 600.0
-
-
-@dataclass(frozen=True)
-class StateTable:
-    """The solved belief states: canonical key, total (exact, or a lower bound), flag, best shot in
-    the canonical frame, and the search nodes the entry cost (what eviction spares)."""
-
-    keys: np.ndarray
-    values: np.ndarray
-    flags: np.ndarray
-    actions: np.ndarray
-    works: np.ndarray
-
-    @classmethod
-    def empty(cls, capacity: int, words: int) -> StateTable:
-        return cls(
-            np.zeros((capacity, words), dtype=np.uint64),
-            np.zeros(capacity, dtype=np.int64),
-            np.zeros(capacity, dtype=np.int8),
-            np.full(capacity, -1, dtype=np.int8),
-            np.zeros(capacity, dtype=np.int64),
-        )
-
-    @staticmethod
-    def entry_bytes(words: int) -> int:
-        return 8 * words + 8 + 1 + 1 + 8
-
-    def __len__(self) -> int:
-        return int(self.keys.shape[0])
-
-    @property
-    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        return self.keys, self.values, self.flags, self.actions, self.works
-
-    def grown(self, stats: np.ndarray) -> StateTable:
-        """A table twice as large holding every entry of this one."""
-        bigger = StateTable.empty(2 * len(self), self.keys.shape[1])
-        search.rehash(self.arrays, bigger.arrays, stats)
-        return bigger
 
 
 class Solver:

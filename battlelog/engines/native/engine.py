@@ -51,21 +51,17 @@ from battlelog.rules.variants import ALLOWED
 class NativeEngine(Engine):
     """Exact marginals, layout counts and samples from the compiled layered model.
 
-    Keeps the last state's model (when it was not split), so that drawing layouts of the state just
-    asked about costs no second compilation and a state a miss or two on is counted again on it
-    (:mod:`~battlelog.engines.native.misses`); the empty board's, while it takes at most a quarter of the
-    budget, so that each game's first draws do not sweep it again (its marginals come from disk); and
-    recent states' listed layouts, so that a state a few shots on is answered by filtering them
-    (:mod:`battlelog.engines.native.reuse`; ``reuse=False``: never). Recent states' marginals and the empty boards
-    on disk are the ``workspace``'s (None: its own); without a ``memory_budget`` of its own it uses the one in
-    force at each call (:func:`battlelog.engines.budget.memory_budget`).
+    Keeps the last state's model (when it was not split), so that drawing layouts of the state just asked about
+    costs no second compilation and a state a miss or two on is counted again on it (:mod:`~.misses`); the empty
+    board's, while it takes at most a quarter of the budget, so that each game's first draws do not sweep it
+    again; and recent states' listed layouts, so that a state a few shots on is answered by filtering them
+    (:mod:`~.reuse`; ``reuse=False``: never). Recent states' marginals and the empty boards on disk are the
+    ``workspace``'s (None: its own); without a ``memory_budget`` it uses the one in force at each call.
 
-    Priors (``state.config.prior``): the marginals and draws are the weighted posterior's (computed
-    by float64 passes over the same model: :mod:`battlelog.engines.native.weights`); ``models`` stays
-    the exact number of consistent layouts. Two methods the other engines need not have serve
-    learning a prior: :meth:`feature_expectations` (E[edge, vertical, touch] under the weighted
-    posterior) and :meth:`log_partition` (log of the sum of the weights of the consistent layouts).
-    The uniform prior keeps the integer path: its figures are exact ratios of integer counts.
+    Priors (``state.config.prior``): the marginals and draws are the weighted posterior's (float64 passes over
+    the same model: :mod:`~.weights`); ``models`` stays the exact number of consistent layouts. Two methods
+    serve learning a prior: :meth:`feature_expectations` and :meth:`log_partition`. The uniform prior keeps
+    the integer path: its figures are exact ratios of integer counts.
     """
 
     name = "native"
@@ -84,13 +80,17 @@ class NativeEngine(Engine):
         self._recounted: tuple[GameState, Recount | None, bool] | None = None  # the last state recounted, its recount, drawable
         #: The empty board's model and the budget it was swept under: every game's first draws read it.
         self._board: tuple[PosteriorKey, int, LayeredModel] | None = None
-        #: The last weighted posterior computed, by posterior key (and whether touching pairs were tracked).
-        self._weighed: tuple[tuple[PosteriorKey, bool], Weighted] | None = None
+        self._weighed: tuple[tuple[PosteriorKey, bool], Weighted] | None = None  # the last weighted posterior: (key, tracked)
 
     @property
     def memory_budget(self) -> int:
         """The bytes one call may use: the engine's own budget, else the budget in force now."""
         return budget.memory_budget(self._budget)
+
+    @property
+    def keeps_model(self) -> bool:
+        """Whether the last count kept its swept model (a state a miss or two on is then counted off it)."""
+        return self._kept is not None
 
     @classmethod
     def check_board(cls, config: GameConfig) -> None:
