@@ -76,7 +76,9 @@ def load(path: Path, about: dict[str, object]) -> tuple[tuple[np.ndarray, ...], 
             what = "code of the search" if key == "code" else key
             raise BattlelogError(f"{path}: a table for another {what} ({header.get(key)!r}, here {want!r}); delete it or name another file")
     progress = header.get("progress")
-    return entries, progress if isinstance(progress, dict) else {}
+    if not isinstance(progress, dict) or not all(isinstance(progress.get(k), (int, float)) for k in ("runs", "nodes", "seconds")):
+        progress = {}  # what earlier runs did is only reported: a damaged record of it is dropped
+    return entries, progress
 
 
 __all__ = ["FORMAT", "code_digest", "identity", "load", "save"]
