@@ -5,6 +5,7 @@ made for anything else is refused in one line."""
 from __future__ import annotations
 
 import json
+import signal
 from fractions import Fraction
 from pathlib import Path
 
@@ -84,7 +85,9 @@ def test_a_file_for_another_instance_or_not_a_table_is_refused_in_one_line(tmp_p
 def test_the_optimal_command_goes_on_from_its_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "3x3.table"
     argv = ["optimal", "--size", "3", "--ships", "2,1", "--table", str(path), "--json"]
+    handler = signal.getsignal(signal.SIGTERM)
     assert main(argv) == 0
+    assert signal.getsignal(signal.SIGTERM) is handler  # TERM stops the search only while the search runs
     first = json.loads(capsys.readouterr().out)
     assert first["earlier_searches"] is None and first["search_nodes"] > 0
     assert main(argv) == 0
@@ -94,6 +97,8 @@ def test_the_optimal_command_goes_on_from_its_table(tmp_path: Path, capsys: pyte
     assert again["earlier_searches"]["runs"] == 1 and again["earlier_searches"]["nodes"] == first["search_nodes"]
     assert again["search_nodes"] <= 2  # the root found solved, once per window
     assert f"resuming from {path}" in captured.err
+    assert main(argv[:-1]) == 0  # the text report says what the earlier runs did
+    assert f"before it, 2 run(s) of the same search: {first['search_nodes'] + again['search_nodes']:,} nodes" in capsys.readouterr().out
     assert main(["optimal", "--size", "3", "--ships", "2,2", "--table", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "a table for another instance ('3x3 2,1', here '3x3 2,2')" in err

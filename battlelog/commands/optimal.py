@@ -90,11 +90,13 @@ def run(args: argparse.Namespace) -> int:
     solver = Solver(config, memory=memory, settings=WINDOWED, table_file=table)
     if table is not None and solver.earlier:
         _resuming(table, solver)
-    if table is not None:  # a TERM stops the search as Ctrl-C does, so that the table is written
-        signal.signal(signal.SIGTERM, signal.default_int_handler)
+    # With a table, a TERM stops the search as Ctrl-C does, so that the table is written; only while it runs.
+    before = signal.signal(signal.SIGTERM, signal.default_int_handler) if table is not None else None
     try:
         optimum = solver.optimum(progress=search_progress(config), seconds=seconds)
     finally:
+        if before is not None:
+            signal.signal(signal.SIGTERM, before)
         if solver.unsaved is not None:
             print(f"battlelog: warning: {solver.unsaved}", file=sys.stderr, flush=True)
     solved, solve_peak = time.perf_counter() - start, peak_bytes(exact)

@@ -26,6 +26,8 @@ from battlelog.optimum import group, layouts, search
 
 #: Bumped whenever what a file holds changes.
 FORMAT = 1
+#: What a file says of the searches that wrote it: how many runs, their nodes and seconds in all.
+PROGRESS = ("runs", "nodes", "seconds")
 #: The modules that decide what a key means.
 _KEY_SOURCES = (search, group, layouts)
 
@@ -43,7 +45,7 @@ def identity(label: str, n_layouts: int, words: int, group_size: int) -> dict[st
     return {"format": FORMAT, "instance": label, "layouts": n_layouts, "words": words, "group": group_size, "code": code_digest()}
 
 
-def save(path: Path, table: tuple[np.ndarray, ...], about: dict[str, object], progress: dict[str, object]) -> int:
+def save(path: Path, table: tuple[np.ndarray, ...], about: dict[str, object], progress: dict[str, float]) -> int:
     """Write the table's entries and ``progress`` (what the searches so far did, for reports) to ``path``,
     through a temporary file renamed over it (a crash mid-write leaves the last file whole). Returns the
     number of entries written."""
@@ -60,7 +62,7 @@ def save(path: Path, table: tuple[np.ndarray, ...], about: dict[str, object], pr
     return int(used.size)
 
 
-def load(path: Path, about: dict[str, object]) -> tuple[tuple[np.ndarray, ...], dict[str, object]]:
+def load(path: Path, about: dict[str, object]) -> tuple[tuple[np.ndarray, ...], dict[str, float]]:
     """The entries (keys, values, flags, actions, works) of a file written by :func:`save` for the same
     ``about``, and its progress; a file for anything else, or not a table, is a one-line error."""
     try:
@@ -76,9 +78,9 @@ def load(path: Path, about: dict[str, object]) -> tuple[tuple[np.ndarray, ...], 
             what = "code of the search" if key == "code" else key
             raise BattlelogError(f"{path}: a table for another {what} ({header.get(key)!r}, here {want!r}); delete it or name another file")
     progress = header.get("progress")
-    if not isinstance(progress, dict) or not all(isinstance(progress.get(k), (int, float)) for k in ("runs", "nodes", "seconds")):
-        progress = {}  # what earlier runs did is only reported: a damaged record of it is dropped
-    return entries, progress
+    if not isinstance(progress, dict) or not all(isinstance(progress.get(k), (int, float)) for k in PROGRESS):
+        return entries, {}  # what earlier runs did is only reported: a damaged record of it is dropped
+    return entries, {k: progress[k] for k in PROGRESS}
 
 
 __all__ = ["FORMAT", "code_digest", "identity", "load", "save"]

@@ -104,7 +104,7 @@ class Solver:
         self._lock = threading.Lock()
         #: Where the table is kept between runs (None: nowhere), and what the runs before this one did.
         self.table_file, self.save_every = table_file, save_every
-        self.earlier: dict[str, object] = {}
+        self.earlier: dict[str, float] = {}
         #: Why the table could not be written, once a write failed (None: every write so far succeeded).
         self.unsaved: str | None = None
         if table_file is not None and table_file.exists():
@@ -194,11 +194,10 @@ class Solver:
         if self.table_file is None or self.unsaved is not None:
             return
         before = self.earlier
-        runs = int(before.get("runs", 0)) + 1  # type: ignore[call-overload]
-        progress = {
-            "runs": runs,
-            "nodes": int(before.get("nodes", 0)) + int(self.stats[search.NODES]),  # type: ignore[call-overload]
-            "seconds": round(float(before.get("seconds", 0.0)) + seconds, 1),  # type: ignore[arg-type]
+        progress: dict[str, float] = {
+            "runs": before.get("runs", 0) + 1,
+            "nodes": before.get("nodes", 0) + int(self.stats[search.NODES]),
+            "seconds": round(before.get("seconds", 0.0) + seconds, 1),
         }
         try:
             saved.save(self.table_file, self.table.arrays, self._identity(), progress)

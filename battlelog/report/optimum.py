@@ -23,6 +23,10 @@ def optimum_table(
         f"solved in {figures['solve_seconds']:.1f} s ({figures['search_nodes']:,} search nodes, "
         f"{figures['states_stored']:,} states stored, peak memory {figures['solve_peak_mb']:.0f} MB)",
     ]
+    earlier = figures.get("earlier_searches")
+    if earlier:  # a search that went on from its table: the work of the runs before counts too
+        lines[-1] += (f"; before it, {earlier['runs']:,} run(s) of the same search: {earlier['nodes']:,} nodes in "
+                      f"{earlier['seconds']:,.0f} s")  # fmt: skip
     if figures.get("walks_seconds") is not None:
         lines.append(f"players' exact walks: {figures['walks_seconds']:.1f} s, peak memory {figures['walks_peak_mb']:.0f} MB")
     width = max([12, *(len(name) for name in [*values, *skipped])])
