@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from battlelog.errors import BattlelogError
+from battlelog.files import replacing
 from battlelog.optimum import group, layouts, search
 
 #: Bumped whenever what a file holds changes.
@@ -47,18 +48,16 @@ def identity(label: str, n_layouts: int, words: int, group_size: int) -> dict[st
 
 def save(path: Path, table: tuple[np.ndarray, ...], about: dict[str, object], progress: dict[str, float]) -> int:
     """Write the table's entries and ``progress`` (what the searches so far did, for reports) to ``path``,
-    through a temporary file renamed over it (a crash mid-write leaves the last file whole). Returns the
-    number of entries written."""
+    whole (:func:`battlelog.files.replacing`: a crash mid-write leaves the last file as it was; a failed write
+    is a WriteError). Returns the number of entries written."""
     keys, values, flags, actions, works = table
     used = np.flatnonzero(flags != search.EMPTY)
     header = json.dumps({**about, "progress": progress})
-    part = path.with_name(path.name + ".part")
-    with open(part, "wb") as out:
+    with replacing(path) as scratch, open(scratch, "wb") as out:
         np.savez(out, header=np.array(header), keys=keys[used], values=values[used], flags=flags[used],
                  actions=actions[used], works=works[used])  # fmt: skip
         out.flush()
-        os.fsync(out.fileno())
-    os.replace(part, path)
+        os.fsync(out.fileno())  # on disk before the rename makes it the table
     return int(used.size)
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from battlelog.errors import BattlelogError, BudgetExceeded
+from battlelog.errors import BattlelogError, BudgetExceeded, WriteError
 from battlelog.optimum import DEFAULT_MEMORY, saved, search
 from battlelog.optimum.group import Symmetries
 from battlelog.optimum.layouts import SINK_MODES, SOLVABLE_CELLS, SOLVABLE_LAYOUTS, solvable_layouts
@@ -201,8 +201,8 @@ class Solver:
         }
         try:
             saved.save(self.table_file, self.table.arrays, self._identity(), progress)
-        except OSError as exc:
-            self.unsaved = f"could not write the table to {self.table_file} ({exc.strerror or exc}); the search went on without it"
+        except WriteError as exc:
+            self.unsaved = f"{exc}; the search went on without its table"
 
     def _search(self, layouts: np.ndarray, hits: int) -> int:
         t = self.layouts
