@@ -10,7 +10,6 @@ no symmetries, no answer codes, nothing of battlelog.optimum.
 from __future__ import annotations
 
 from fractions import Fraction
-from functools import cache
 
 import pytest
 
@@ -25,6 +24,7 @@ from battlelog.runner.loop import play_game
 
 import oracle
 from brute import random_states
+from oracle_optimum import brute_optimum
 from runs import one_line_error
 
 RULES = [Rules(touch, sinks) for touch in TOUCH_RULES for sinks in SINK_RULES]
@@ -32,37 +32,6 @@ RULES = [Rules(touch, sinks) for touch in TOUCH_RULES for sinks in SINK_RULES]
 
 def rules_id(rules: Rules) -> str:
     return f"{rules.touch}-{rules.sinks}"
-
-
-@cache
-def brute_optimum(size: int, ships: tuple[int, ...], touch: str, sinks: str) -> Fraction:
-    """The smallest expected number of shots over all policies, by exhaustive recursion over the
-    oracle's layouts (cells as bits r * size + c of plain integers)."""
-    table = oracle.layouts(size, ships, touch)
-    masks = oracle.layout_masks(table, size)
-    everything = [sum(layout) for layout in masks]
-
-    def answer(k: int, shot: int, bit: int) -> str:
-        return oracle.mask_answer(masks[k], shot, bit, sinks)
-
-    @cache
-    def value(shot: int, alive: frozenset[int]) -> Fraction:
-        if all(everything[k] & ~shot == 0 for k in alive):
-            return Fraction(0)
-        best: Fraction | None = None
-        for x in range(size * size):
-            bit = 1 << x
-            if shot & bit:
-                continue
-            groups: dict[str, list[int]] = {}
-            for k in alive:
-                groups.setdefault(answer(k, shot, bit), []).append(k)
-            expected = sum((Fraction(len(g), len(alive)) * value(shot | bit, frozenset(g)) for g in groups.values()), Fraction(0))
-            best = expected if best is None else min(best, expected)
-        assert best is not None
-        return 1 + best
-
-    return value(0, frozenset(range(len(table))))
 
 
 #: 3x3 fleets: 2,1 (ships of different lengths: unnamed sinks still tell them apart by their cells,

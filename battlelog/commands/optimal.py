@@ -14,7 +14,9 @@ the walks' are reported apart.
 
 Instances beyond what this machine solves in reasonable time are refused up front; --time-limit
 stops a search that runs too long, and with --table FILE what it solved is kept and the next run with
-the same FILE goes on from there. Progress goes to stderr.
+the same FILE goes on from there. --split FILE solves the first shot's children apart, in --workers
+processes, keeping each one's exact total in FILE as it finishes (a run with the same FILE goes on
+with the others), and prints every first shot's exact value beside the optimum. Progress goes to stderr.
 
 examples:
   battlelog optimal --size 4 --ships 3,2
@@ -22,6 +24,7 @@ examples:
   battlelog optimal --size 3 --ships 2 --json
   battlelog optimal --size 4 --ships 3,2,2 --touch none --sinks silent --players problog
   battlelog optimal --size 5 --ships 3,2 --table 5x5-3,2.table --time-limit 3600   (run again to go on)
+  battlelog optimal --size 4 --ships 3,2,2 --split 4x4-3,2,2.json --workers 2        (run again to go on)
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ import sys
 import time
 from fractions import Fraction
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from battlelog.commands.boards import add_board_arguments, config_from, output_path
 from battlelog.commands.common import parse_memory, parse_seconds
@@ -46,7 +49,9 @@ from battlelog.players import PLAYERS, make_player
 from battlelog.players.spec import PlayerSpec, parse_players
 
 if TYPE_CHECKING:
+    from battlelog.optimum.layouts import LayoutTable
     from battlelog.optimum.solver import Solver
+    from battlelog.rules.config import GameConfig
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -60,7 +65,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON (fractions exactly as strings too)")
     parser.add_argument(
-        "--memory", default=f"{DEFAULT_MEMORY >> 30}G", metavar="SIZE", help="memory for the table of solved states (default: 1G); less is never wrong, only slower, often much",
+        "--memory",
+        default=f"{DEFAULT_MEMORY >> 30}G",
+        metavar="SIZE",
+        help="memory for the table of solved states (default: 1G); less is never wrong, only slower, often much",
     )
     parser.add_argument("--time-limit", default="none", metavar="SECONDS", help="stop the search after this long (default: none)")
     parser.add_argument(
@@ -68,15 +76,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="keep the table of solved states in FILE: read back when it exists, so that a search stopped by "
         "--time-limit, Ctrl-C or a TERM signal goes on where it stopped; written every 10 minutes and at the end",
     )  # fmt: skip
+    parser.add_argument(
+        "--split", default=None, metavar="FILE",
+        help="solve each first shot's children apart, in --workers processes (each with --memory), keeping every "
+        "child's exact total in FILE as it finishes: a run with the same FILE goes on with the rest",
+    )  # fmt: skip
+    parser.add_argument("--workers", default=None, type=int, metavar="N", help="processes for --split (default: 2)")
 
 
 def run(args: argparse.Namespace) -> int:
-    from battlelog.optimum import search
-    from battlelog.optimum.solver import WINDOWED, Solver
     from battlelog.players.evaluate import NotExact, expected_shots, long_walk
     from battlelog.report.optimum import optimum_table
     from battlelog.runner.procmem import megabytes, peak_bytes, reset_peak
-    from battlelog.views.optimum_progress import search_progress, walk_progress
+    from battlelog.views.optimum_progress import walk_progress
 
     config = config_from(args)
     if config.rules.is_salvo:
@@ -86,19 +98,14 @@ def run(args: argparse.Namespace) -> int:
     seconds = parse_seconds(args.time_limit)
     exact = reset_peak()
     start = time.perf_counter()
-    table = _table_file(args.table)
-    solver = Solver(config, memory=memory, settings=WINDOWED, table_file=table)
-    if table is not None and solver.earlier:
-        _resuming(table, solver)
-    # With a table, a TERM stops the search as Ctrl-C does, so that the table is written; only while it runs.
-    before = signal.signal(signal.SIGTERM, signal.default_int_handler) if table is not None else None
-    try:
-        optimum = solver.optimum(progress=search_progress(config), seconds=seconds)
-    finally:
-        if before is not None:
-            signal.signal(signal.SIGTERM, before)
-        if solver.unsaved is not None:
-            print(f"battlelog: warning: {solver.unsaved}", file=sys.stderr, flush=True)
+    if args.split is not None:
+        if args.table is not None:
+            raise BattlelogError("--table and --split keep different things: give one of them")
+        optimum, layouts, searched = _split(config, args, memory, seconds)
+    else:
+        if args.workers is not None:
+            raise BattlelogError("--workers is for --split (a whole search is one process)")
+        optimum, layouts, searched = _whole(config, args, memory, seconds)
     solved, solve_peak = time.perf_counter() - start, peak_bytes(exact)
     values: dict[str, Fraction] = {}
     skipped: dict[str, str] = {}
@@ -112,11 +119,11 @@ def run(args: argparse.Namespace) -> int:
                 continue
             player = make_player(spec.label, 0)
             player.use(workspace)
-            if long_walk(player, solver.layouts):
+            if long_walk(player, layouts):
                 print(f"battlelog: warning: {spec.label}'s exact walk on {config.label()} may take minutes and much "
                       "more memory than the optimum (it hunts at random; see docs/optimum.md)", file=sys.stderr, flush=True)  # fmt: skip
             try:
-                values[spec.label] = expected_shots(player, solver.layouts, progress=walk_progress(spec.label), every=1000)
+                values[spec.label] = expected_shots(player, layouts, progress=walk_progress(spec.label), every=1000)
             except NotExact as exc:
                 skipped[spec.label] = str(exc)
             finally:
@@ -129,15 +136,13 @@ def run(args: argparse.Namespace) -> int:
         **config.board_json(),
         "ships": list(config.ships),
         "rules": config.rules.to_json(),
-        "layouts": len(solver.layouts),
+        "layouts": len(layouts),
         "optimal": float(optimum),
         "players": {name: float(value) for name, value in values.items()},
         "exact": {"optimal": str(optimum), **{name: str(value) for name, value in values.items()}},
         "not_exact": skipped,
         "solve_seconds": round(solved, 3),
-        "search_nodes": int(solver.stats[search.NODES]),
-        "earlier_searches": solver.earlier or None,
-        "states_stored": int(solver.stats[search.STORED]),
+        **searched,
         "solve_peak_mb": megabytes(solve_peak),
         "walks_seconds": round(time.perf_counter() - start, 3) if walked else None,
         "walks_peak_mb": megabytes(walks_peak) if walked else None,
@@ -148,16 +153,70 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _whole(
+    config: GameConfig, args: argparse.Namespace, memory: int, seconds: float | None
+) -> tuple[Fraction, LayoutTable, dict[str, Any]]:
+    """One search from the empty board (kept in --table if given): the optimum, the layouts, what it did."""
+    from battlelog.optimum import search
+    from battlelog.optimum.solver import WINDOWED, Solver
+    from battlelog.views.optimum_progress import search_progress
+
+    table = _table_file(args.table)
+    solver = Solver(config, memory=memory, settings=WINDOWED, table_file=table)
+    if table is not None and solver.earlier:
+        _resuming(table, solver)
+    # With a table, a TERM stops the search as Ctrl-C does, so that the table is written; only while it runs.
+    before = signal.signal(signal.SIGTERM, signal.default_int_handler) if table is not None else None
+    try:
+        optimum = solver.optimum(progress=search_progress(config), seconds=seconds)
+    finally:
+        if before is not None:
+            signal.signal(signal.SIGTERM, before)
+        if solver.unsaved is not None:
+            print(f"battlelog: warning: {solver.unsaved}", file=sys.stderr, flush=True)
+    stats = solver.stats
+    searched = {
+        "search_nodes": int(stats[search.NODES]),
+        "earlier_searches": solver.earlier or None,
+        "states_stored": int(stats[search.STORED]),
+    }
+    return optimum, solver.layouts, searched
+
+
+def _split(
+    config: GameConfig, args: argparse.Namespace, memory: int, seconds: float | None
+) -> tuple[Fraction, LayoutTable, dict[str, Any]]:
+    """The first shot's children solved apart (:mod:`battlelog.optimum.split`), kept in --split."""
+    from battlelog.optimum.split import solve_split
+
+    workers = 2 if args.workers is None else args.workers
+    if workers < 1:
+        raise BattlelogError(f"--workers {workers}: give at least 1")
+    path = _writable(args.split, "--split")
+    # A TERM stops the wait as Ctrl-C does: the processes are stopped, the children solved are in the file.
+    before = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        result = solve_split(config, path, workers, memory, seconds, said=lambda line: print(line, file=sys.stderr, flush=True))
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    first = {f"{r},{c}": {"shots": float(v), "exact": str(v)} for (r, c), v in result.first_shots}
+    searched = {"search_nodes": result.nodes, "earlier_searches": None, "states_stored": None, "first_shots": first}
+    return result.optimum, result.layouts, searched
+
+
 def _table_file(text: str | None) -> Path | None:
-    """--table as a path the search can write to, checked now rather than after hours of search."""
-    if text is None:
-        return None
-    path = output_path(text, "--table")
+    """--table as a path the search can write to, or None."""
+    return None if text is None else _writable(text, "--table")
+
+
+def _writable(text: str, flag: str) -> Path:
+    """A file the search can write to, checked now rather than after hours of search."""
+    path = output_path(text, flag)
     folder = path.parent
     if path.is_dir():
-        raise BattlelogError(f"--table {path} is a folder: give the name of a file")
+        raise BattlelogError(f"{flag} {path} is a folder: give the name of a file")
     if not folder.is_dir() or not os.access(folder, os.W_OK):
-        raise BattlelogError(f"--table {path}: cannot write in {folder} (no such folder, or not writable)")
+        raise BattlelogError(f"{flag} {path}: cannot write in {folder} (no such folder, or not writable)")
     return path
 
 

@@ -21,7 +21,8 @@ def optimum_table(
         f"{config.label()}: {figures['layouts']:,} layouts; optimal play needs {float(optimum):.4f} shots on average "
         f"({optimum} exactly)",
         f"solved in {figures['solve_seconds']:.1f} s ({figures['search_nodes']:,} search nodes, "
-        f"{figures['states_stored']:,} states stored, peak memory {figures['solve_peak_mb']:.0f} MB)",
+        + (f"{figures['states_stored']:,} states stored, " if figures.get("states_stored") is not None else "")
+        + f"peak memory {figures['solve_peak_mb']:.0f} MB)",
     ]
     earlier = figures.get("earlier_searches")
     if earlier:  # a search that went on from its table: the work of the runs before counts too
@@ -37,7 +38,17 @@ def optimum_table(
             lines.append(f"{name:<{width}} {float(value):>14.4f} {float(value - optimum):>+8.4f}  {value}")
     for name in skipped:
         lines.append(f"{name:<{width}} {'not exact':>14}           chooses at random beyond its ties")
-    return "\n".join(lines)
+    return "\n".join(lines + _first_shots(figures.get("first_shots")))
+
+
+def _first_shots(first: Mapping[str, Mapping[str, Any]] | None) -> list[str]:
+    """A split search's value of each first shot (one cell per class of symmetric cells), best first."""
+    if not first:
+        return []
+    lines = ["", "first shot (row,col; one per class of symmetric cells)   expected shots  exactly"]
+    for cell, value in first.items():
+        lines.append(f"{cell:<55} {value['shots']:>15.4f}  {value['exact']}")
+    return lines
 
 
 __all__ = ["optimum_table"]

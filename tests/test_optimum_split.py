@@ -1,0 +1,116 @@
+"""The optimum solved in pieces (battlelog.optimum.split): every first shot's value and the optimum equal
+the exhaustive recursion of tests/oracle_optimum.py under every rule; a record with pieces missing is
+completed without searching the others again; a stopped split search keeps what it finished and leaves
+no process behind; a record for anything else is refused in one line."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import re
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from battlelog.cli import main
+from battlelog.errors import BattlelogError, BudgetExceeded
+from battlelog.optimum.split import solve_split
+from battlelog.rules.config import GameConfig
+from battlelog.rules.variants import SINK_RULES, TOUCH_RULES, Rules
+
+from oracle_optimum import brute_first_shots, brute_optimum
+
+RULES = [Rules(touch, sinks) for touch in TOUCH_RULES for sinks in SINK_RULES]
+
+
+@pytest.mark.parametrize("rules", RULES, ids=lambda r: f"{r.touch}-{r.sinks}")
+@pytest.mark.parametrize("ships", [(2, 1), (2, 2), (3, 2)], ids=lambda s: ",".join(map(str, s)))
+def test_every_first_shot_and_the_optimum_equal_the_exhaustive_recursion(tmp_path: Path, ships: tuple[int, ...], rules: Rules) -> None:
+    result = solve_split(GameConfig(3, ships, rules), tmp_path / "split.json", workers=1, memory=1 << 22)
+    brute = brute_first_shots(3, ships, rules.touch, rules.sinks)
+    assert result.optimum == brute_optimum(3, ships, rules.touch, rules.sinks)
+    # One first shot per class of the square's symmetries (a corner, a side's middle, the centre), each
+    # covered by some layout: a cell left out is a certain miss, a shot wasted (one more than the optimum).
+    given = dict(result.first_shots)
+    assert set(given) <= {(0, 0), (0, 1), (1, 1)} and len(given) >= 2
+    for row, col in {(0, 0), (0, 1), (1, 1)} - set(given):
+        assert brute[3 * row + col] == 1 + result.optimum
+    for (row, col), value in given.items():
+        assert value == brute[3 * row + col]
+    assert [value for _, value in result.first_shots] == sorted(value for _, value in result.first_shots)
+
+
+def test_two_processes_give_the_optimum_and_every_piece_once(tmp_path: Path) -> None:
+    lines: list[str] = []
+    result = solve_split(GameConfig(3, (3, 2)), tmp_path / "split.json", workers=2, memory=1 << 22, said=lines.append)
+    assert result.optimum == brute_optimum(3, (3, 2), "allowed", "named")
+    record = json.loads((tmp_path / "split.json").read_text())
+    assert len(record["pieces"]) == 6 == len([line for line in lines if line.startswith("piece ")])
+    assert multiprocessing.active_children() == []
+
+
+def test_a_record_with_pieces_missing_is_completed_without_searching_the_rest_again(tmp_path: Path) -> None:
+    config, path = GameConfig(3, (2, 2)), tmp_path / "split.json"
+    whole = solve_split(config, path, workers=1, memory=1 << 22)
+    record = json.loads(path.read_text())
+    names = sorted(record["pieces"])
+    kept = {name: record["pieces"][name] for name in names[::2]}
+    path.write_text(json.dumps({**record, "pieces": kept}))
+    lines: list[str] = []
+    again = solve_split(config, path, workers=1, memory=1 << 22, said=lines.append)
+    assert again.optimum == whole.optimum and again.first_shots == whole.first_shots
+    searched = [re.search(r"first shot (.+?), \d+ layouts", line) for line in lines if line.startswith("piece ")]
+    assert sorted(found.group(1) for found in searched if found) == names[1::2]
+    totals = {name: piece["total"] for name, piece in json.loads(path.read_text())["pieces"].items()}
+    assert totals == {name: piece["total"] for name, piece in record["pieces"].items()}
+    lines.clear()
+    solve_split(config, path, workers=1, memory=1 << 22, said=lines.append)  # nothing left: nothing searched
+    assert lines == []
+
+
+def test_a_stopped_split_search_keeps_what_it_finished_and_leaves_no_process(tmp_path: Path) -> None:
+    path = tmp_path / "split.json"
+    with pytest.raises(BudgetExceeded, match="pieces solved, kept in"):
+        solve_split(GameConfig(4, (3, 2)), path, workers=2, memory=1 << 24, seconds=0.0)
+    assert multiprocessing.active_children() == []
+    if path.exists():  # pieces finished before the stop are kept, each exact
+        assert len(json.loads(path.read_text())["pieces"]) < 6
+    with pytest.raises(BudgetExceeded, match="0 of 6 pieces solved"):
+        solve_split(GameConfig(4, (3, 2)), tmp_path / "here.json", workers=1, memory=1 << 24, seconds=0.0)
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("[]", "not a record of a split search"),
+        ('{"format": 1, "instance": "4x4 3,2", "layouts": 264, "pieces": {}}', "a record for another instance"),
+        ('{"format": 1, "instance": "3x3 2,2", "layouts": 88, "pieces": {"0,0 miss": {"total": -1, "seconds": 1, "nodes": 2}}}', "is not"),
+        ("{", "split.json"),
+    ],
+)
+def test_a_record_for_anything_else_is_refused_in_one_line(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "split.json"
+    path.write_text(text)
+    with pytest.raises(BattlelogError, match=message) as caught:
+        solve_split(GameConfig(3, (2, 2)), path, workers=1, memory=1 << 22)
+    assert "\n" not in str(caught.value)
+
+
+def test_the_optimal_command_prints_every_first_shot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "split.json"
+    assert main(["optimal", "--size", "3", "--ships", "2,2", "--split", str(path), "--workers", "1", "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    brute = brute_first_shots(3, (2, 2), "allowed", "named")
+    assert Fraction(figures["exact"]["optimal"]) == min(brute)
+    assert {cell: Fraction(v["exact"]) for cell, v in figures["first_shots"].items()} == {
+        f"{r},{c}": brute[3 * r + c] for r, c in [(0, 0), (0, 1), (1, 1)]
+    }
+    assert main(["optimal", "--size", "3", "--ships", "2,2", "--split", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "first shot" in out and "1,1" in out
+    for bad, message in [(["--table", str(tmp_path / "t")], "--table and --split"), (["--workers", "0"], "--workers 0")]:
+        assert main(["optimal", "--size", "3", "--ships", "2,2", "--split", str(path), *bad]) == 2
+        assert message in capsys.readouterr().err
+    assert main(["optimal", "--size", "3", "--ships", "2,2", "--workers", "2"]) == 2
+    assert "--workers is for --split" in capsys.readouterr().err
