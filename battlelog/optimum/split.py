@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,10 +40,12 @@ from battlelog.rules.geometry import Cell
 
 if TYPE_CHECKING:
     from battlelog.optimum.layouts import LayoutTable
-    from battlelog.optimum.solver import Solver
+    from battlelog.optimum.solver import SearchProgress, Solver
 
 #: Bumped whenever what a file holds changes.
 FORMAT = 1
+#: Seconds between two progress lines of a piece still searching.
+PROGRESS_EVERY = 300.0
 
 
 @dataclass(frozen=True)
@@ -147,21 +150,42 @@ class SplitResult:
         return Fraction(self.total, len(self.layouts))
 
 
-def _solve(solver: Solver, piece: Piece, seconds: float | None = None) -> Solved:
-    """One piece's exact total, searched by ``solver`` (whose table may already hold states it meets)."""
+def _solve(
+    solver: Solver, piece: Piece, every: float, progress: Callable[[SearchProgress], None], seconds: float | None = None
+) -> Solved:
+    """One piece's exact total, searched by ``solver`` (whose table may already hold states it meets);
+    ``progress`` is called about every ``every`` seconds."""
     start, nodes = time.perf_counter(), int(solver.stats[search.NODES])
-    total = solver.total(piece.layouts, piece.hits, seconds=seconds)
+    total = solver.total(piece.layouts, piece.hits, progress=_throttled(progress, every), every=min(every, 1.0), seconds=seconds)
     return Solved(total, time.perf_counter() - start, int(solver.stats[search.NODES]) - nodes)
 
 
-def _worker(config: GameConfig, memory: int, tasks: multiprocessing.Queue, results: multiprocessing.Queue) -> None:
-    """One process: a solver kept across its pieces (so that the states they share are searched once)."""
+def _throttled(progress: Callable[[SearchProgress], None], every: float) -> Callable[[SearchProgress], None]:
+    """``progress``, called at most once every ``every`` seconds of the search."""
+    due = [every]
+
+    def call(reached: SearchProgress) -> None:
+        if reached.seconds >= due[0]:
+            due[0] = reached.seconds + every
+            progress(reached)
+
+    return call
+
+
+def _worker(config: GameConfig, memory: int, every: float, tasks: multiprocessing.Queue, results: multiprocessing.Queue) -> None:
+    """One process: a solver kept across its pieces (so that the states they share are searched once);
+    it sends (piece, SearchProgress) now and then, and (piece, Solved) at the end of each."""
     from battlelog.optimum.solver import WINDOWED, Solver
 
     solver = Solver(config, memory=memory, settings=WINDOWED)
     pieces = first_shot_pieces(solver)
     while (index := tasks.get()) is not None:
-        results.put((index, _solve(solver, pieces[index])))
+        results.put((index, _solve(solver, pieces[index], every, lambda reached: results.put((index, reached)))))
+
+
+def _said_progress(config: GameConfig, piece: Piece, said: Callable[[str], None], reached: SearchProgress) -> None:
+    said(f"  first shot {piece.name(config.cols)}: still searching after {reached.seconds:,.0f} s, {reached.nodes:,} nodes, "
+         f"{reached.stored:,} states stored")  # fmt: skip
 
 
 def solve_split(
@@ -171,10 +195,12 @@ def solve_split(
     memory: int,
     seconds: float | None = None,
     said: Callable[[str], None] = lambda line: None,
+    every: float = PROGRESS_EVERY,
 ) -> SplitResult:
     """The optimum of ``config`` from its first shot's children, solved in ``workers`` processes (each with
     ``memory`` for its table) and kept in ``record``; past ``seconds``, a BudgetExceeded error after the
-    pieces finished so far were written. ``said`` gets a line per piece solved."""
+    pieces finished so far were written. ``said`` gets a line per piece solved, and one every ``every``
+    seconds for each piece still searching."""
     from battlelog.optimum.solver import Solver
 
     solver = Solver(config, memory=1 << 20)  # for its layouts and symmetries only
@@ -186,9 +212,9 @@ def solve_split(
              f"{record} before, {len(todo)} to search in {min(workers, len(todo))} process(es)")  # fmt: skip
     start = time.perf_counter()
     if todo and workers == 1:
-        _run_here(config, pieces, todo, kept, memory, start, seconds, said)
+        _run_here(config, pieces, todo, kept, memory, (start, seconds, every), said)
     elif todo:
-        _run(config, pieces, todo, kept, workers, memory, start, seconds, said)
+        _run(config, pieces, todo, kept, workers, memory, (start, seconds, every), said)
     totals: dict[int, int] = {}
     for piece in pieces:
         totals[piece.shot] = totals.get(piece.shot, len(solver.layouts)) + kept.solved[piece.name(cols)].total
@@ -199,16 +225,22 @@ def solve_split(
     )
 
 
+#: When the split search started, its time limit (or None) and the seconds between progress lines.
+Timing = tuple[float, float | None, float]
+
+
 def _run_here(config: GameConfig, pieces: list[Piece], todo: list[int], kept: SplitRecord, memory: int,
-              start: float, seconds: float | None, said: Callable[[str], None]) -> None:  # fmt: skip
+              timing: Timing, said: Callable[[str], None]) -> None:  # fmt: skip
     """One worker: the pieces in this process, one after another, with one table."""
     from battlelog.optimum.solver import WINDOWED, Solver
 
+    start, seconds, every = timing
     solver = Solver(config, memory=memory, settings=WINDOWED)
     for done, index in enumerate(todo, 1):
         left = None if seconds is None else max(0.0, seconds - (time.perf_counter() - start))
+        piece = pieces[index]
         try:
-            solved = _solve(solver, pieces[index], left)
+            solved = _solve(solver, piece, every, partial(_said_progress, config, piece, said), left)
         except BudgetExceeded:
             raise _stopped(config, seconds or 0.0, kept, len(pieces)) from None
         _record(config, kept, pieces[index], solved, f"{done}/{len(todo)}", said)
@@ -226,14 +258,15 @@ def _record(config: GameConfig, kept: SplitRecord, piece: Piece, solved: Solved,
 
 
 def _run(config: GameConfig, pieces: list[Piece], todo: list[int], kept: SplitRecord, workers: int, memory: int,
-         start: float, seconds: float | None, said: Callable[[str], None]) -> None:  # fmt: skip
+         timing: Timing, said: Callable[[str], None]) -> None:  # fmt: skip
     """Hand the pieces to the processes and record each as it comes back; stop them all at the end."""
+    start, seconds, every = timing
     context = multiprocessing.get_context("spawn")
     tasks, results = context.Queue(), context.Queue()
     for index in todo:
         tasks.put(index)
     crew = [
-        context.Process(target=_worker, args=(config, memory, tasks, results), daemon=True)
+        context.Process(target=_worker, args=(config, memory, every, tasks, results), daemon=True)
         for _ in range(min(workers, len(todo)))
     ]
     for process in crew:
@@ -244,7 +277,9 @@ def _run(config: GameConfig, pieces: list[Piece], todo: list[int], kept: SplitRe
             while True:
                 try:
                     index, solved = results.get(timeout=1.0)
-                    break
+                    if isinstance(solved, Solved):
+                        break
+                    _said_progress(config, pieces[index], said, solved)
                 except queue.Empty:
                     if seconds is not None and time.perf_counter() - start > seconds:
                         raise _stopped(config, seconds, kept, len(pieces)) from None
