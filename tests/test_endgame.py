@@ -8,7 +8,6 @@ from functools import cache
 
 import numpy as np
 import pytest
-from oracle_states import oracle_state
 
 from battlelog.errors import BattlelogError
 from battlelog.optimum.consistent import consistent_layouts
@@ -22,6 +21,7 @@ from battlelog.rules.geometry import cells_mask
 from battlelog.rules.variants import Rules
 
 import oracle
+from oracle_states import oracle_state
 
 RULES = [Rules(touch, sinks) for touch in ("allowed", "diagonal", "none") for sinks in ("named", "unnamed", "silent")]
 

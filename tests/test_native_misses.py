@@ -15,7 +15,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from oracle_states import hunt_cell
 
 from battlelog.engines.native import few, misses
 from battlelog.engines.native.counts import Counts
@@ -27,6 +26,7 @@ from battlelog.rules.state import GameState
 from battlelog.rules.variants import SINK_RULES, TOUCH_RULES, Rules
 
 import oracle
+from oracle_states import hunt_cell
 
 
 def _same(a: Counts, b: Counts) -> bool:

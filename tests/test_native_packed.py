@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from oracle_states import oracle_state
 
 from battlelog.engines.native import jit, layered, packed
 from battlelog.engines.native.engine import sweep_order
@@ -21,6 +20,7 @@ from battlelog.rules.state import GameState
 from battlelog.rules.variants import Rules
 
 import oracle
+from oracle_states import oracle_state
 
 CONFIGS = [
     GameConfig(6, (4, 3, 3, 2)),

@@ -23,7 +23,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from oracle_states import oracle_state
 from scipy import stats
 from test_variant_oracle import variant_states
 
@@ -42,6 +41,7 @@ from battlelog.rules.symmetry import SYMMETRIES, Symmetry
 from battlelog.rules.variants import SINK_RULES, TOUCH_RULES, Rules
 
 import oracle
+from oracle_states import oracle_state
 
 Spot = oracle.Spot
 

@@ -10,7 +10,6 @@ from functools import cache
 
 import numpy as np
 import pytest
-from oracle_states import oracle_state
 
 from battlelog.engines.native import few, layered
 from battlelog.engines.native.engine import NativeEngine, sweep_order
@@ -25,6 +24,7 @@ from battlelog.rules.symmetry import Symmetry
 from battlelog.rules.variants import Rules
 
 import oracle
+from oracle_states import oracle_state
 
 #: (rows, cols, fleet, touch rule, random states): boards whose oracle lists their layouts in about a second.
 BOARDS = [(5, 6, (3, 2, 2), "allowed", 4), (5, 6, (3, 2, 2), "diagonal", 4), (5, 6, (3, 2, 1), "none", 4)]

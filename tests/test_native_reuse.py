@@ -15,7 +15,6 @@ from functools import cache
 
 import numpy as np
 import pytest
-from oracle_states import oracle_state
 
 from battlelog.engines.native import few
 from battlelog.engines.native.engine import NativeEngine
@@ -30,6 +29,7 @@ from battlelog.rules.state import GameState, Shot
 from battlelog.rules.variants import SINK_RULES, TOUCH_RULES, Rules
 
 import oracle
+from oracle_states import oracle_state
 
 #: (rows, cols, fleet, states, seed): squares and rectangles, each with a ship of length 1.
 CONFIGS = ((4, 4, (3, 2, 1), 30, 31), (4, 4, (2, 2, 1, 1), 30, 32), (3, 5, (3, 2, 1), 25, 33), (5, 4, (3, 2, 1), 25, 34))

@@ -27,7 +27,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from oracle_states import oracle_state
 from test_problog_engine import run_stock_problog
 
 from battlelog.cli import main
@@ -40,6 +39,7 @@ from battlelog.rules.state import GameState, Shot
 from battlelog.rules.variants import SINK_RULES, TOUCH_RULES, Rules
 
 import oracle
+from oracle_states import oracle_state
 from runs import one_line_error
 
 #: The engines whose class says it weighs priors (problog is checked on fewer states: it is slow).

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from oracle_states import oracle_state
 from test_problog_rules import script_marginals_match
 
 from battlelog.engines import Engine, make_engine
@@ -27,6 +26,7 @@ from battlelog.rules.symmetry import symmetries_of
 from battlelog.rules.variants import SINK_RULES, TOUCH_RULES, Rules
 
 import oracle
+from oracle_states import oracle_state
 
 #: (rows, cols, fleet, states per rule pair, seed): 108 states per touch and sink rule, wide and tall
 #: boards (a wide one is swept across its columns by the native engine), ships of length 1 throughout.

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from oracle_states import oracle_state
 
 from battlelog.engines import Marginals, make_engine
 from battlelog.engines.native.engine import NativeEngine
@@ -25,6 +24,7 @@ from battlelog.runner.loop import play_game
 from battlelog.runner.seeds import game_seeds, layout_for
 
 import oracle
+from oracle_states import oracle_state
 
 
 @pytest.mark.parametrize("touch", TOUCH_RULES)

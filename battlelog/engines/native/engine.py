@@ -32,6 +32,7 @@ from battlelog.engines.canonical import PosteriorKey, canonical_form, model_key,
 from battlelog.engines.native.counts import Counts
 from battlelog.engines.native.draws import Drawn, draw_layouts, draw_owners
 from battlelog.engines.native.few import LISTING_BYTES, few_layouts, listed_counts, listed_weighted
+from battlelog.engines.native.late import late_listing
 from battlelog.engines.native.layered import LayeredModel, sweep
 from battlelog.engines.native.misses import Recount, recount_for
 from battlelog.engines.native.reuse import Listing, Listings
@@ -168,14 +169,16 @@ class NativeEngine(Engine):
 
     def _listing(self, state: GameState, tracked: bool = False) -> Listing | Problem:
         """The layouts of ``state`` listed: filtered from a remembered listing (:meth:`_reused`), else listed afresh
-        and remembered; its ground problem instead when too many to list cheaply (or the budget is under what a
+        (in compiled code, :mod:`~.late`, or from its ground problem) and remembered; its ground problem instead when too many to list cheaply (or the budget is under what a
         listing may need). A filtered listing with no layout left is not used: grounding says why none fits."""
         if (reused := self._reused(state)) is not None:
             return reused
-        problem = ground_problem(state)
-        check_problem_bits(problem, tracked)  # the sweep's limit holds whichever way the problem is counted
-        listed = few_layouts(problem) if self.memory_budget >= LISTING_BYTES else None
-        out = problem if listed is None else Listing(state, *listed)
+        out: Listing | Problem | None = late_listing(state, self.memory_budget)  # listed in compiled code
+        if out is None:  # too many layouts, or none: ground the state (to sweep it, or to say why none fits)
+            problem = ground_problem(state)
+            check_problem_bits(problem, tracked)  # the sweep's limit holds whichever way the problem is counted
+            listed = few_layouts(problem) if self.memory_budget >= LISTING_BYTES else None
+            out = problem if listed is None else Listing(state, *listed)
         if self.reuse and isinstance(out, Listing):
             self.listings.remember(out)
         return out
@@ -250,10 +253,8 @@ class NativeEngine(Engine):
 
         def count(part: Problem, depth: int) -> Counts:
             model = self._compile(part, order, depth)
-            counts = Counts.of(model)
-            if depth == 0:
-                whole.append(model)
-            return counts
+            whole.extend([model] if depth == 0 else [])
+            return Counts.of(model)
 
         counts = budget.split_until_it_fits(problem, count, self.name, self.memory_budget)
         if whole:
@@ -276,8 +277,7 @@ class NativeEngine(Engine):
         return sweep(tables, self.memory_budget, None if listener is None else lambda done: listener(what, done))
 
     def close(self) -> None:
-        self._kept = self._board = self._kept_state = self._recounted = None
-        self._weighed = None
+        self._kept = self._board = self._kept_state = self._recounted = self._weighed = None
         self.listings.clear()
 
 
