@@ -6,7 +6,9 @@
   computes from the state alone. Variants in one process, interleaved ABBA, each the minimum over
   rounds: the engine as shipped (states with few layouts are listed, battlelog/engines/native/few.py),
   the same with ``reuse=False`` (nothing remembered, as before battlelog/engines/native/reuse.py: its
-  ratio is what remembering the listings costs a call that cannot use them) and the engine made to
+  ratio is what remembering the listings costs a call that cannot use them), the same with the compiled
+  late-state listing off (each state grounded and listed in Python, as before
+  battlelog/engines/native/late.py) and the engine made to
   sweep every state; an A/A pair (the shipped engine against itself) measures the noise of the ratio.
 - marginals, in game order: the same late states asked in the order of their game, as a player asks
   them, by an engine that has seen the game's state before the first of them (its recent states'
@@ -31,6 +33,7 @@ import time
 from collections.abc import Callable
 from functools import partial
 
+from battlelog.engines.native import engine as native_engine
 from battlelog.engines.native import few, jit
 from battlelog.engines.native.engine import NativeEngine
 from battlelog.engines.workspace import Workspace
@@ -61,12 +64,14 @@ def late_games(config: GameConfig, games: int, seed: int) -> list[tuple[GameStat
     return out
 
 
-def per_call(states: list[GameState], sweep_only: bool, reuse: bool = True) -> float:
-    """Seconds per marginals call over ``states``, each computed afresh (nothing remembered)."""
+def per_call(states: list[GameState], sweep_only: bool, reuse: bool = True, compiled: bool = True) -> float:
+    """Seconds per marginals call over ``states``, each computed afresh (nothing remembered); ``compiled=False``:
+    with the compiled late-state listing switched off (each state grounded and listed in Python, as before it)."""
     workspace = Workspace()
     engine = NativeEngine(workspace=workspace, reuse=reuse)
-    limit = few.PAIR_LIMIT
+    limit, late = few.PAIR_LIMIT, native_engine.late_listing
     few.PAIR_LIMIT = 0 if sweep_only else limit
+    native_engine.late_listing = late if compiled else lambda state, memory_budget: None
     try:
         start = time.perf_counter()
         for state in states:
@@ -75,7 +80,7 @@ def per_call(states: list[GameState], sweep_only: bool, reuse: bool = True) -> f
             engine.marginals(state)
         return (time.perf_counter() - start) / len(states)
     finally:
-        few.PAIR_LIMIT = limit
+        few.PAIR_LIMIT, native_engine.late_listing = limit, late
 
 
 def in_game(games: list[tuple[GameState, list[GameState]]], reuse: bool) -> float:
@@ -124,14 +129,16 @@ def main() -> None:
         shipped, sweeping = partial(per_call, states, False), partial(per_call, states, True)
         listed, swept = abba(shipped, sweeping, args.rounds)
         remembering, forgetting = abba(shipped, partial(per_call, states, False, False), args.rounds)
+        compiled, grounded = abba(shipped, partial(per_call, states, False, True, False), args.rounds)
         one, other = abba(shipped, partial(per_call, states, False), args.rounds)
         rows.append([config.label(), str(len(states)), duration(remembering), duration(forgetting), f"{remembering / forgetting:.2f}",
-                     duration(swept), f"{swept / listed:.1f}x", f"{other / one:.2f}"])  # fmt: skip
+                     duration(grounded), f"{grounded / compiled:.1f}x", duration(swept), f"{swept / listed:.1f}x", f"{other / one:.2f}"])  # fmt: skip
         reusing, fresh = abba(partial(in_game, games, True), partial(in_game, games, False), args.rounds)
         one, other = abba(partial(in_game, games, True), partial(in_game, games, True), args.rounds)
         ordered.append([config.label(), f"{len(states)} ({len(games)} games)", duration(reusing), duration(fresh), f"{fresh / reusing:.1f}x", f"{other / one:.2f}"])
-    head = ["board", "states", "per call", "reuse=False", "per call / reuse=False", "sweeping every state", "sweeping / per call", "A/A ratio"]
-    print(markdown_table(head, rows, align="lrrrrrrr"))
+    head = ["board", "states", "per call", "reuse=False", "per call / reuse=False", "grounded in Python", "grounded / per call",
+            "sweeping every state", "sweeping / per call", "A/A ratio"]  # fmt: skip
+    print(markdown_table(head, rows, align="lrrrrrrrrr"))
     print()
     print("In game order:")
     print(markdown_table(["board", "states", "per call, reuse", "per call, no reuse", "no reuse / reuse", "A/A ratio"], ordered, align="lrrrrr"))

@@ -51,9 +51,11 @@ def p_value(value: float | None) -> str:
 
 
 def duration(seconds: float | None) -> str:
-    """A time span: ``12.3 ms`` below a second, ``4.56 s`` above."""
+    """A time span: ``0.187 ms`` (three significant digits) below 10 ms, ``12.3 ms`` below a second, ``4.56 s`` above."""
     if seconds is None:
         return MISSING
+    if seconds < 0.01:
+        return f"{seconds * 1000:.3g} ms"
     return f"{seconds * 1000:.1f} ms" if seconds < 1 else f"{seconds:.2f} s"
 
 
