@@ -236,6 +236,15 @@ def _count_cells(cells, counts):
 
 
 @njit(cache=True)
+def _cover(layouts, hits, union, n_cells):
+    """How many of ``layouts`` cover each cell not yet hit."""
+    cover = np.zeros(n_cells, dtype=np.int64)
+    for lay in layouts:
+        _count_cells(union[lay] & ~hits, cover)
+    return cover
+
+
+@njit(cache=True)
 def lower_bound(n, remaining, cover, bound):
     """A lower bound on T of a state with ``n`` layouts and ``remaining`` unhit ship cells, where
     ``cover[x]`` layouts cover unshot cell x.
@@ -252,15 +261,7 @@ def lower_bound(n, remaining, cover, bound):
         return n * remaining
     if bound == BOUND_ONE_STEP:
         return n * remaining + n - cover.max()
-    ranked = np.sort(cover)[::-1]
-    misses = 0
-    covered = 0
-    for c in ranked:
-        covered += c
-        if covered >= n:
-            break
-        misses += n - covered
-    return n * remaining + misses
+    return n * remaining + _hunt_misses(cover, n)
 
 
 @njit(cache=True)
@@ -409,9 +410,7 @@ def policy_total(layouts, hits, ship_masks, owner, union, fleet_cells, sinks):
     if n == 1:
         return remaining
     n_cells = owner.shape[1]
-    cover = np.zeros(n_cells, dtype=np.int64)
-    for lay in layouts:
-        _count_cells(union[lay] & ~hits, cover)
+    cover = _cover(layouts, hits, union, n_cells)
     x = np.argmax(cover)
     bit = np.uint64(1) << np.uint64(x)
     kinds = ship_masks.shape[1] + 2
@@ -441,9 +440,7 @@ def ply_bound(layouts, hits, plies, ship_masks, owner, placement, union, fleet_c
     if n == 1:
         return remaining
     n_cells = owner.shape[1]
-    cover = np.zeros(n_cells, dtype=np.int64)
-    for lay in layouts:
-        _count_cells(union[lay] & ~hits, cover)
+    cover = _cover(layouts, hits, union, n_cells)
     leaf = max(lower_bound(n, remaining, cover, BOUND_MISSES), n * remaining + ship_bound(layouts, hits, ship_masks, placement, most))
     if plies == 0:
         return leaf
@@ -503,9 +500,7 @@ def search(
     sinks = options[OPT_SINKS]
 
     # How many layouts cover each unshot cell: the one-step bound, and which cells are worth a shot.
-    cover = np.zeros(n_cells, dtype=np.int64)
-    for lay in layouts:
-        _count_cells(union[lay] & ~hits, cover)
+    cover = _cover(layouts, hits, union, n_cells)
     forced = _forced_cell(layouts, hits, cover, ship_masks, owner, sinks)
     if forced >= 0:  # a shot every layout answers alike: take it now (see _forced_cell), no choice to search
         value = search(
