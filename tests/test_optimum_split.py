@@ -76,14 +76,15 @@ def test_a_record_with_pieces_missing_is_completed_without_searching_the_rest_ag
 
 
 def test_a_stopped_split_search_keeps_what_it_finished_and_leaves_no_process(tmp_path: Path) -> None:
-    path = tmp_path / "split.json"
+    # 4x4 3,2,2: its largest pieces take minutes, so a stop after the first second finds them searching.
+    path, config = tmp_path / "split.json", GameConfig(4, (3, 2, 2))
     with pytest.raises(BudgetExceeded, match="pieces solved, kept in"):
-        solve_split(GameConfig(4, (3, 2)), path, workers=2, memory=1 << 24, seconds=0.0)
+        solve_split(config, path, workers=2, memory=1 << 24, seconds=0.0)
     assert multiprocessing.active_children() == []
     if path.exists():  # pieces finished before the stop are kept, each exact
         assert len(json.loads(path.read_text())["pieces"]) < 6
     with pytest.raises(BudgetExceeded, match="0 of 6 pieces solved"):
-        solve_split(GameConfig(4, (3, 2)), tmp_path / "here.json", workers=1, memory=1 << 24, seconds=0.0)
+        solve_split(config, tmp_path / "here.json", workers=1, memory=1 << 24, seconds=0.0)
 
 
 @pytest.mark.parametrize(
