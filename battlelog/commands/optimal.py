@@ -14,8 +14,8 @@ the walks' are reported apart.
 
 Instances beyond what this machine solves in reasonable time are refused up front; --time-limit
 stops a search that runs too long, and with --table FILE what it solved is kept and the next run with
-the same FILE goes on from there. --split FILE solves the first shot's children apart, in --workers
-processes, keeping each one's exact total in FILE as it finishes (a run with the same FILE goes on
+the same FILE goes on from there. --split FILE solves the first shot's children apart (in --workers
+processes: each searches again the states the pieces share), keeping each one's exact total in FILE as it finishes (a run with the same FILE goes on
 with the others), and prints every first shot's exact value beside the optimum. Progress goes to stderr.
 
 examples:
@@ -24,7 +24,7 @@ examples:
   battlelog optimal --size 3 --ships 2 --json
   battlelog optimal --size 4 --ships 3,2,2 --touch none --sinks silent --players problog
   battlelog optimal --size 5 --ships 3,2 --table 5x5-3,2.table --time-limit 3600   (run again to go on)
-  battlelog optimal --size 4 --ships 3,2,2 --split 4x4-3,2,2.json --workers 2        (run again to go on)
+  battlelog optimal --size 4 --ships 3,2,2 --split 4x4-3,2,2.json                   (run again to go on)
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="solve each first shot's children apart, in --workers processes (each with --memory), keeping every "
         "child's exact total in FILE as it finishes: a run with the same FILE goes on with the rest",
     )  # fmt: skip
-    parser.add_argument("--workers", default=None, type=int, metavar="N", help="processes for --split (default: 2)")
+    parser.add_argument("--workers", default=None, type=int, metavar="N", help="processes for --split, each with its own table (default: 1)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -189,7 +189,7 @@ def _split(
     """The first shot's children solved apart (:mod:`battlelog.optimum.split`), kept in --split."""
     from battlelog.optimum.split import solve_split
 
-    workers = 2 if args.workers is None else args.workers
+    workers = 1 if args.workers is None else args.workers
     if workers < 1:
         raise BattlelogError(f"--workers {workers}: give at least 1")
     path = _writable(args.split, "--split")
