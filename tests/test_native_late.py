@@ -85,3 +85,18 @@ def test_a_state_no_layout_fits_is_left_to_the_slow_path() -> None:
     assert late_layouts(state) is None
     with pytest.raises(Inconsistent, match="no ship can cover the hit at"):
         ground_problem(state)
+
+
+def test_a_process_that_runs_interpreted_lists_in_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Loading numba costs more than a small board's whole listing in numpy: the engine's compiled listing
+    # waits until the process has loaded it for a sweep (a one-shot command on a small board never does).
+    from battlelog.engines.native import jit
+    from battlelog.engines.native.late import late_listing
+
+    state = GameState.empty(GameConfig(4, (3, 2))).with_shot(1, 1, "hit").with_shot(1, 2, "miss")
+    monkeypatch.setattr(jit, "_compiled", None)
+    monkeypatch.setattr(jit, "_late_compiled", None)
+    assert late_listing(state, 1 << 30) is None and late_layouts(state, load=False) is None
+    listed = late_layouts(state)  # asked for itself, it loads the compiled lister
+    assert listed is not None and len(listed[2]) > 0
+    assert late_listing(state, 1 << 30) is not None  # numba loaded now: the engine lists compiled from here on

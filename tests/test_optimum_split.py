@@ -11,11 +11,15 @@ import re
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from battlelog.cli import main
 from battlelog.errors import BattlelogError, BudgetExceeded
+from battlelog.optimum import search
+from battlelog.optimum.solver import WINDOWED, Solver
 from battlelog.optimum.split import solve_split
+from battlelog.optimum.table import StateTable
 from battlelog.rules.config import GameConfig
 from battlelog.rules.variants import SINK_RULES, TOUCH_RULES, Rules
 
@@ -45,7 +49,9 @@ def test_every_first_shot_and_the_optimum_equal_the_exhaustive_recursion(
 
 def test_two_processes_give_the_optimum_and_every_piece_once(tmp_path: Path) -> None:
     lines: list[str] = []
-    result = solve_split(GameConfig(4, (3, 2)), tmp_path / "split.json", workers=2, memory=1 << 24, said=lines.append, every=0.05)
+    result = solve_split(
+        GameConfig(4, (3, 2)), tmp_path / "split.json", workers=2, memory=1 << 24, said=lines.append, every=0.05, share_every=0.2
+    )
     assert result.optimum == Fraction(
         2311, 264
     )  # 4x4 3,2's optimum (docs/optimum.md; the whole search: tests/test_optimum_saved.py)
@@ -53,6 +59,7 @@ def test_two_processes_give_the_optimum_and_every_piece_once(tmp_path: Path) -> 
     assert len(record["pieces"]) == 6 == len([line for line in lines if line.startswith("piece ")])
     # Pieces that search for seconds say so meanwhile (0,0 miss: about 700,000 nodes).
     assert any("still searching after" in line for line in lines)
+    assert list(tmp_path.glob(".*.table")) == []  # every piece solved: the processes' tables are gone
     assert multiprocessing.active_children() == []
 
 
@@ -85,6 +92,45 @@ def test_a_stopped_split_search_keeps_what_it_finished_and_leaves_no_process(tmp
         assert len(json.loads(path.read_text())["pieces"]) < 6
     with pytest.raises(BudgetExceeded, match="0 of 6 pieces solved"):
         solve_split(config, tmp_path / "here.json", workers=1, memory=1 << 24, seconds=0.0)
+    assert (tmp_path / ".here.json.0.table").exists()  # what the stopped process solved, to start warm
+
+
+def test_a_table_left_by_a_stopped_run_warms_the_next_and_goes_when_all_is_solved(tmp_path: Path) -> None:
+    config, path = GameConfig(4, (3, 2)), tmp_path / "split.json"
+    cold = solve_split(config, path, workers=1, memory=1 << 24)
+    solver = Solver(config, settings=WINDOWED, table_file=tmp_path / ".split.json.0.table")
+    solver.optimum()  # a table that holds every state of the instance, as a long stopped run would leave it
+    solver.save(0.0)
+    path.unlink()
+    warm = solve_split(config, path, workers=1, memory=1 << 24)
+    assert warm.optimum == cold.optimum == Fraction(2311, 264) and warm.first_shots == cold.first_shots
+    assert warm.nodes < cold.nodes / 10  # the pieces' states were in the table already
+    assert list(tmp_path.glob(".*.table")) == []
+
+
+def test_a_table_takes_in_another_searchs_entries_keeping_exact_totals_and_raising_bounds(tmp_path: Path) -> None:
+    config = GameConfig(4, (3, 2))
+    first = Solver(config, settings=WINDOWED, table_file=tmp_path / "a.table")
+    assert first.optimum() == Fraction(2311, 264)
+    first.save(0.0)
+    second = Solver(config, settings=WINDOWED)
+    second.absorb(tmp_path / "a.table")
+    assert second.optimum() == Fraction(2311, 264) and second.stats[search.NODES] <= 2  # found at the root
+    # The merge rule, entry by entry: an exact total stays, a lower bound gives way to a higher one or to a total.
+    key = np.array([7, 9], dtype=np.uint64)
+    for mine, theirs, kept in [((5, search.EXACT), (9, search.LOWER), (5, search.EXACT)),
+                               ((5, search.LOWER), (9, search.LOWER), (9, search.LOWER)),
+                               ((5, search.LOWER), (3, search.LOWER), (5, search.LOWER)),
+                               ((5, search.LOWER), (6, search.EXACT), (6, search.EXACT))]:  # fmt: skip
+        table, other, stats = StateTable.empty(64, 2), StateTable.empty(64, 2), np.zeros(search.STATS, dtype=np.int64)
+        search.store(table.arrays, stats, key, mine[0], mine[1], -1, 1)
+        search.store(other.arrays, stats, key, theirs[0], theirs[1], -1, 1)
+        search.absorb(other.arrays, table.arrays, stats)
+        slot = search.find_slot(table.keys, table.flags, key)
+        assert (int(table.values[slot]), int(table.flags[slot])) == kept
+    missing = Solver(config, settings=WINDOWED)
+    missing.absorb(tmp_path / "no such.table")  # nothing to take in: nothing changes
+    assert missing.stats[search.STORED] == 0
 
 
 @pytest.mark.parametrize(

@@ -219,11 +219,19 @@ def store(table, stats, key, value, flag, action, work):
 @njit(cache=True)
 def rehash(table, bigger, stats):
     """Copy every entry of ``table`` into the larger table ``bigger``."""
-    keys, values, flags, actions, works = table
     stats[STORED] = 0
+    absorb(table, bigger, stats)
+
+
+@njit(cache=True)
+def absorb(entries, table, stats):
+    """Store every entry of ``entries`` (a table's arrays) in ``table``, as the search stores its own: an exact
+    total already there stays, a lower bound gives way to an exact total or a higher bound. Every entry is
+    true of its state whoever found it, so a table may take in another search's of the same instance."""
+    keys, values, flags, actions, works = entries
     for slot in range(keys.shape[0]):
         if flags[slot] != EMPTY:
-            store(bigger, stats, keys[slot], values[slot], flags[slot], actions[slot], works[slot])
+            store(table, stats, keys[slot], values[slot], flags[slot], actions[slot], works[slot])
 
 
 @njit(cache=True)

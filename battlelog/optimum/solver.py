@@ -86,6 +86,7 @@ class Solver:
         max_cells: int = SOLVABLE_CELLS,
         table_file: Path | None = None,
         save_every: float = SAVE_EVERY,
+        after_save: Callable[[Solver], None] | None = None,
     ) -> None:
         self.config = config
         self.layouts = solvable_layouts(config, max_layouts, max_cells)
@@ -102,8 +103,9 @@ class Solver:
             [settings.bound, settings.order, SINK_MODES[config.rules.sinks], settings.upper], dtype=np.int64
         )
         self._lock = threading.Lock()
-        #: Where the table is kept between runs (None: nowhere), and what the runs before this one did.
-        self.table_file, self.save_every = table_file, save_every
+        #: Where the table is kept between runs (None: nowhere), and what the runs before this one did; what
+        #: to do after each periodic save (the split search takes in its other processes' tables then).
+        self.table_file, self.save_every, self.after_save = table_file, save_every, after_save
         self.earlier: dict[str, float] = {}
         #: Why the table could not be written, once a write failed (None: every write so far succeeded).
         self.unsaved: str | None = None
@@ -159,6 +161,8 @@ class Solver:
                             self.table = self.table.grown(self.stats)  # and search again: the entries are kept
                         else:
                             self.save(time.perf_counter() - start)
+                            if self.after_save is not None:
+                                self.after_save(self)
                             saved_at = time.perf_counter()
                         future = pool.submit(self._search, layouts, hits)
                     except FutureTimeout:
@@ -203,6 +207,17 @@ class Solver:
             saved.save(self.table_file, self.table.arrays, self._identity(), progress)
         except WriteError as exc:
             self.unsaved = f"{exc}; the search went on without its table"
+
+    def absorb(self, path: Path) -> None:
+        """Take in the entries of another search's table file of the same instance and code (an exact total
+        stays exact, a lower bound rises; see ``search.absorb``); a file that cannot be read is skipped."""
+        try:
+            entries, _ = saved.load(path, self._identity())
+        except BattlelogError:
+            return
+        while 3 * len(self.table) < 4 * (int(self.stats[search.STORED]) + len(entries[0])) and len(self.table) < self.capacity:
+            self.table = self.table.grown(self.stats)
+        search.absorb(entries, self.table.arrays, self.stats)
 
     def _search(self, layouts: np.ndarray, hits: int) -> int:
         t = self.layouts

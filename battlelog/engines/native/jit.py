@@ -19,11 +19,12 @@ every game, and numba keeps its own process-wide registry of compiled functions 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import ModuleType, SimpleNamespace
 
 import numpy as np
 
-from battlelog.engines.native import kernel, mask_kernel, pack_kernel, weight_kernel
+from battlelog.engines.native import kernel, late_kernel, mask_kernel, pack_kernel, weight_kernel
 
 #: A level with more states than this is worth compiling the kernel for.
 COMPILE_ABOVE = 2000
@@ -80,6 +81,18 @@ def weight_kernels(states: int) -> SimpleNamespace:
         jit = _import_numba().njit(cache=True, nogil=True)
         _weights_compiled = SimpleNamespace(**{name: jit(getattr(weight_kernel, name)) for name in ("touching", "forward", "backward", "choose")})
     return _weights_compiled
+
+
+_late_compiled: Callable[..., tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
+
+
+def late_lister(load: bool = False) -> Callable[..., tuple[np.ndarray, np.ndarray, np.ndarray]] | None:
+    """The compiled late-state lister (:mod:`.late_kernel`) once this process has loaded numba (or now, with
+    ``load``), else None: interpreted it would be far slower than the numpy listing it replaces."""
+    global _late_compiled  # noqa: PLW0603 - one compiled kernel per process, built on first need
+    if _late_compiled is None and (_compiled is not None or load):
+        _late_compiled = _import_numba().njit(cache=True, nogil=True)(late_kernel.list_layouts)
+    return _late_compiled
 
 
 def _import_numba() -> ModuleType:

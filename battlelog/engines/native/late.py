@@ -12,9 +12,10 @@ sink naming its ship), and the listing is few_layouts' (ships fewest placements 
 partial layout when it covers no cell the earlier ones block, the same order and the same give-up
 bound, ``few.PAIR_LIMIT``, read at each call), so the result is the same listing, array for array (tests/test_native_late.py).
 
-The engine uses it first on boards whose states all pass the sweep's key check unmerged; when it gives
-up (too many layouts) or finds none, the engine grounds the state the slow way, which sweeps, or says
-in one line why no layout fits.
+The engine uses it first on boards whose states all pass the sweep's key check unmerged, once the process
+has loaded numba (:mod:`.jit`: a one-shot command on a small board never does, and lists in numpy); when it
+gives up (too many layouts) or finds none, the engine grounds the state the slow way, which sweeps, or says
+in one line why no layout fits. The loop itself is :mod:`.late_kernel`.
 """
 
 from __future__ import annotations
@@ -22,9 +23,8 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
-from numba import njit
 
-from battlelog.engines.native import few
+from battlelog.engines.native import few, jit
 from battlelog.engines.native.few import LISTING_BYTES, _masks
 from battlelog.engines.native.reuse import Listing, fits_unmerged
 from battlelog.rules.config import GameConfig
@@ -78,119 +78,22 @@ def _evidence(state: GameState) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return miss, hit_at, sunk
 
 
-def late_layouts(state: GameState) -> tuple[list[int], np.ndarray, np.ndarray] | None:
+def late_layouts(state: GameState, load: bool = True) -> tuple[list[int], np.ndarray, np.ndarray] | None:
     """What :func:`~battlelog.engines.native.few.few_layouts` gives for ``state``'s ground problem (the order
     the ships were placed in, each layout's covered cells packed, its placements), or None when the
-    listing gives up or no layout fits (then the state must be grounded the slow way)."""
+    listing gives up or no layout fits (then the state must be grounded the slow way), or when the process
+    runs interpreted and ``load`` is false (loading numba costs more than listing in numpy: :mod:`.jit`)."""
+    lister = jit.late_lister(load)
+    if lister is None:
+        return None
     cells, masks, halos, start = _board(state.config)
     miss, hit_at, sunk = _evidence(state)
-    order, covered, chosen = _list(cells, masks, halos, start, miss, hit_at, sunk, _SINKS[state.config.rules.sinks], few.PAIR_LIMIT)
+    order, covered, chosen = lister(
+        cells, masks, halos, start, miss, hit_at, sunk, _SINKS[state.config.rules.sinks], few.PAIR_LIMIT
+    )
     if len(order) == 0 or len(chosen) == 0:
         return None
     return [int(ship) for ship in order], covered, chosen
-
-
-@njit(cache=True)
-def _passes(cells, k, ship, miss, hit_at, sunk, sinks, named_sinks):
-    """Whether placement ``k`` of ``ship`` gives the recorded answers (ground's tests)."""
-    hits, last, announced, at_last, naming = 0, -1, 0, False, 0
-    length = 0
-    for j in range(cells.shape[1]):
-        x = cells[k, j]
-        if x < 0:
-            break
-        length += 1
-        if miss[x]:
-            return False
-        t = hit_at[x]
-        if t < 0:
-            continue
-        hits += 1
-        if t > last:
-            last, at_last = t, False
-        if sunk[x] >= 0 and (sinks == 1 or sunk[x] == ship):
-            announced += 1
-            naming += sinks == 0
-            if t == last:
-                at_last = True
-    if sinks == 0 and naming != named_sinks:  # every sink naming this ship is on this placement
-        return False
-    if sinks == 2:
-        return True
-    if hits == length:  # sunk by its last hit, and only then
-        return announced == 1 and at_last
-    return announced == 0
-
-
-@njit(cache=True)
-def _list(cells, masks, halos, start, miss, hit_at, sunk, sinks, pair_limit):
-    ships = start.shape[0] - 1
-    words = masks.shape[1]
-    # Ground: each ship's placements that pass, in canonical order.
-    named_sinks = np.zeros(ships, dtype=np.int64)
-    if sinks == 0:
-        for x in range(sunk.shape[0]):
-            if sunk[x] >= 0:
-                named_sinks[sunk[x]] += 1
-    domain = np.empty(start[ships], dtype=np.int64)
-    size = np.zeros(ships, dtype=np.int64)
-    for ship in range(ships):
-        for k in range(start[ship], start[ship + 1]):
-            if _passes(cells, k, ship, miss, hit_at, sunk, sinks, named_sinks[ship]):
-                domain[start[ship] + size[ship]] = k
-                size[ship] += 1
-    order = np.argsort(size, kind="mergesort")  # fewest placements first, ties by ship number
-    empty = (np.empty(0, dtype=np.int64), np.empty((0, words), dtype=np.uint64), np.empty((0, ships), dtype=np.int64))
-    # List: one ship after another, each placement joining every partial layout whose blocked cells it misses.
-    covered = np.zeros((1, words), dtype=np.uint64)
-    blocked = np.zeros((1, words), dtype=np.uint64)
-    chosen = np.zeros((1, ships), dtype=np.int64)
-    for column in range(ships):
-        ship = order[column]
-        count = covered.shape[0]
-        if count * size[ship] > pair_limit:
-            return empty
-        new_covered = np.empty((count * size[ship], words), dtype=np.uint64)
-        new_blocked = np.empty((count * size[ship], words), dtype=np.uint64)
-        new_chosen = np.empty((count * size[ship], ships), dtype=np.int64)
-        m = 0
-        for p in range(count):
-            for d in range(size[ship]):
-                k = domain[start[ship] + d]
-                fits = True
-                for w in range(words):
-                    if blocked[p, w] & masks[k, w]:
-                        fits = False
-                        break
-                if not fits:
-                    continue
-                for w in range(words):
-                    new_covered[m, w] = covered[p, w] | masks[k, w]
-                    new_blocked[m, w] = blocked[p, w] | halos[k, w]
-                new_chosen[m, :column] = chosen[p, :column]
-                new_chosen[m, column] = k - start[ship]
-                m += 1
-        covered, blocked, chosen = new_covered[:m], new_blocked[:m], new_chosen[:m]
-    # Keep the layouts that cover every hit.
-    required = np.zeros(words, dtype=np.uint64)
-    for x in range(hit_at.shape[0]):
-        if hit_at[x] >= 0:
-            required[x >> 6] |= np.uint64(1) << np.uint64(x & 63)
-    m = 0
-    for i in range(covered.shape[0]):
-        if all_covered(covered[i], required):
-            covered[m] = covered[i]
-            chosen[m] = chosen[i]
-            m += 1
-    return order, covered[:m].copy(), chosen[:m].copy()
-
-
-@njit(cache=True)
-def all_covered(cells, required):
-    for w in range(required.shape[0]):
-        if cells[w] & required[w] != required[w]:
-            return False
-    return True
 
 
 def late_listing(state: GameState, memory_budget: int) -> Listing | None:
@@ -199,5 +102,5 @@ def late_listing(state: GameState, memory_budget: int) -> Listing | None:
     state's own ground problem (boards at the sweep's limit: :func:`~battlelog.engines.native.reuse.fits_unmerged`)."""
     if memory_budget < LISTING_BYTES or not fits_unmerged(state.config):
         return None
-    listed = late_layouts(state)
+    listed = late_layouts(state, load=False)
     return None if listed is None else Listing(state, *listed)
