@@ -15,7 +15,7 @@ the walks' are reported apart.
 Instances beyond what this machine solves in reasonable time are refused up front; --time-limit
 stops a search that runs too long, and with --table FILE what it solved is kept and the next run with
 the same FILE goes on from there. --split FILE solves the first shot's children apart (in --workers
-processes: each searches again the states the pieces share), keeping each one's exact total in FILE as it finishes (a run with the same FILE goes on
+processes, which take in each other's tables every 10 minutes), keeping each one's exact total in FILE as it finishes (a run with the same FILE goes on
 with the others), and prints every first shot's exact value beside the optimum. Progress goes to stderr.
 
 examples:
@@ -81,7 +81,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="solve each first shot's children apart, in --workers processes (each with --memory), keeping every "
         "child's exact total in FILE as it finishes: a run with the same FILE goes on with the rest",
     )  # fmt: skip
-    parser.add_argument("--workers", default=None, type=int, metavar="N", help="processes for --split, each with its own table (default: 1)")
+    parser.add_argument("--workers", default=None, type=int, metavar="N", help="processes for --split, each with --memory for its table (default: 1)")
 
 
 def run(args: argparse.Namespace) -> int:
