@@ -17,6 +17,7 @@ import pytest
 from battlelog.cli import main
 from battlelog.errors import BattlelogError, BudgetExceeded
 from battlelog.optimum import search
+from battlelog.optimum.pieces import first_shot_pieces
 from battlelog.optimum.solver import WINDOWED, Solver
 from battlelog.optimum.split import solve_split
 from battlelog.optimum.table import StateTable
@@ -170,3 +171,17 @@ def test_the_optimal_command_prints_every_first_shot(tmp_path: Path, capsys: pyt
         assert message in capsys.readouterr().err
     assert main(["optimal", "--size", "3", "--ships", "2,2", "--workers", "2"]) == 2
     assert "--workers is for --split" in capsys.readouterr().err
+
+
+def test_a_total_asked_below_a_bound_is_exact_under_it_and_a_proven_bound_over_it() -> None:
+    # 4x4 3,2, first shot at the corner, a miss: 204 layouts, total 1700 (the split's record above).
+    config = GameConfig(4, (3, 2))
+    piece = next(p for p in first_shot_pieces(Solver(config)) if p.name(4) == "0,0 miss")
+    whole = Solver(config, settings=WINDOWED)
+    assert whole.total(piece.layouts, piece.hits) == 1700
+    assert Solver(config, settings=WINDOWED).total(piece.layouts, piece.hits, below=1701) == 1700
+    for below in (1700, 1650, 1500):
+        cut = Solver(config, settings=WINDOWED)
+        assert below <= cut.total(piece.layouts, piece.hits, below=below) <= 1700
+        assert cut.stats[search.NODES] < whole.stats[search.NODES]  # it stopped short of the exact total
+    assert Solver(config).total(piece.layouts, piece.hits, below=1500) >= 1500  # one window, no widening

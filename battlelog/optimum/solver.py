@@ -120,8 +120,11 @@ class Solver:
         progress: Callable[[SearchProgress], None] | None = None,
         every: float = 1.0,
         seconds: float | None = None,
+        below: int | None = None,
     ) -> int:
-        """T(layouts, hits): the optimal number of shots still to fire, summed over ``layouts``.
+        """T(layouts, hits): the optimal number of shots still to fire, summed over ``layouts``; with ``below``,
+        T if it is below that, else a proven lower bound of at least ``below`` (the search stops there: enough
+        to rule out a first shot that another beats, at a fraction of the cost).
 
         The search runs in a thread (compiled, it holds no lock of Python's), so that ``progress`` can
         be called about every ``every`` seconds. Past ``seconds``, or on Ctrl-C, the search is told to
@@ -130,7 +133,7 @@ class Solver:
         """
         start = time.perf_counter()
         try:
-            value = self._run(layouts, hits, start, progress, every, seconds)
+            value = self._run(layouts, hits, start, progress, every, seconds, below)
         finally:  # the search has returned: whatever stopped it, what it solved is kept
             if self.table_file is not None:
                 self.save(time.perf_counter() - start)
@@ -145,11 +148,11 @@ class Solver:
         return value
 
     def _run(self, layouts: np.ndarray, hits: int, start: float, progress: Callable[[SearchProgress], None] | None,
-             every: float, seconds: float | None) -> int:  # fmt: skip
+             every: float, seconds: float | None, below: int | None = None) -> int:  # fmt: skip
         """The search in its thread, watched: grown, saved and stopped when it is time."""
         saved_at = start
         with self._lock, ThreadPoolExecutor(1) as pool:
-            future = pool.submit(self._search, layouts, hits)
+            future = pool.submit(self._search, layouts, hits, below)
             try:
                 while True:
                     try:
@@ -164,7 +167,7 @@ class Solver:
                             if self.after_save is not None:
                                 self.after_save(self)
                             saved_at = time.perf_counter()
-                        future = pool.submit(self._search, layouts, hits)
+                        future = pool.submit(self._search, layouts, hits, below)
                     except FutureTimeout:
                         now = time.perf_counter()
                         if progress is not None:
@@ -219,12 +222,13 @@ class Solver:
             self.table = self.table.grown(self.stats)
         search.absorb(entries, self.table.arrays, self.stats)
 
-    def _search(self, layouts: np.ndarray, hits: int) -> int:
+    def _search(self, layouts: np.ndarray, hits: int, below: int | None = None) -> int:
         t = self.layouts
         self.stats[search.STOP] = search.RUNNING
         self.stats[search.MAY_GROW] = len(self.table) < self.capacity
         rise = max(1, self.settings.step * len(layouts) // 1000)
         beta = 1 if self.settings.step else search.INFINITE  # the first window returns the root's lower bound
+        beta = beta if below is None else min(beta, below)
         while True:
             value = int(
                 search.search(
@@ -236,7 +240,9 @@ class Solver:
             if value == search.STOPPED or value < beta:
                 return value
             self.stats[search.ROOT_LOWER] = value
-            beta = value + rise  # value is a lower bound at least beta: widen past it
+            if below is not None and value >= below:
+                return value  # proven at least ``below``: as far as the caller asked
+            beta = value + rise if below is None else min(value + rise, below)  # value is a lower bound at least beta: widen past it
 
     def _progress(self, seconds: float) -> SearchProgress:
         s = self.stats
