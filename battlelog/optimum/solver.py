@@ -228,7 +228,7 @@ class Solver:
         self.stats[search.MAY_GROW] = len(self.table) < self.capacity
         rise = max(1, self.settings.step * len(layouts) // 1000)
         beta = 1 if self.settings.step else search.INFINITE  # the first window returns the root's lower bound
-        beta = beta if below is None else min(beta, below)
+        beta = beta if below is None else below  # asked whether T < below: one window says exactly that
         while True:
             value = int(
                 search.search(
@@ -240,9 +240,9 @@ class Solver:
             if value == search.STOPPED or value < beta:
                 return value
             self.stats[search.ROOT_LOWER] = value
-            if below is not None and value >= below:
+            if below is not None:
                 return value  # proven at least ``below``: as far as the caller asked
-            beta = value + rise if below is None else min(value + rise, below)  # value is a lower bound at least beta: widen past it
+            beta = value + rise  # value is a lower bound at least beta: widen past it
 
     def _progress(self, seconds: float) -> SearchProgress:
         s = self.stats
