@@ -200,7 +200,7 @@ def _split(
     finally:
         signal.signal(signal.SIGTERM, before)
     first = {f"{r},{c}": {"shots": float(v), "exact": str(v)} for (r, c), v in result.first_shots}
-    searched = {"search_nodes": result.nodes, "earlier_searches": None, "states_stored": None, "first_shots": first}
+    searched = {"search_nodes": result.nodes, "search_seconds": round(result.seconds, 1), "earlier_searches": None, "states_stored": None, "first_shots": first}
     return result.optimum, result.layouts, searched
 
 

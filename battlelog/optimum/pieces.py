@@ -104,8 +104,4 @@ class SplitRecord:
         """Record one more solved piece (the file is rewritten at once)."""
         self.solved[name] = solved
         pieces = {k: {"total": v.total, "seconds": round(v.seconds, 1), "nodes": v.nodes} for k, v in sorted(self.solved.items())}
-        write_text(self.path, _dumps({**self.about, "pieces": pieces}))
-
-
-def _dumps(data: dict[str, object]) -> str:
-    return json.dumps(data, indent=1) + "\n"
+        write_text(self.path, json.dumps({**self.about, "pieces": pieces}, indent=1) + "\n")

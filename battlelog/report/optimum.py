@@ -24,6 +24,10 @@ def optimum_table(
         + (f"{figures['states_stored']:,} states stored, " if figures.get("states_stored") is not None else "")
         + f"peak memory {figures['solve_peak_mb']:.0f} MB)",
     ]
+    if figures.get("first_shots"):  # a split search: its pieces' searches, over every run that added to its record
+        lines[-1] = (f"solved in pieces: {figures['search_nodes']:,} search nodes and {figures['search_seconds']:,.1f} s of "
+                     f"search over every run of the split; this run {figures['solve_seconds']:.1f} s, peak memory "
+                     f"{figures['solve_peak_mb']:.0f} MB")  # fmt: skip
     earlier = figures.get("earlier_searches")
     if earlier:  # a search that went on from its table: the work of the runs before counts too
         lines[-1] += (f"; before it, {earlier['runs']:,} run(s) of the same search: {earlier['nodes']:,} nodes in "

@@ -67,13 +67,14 @@ def _evidence(state: GameState) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     miss = np.zeros(state.rows * n, dtype=np.int8)
     hit_at = np.full(state.rows * n, -1, dtype=np.int64)
     sunk = np.full(state.rows * n, -1, dtype=np.int64)
+    sinks = set(state.sunk_shots)
     for t, shot in enumerate(state.shots):
         x = shot.row * n + shot.col
         if not shot.is_hit:
             miss[x] = 1
             continue
         hit_at[x] = t
-        if t in state.sunk_shots:
+        if t in sinks:
             sunk[x] = shot.ship if shot.ship is not None else 0
     return miss, hit_at, sunk
 
