@@ -39,13 +39,69 @@ def test_every_first_shot_and_the_optimum_equal_the_exhaustive_recursion(
     assert result.optimum == brute_optimum(3, ships, rules.touch, rules.sinks)
     # One first shot per class of the square's symmetries (a corner, a side's middle, the centre), each
     # covered by some layout: a cell left out is a certain miss, a shot wasted (one more than the optimum).
-    given = dict(result.first_shots)
+    given = {shot.cell: shot.value for shot in result.first_shots}
+    assert all(shot.exact for shot in result.first_shots)
     assert set(given) <= {(0, 0), (0, 1), (1, 1)} and len(given) >= 2
     for row, col in {(0, 0), (0, 1), (1, 1)} - set(given):
         assert brute[3 * row + col] == 1 + result.optimum
     for (row, col), value in given.items():
         assert value == brute[3 * row + col]
-    assert [value for _, value in result.first_shots] == sorted(value for _, value in result.first_shots)
+    assert list(given.values()) == sorted(given.values())
+
+
+@pytest.mark.parametrize("rules", RULES, ids=lambda r: f"{r.touch}-{r.sinks}")
+@pytest.mark.parametrize("ships", [(2, 2), (3, 2)], ids=lambda s: ",".join(map(str, s)))
+def test_deciding_gives_the_optimum_and_a_true_bound_for_every_shot_it_rules_out(
+    tmp_path: Path, ships: tuple[int, ...], rules: Rules
+) -> None:
+    result = solve_split(GameConfig(3, ships, rules), tmp_path / "split.json", workers=1, memory=1 << 22, decide=True)
+    brute = brute_first_shots(3, ships, rules.touch, rules.sinks)
+    assert result.optimum == brute_optimum(3, ships, rules.touch, rules.sinks)
+    for shot in result.first_shots:
+        truth = brute[3 * shot.cell[0] + shot.cell[1]]
+        if shot.exact:
+            assert shot.value == truth
+        else:  # ruled out: a true lower bound, and one that rules it out
+            assert result.optimum <= shot.value <= truth
+
+
+def test_deciding_rules_out_first_shots_and_a_later_run_completes_them(tmp_path: Path) -> None:
+    config, path = GameConfig(4, (3, 2)), tmp_path / "split.json"
+    full = solve_split(config, tmp_path / "full.json", workers=1, memory=1 << 24)
+    values = {shot.cell: shot.value for shot in full.first_shots}
+    lines: list[str] = []
+    decided = solve_split(config, path, workers=1, memory=1 << 24, decide=True, said=lines.append)
+    assert decided.optimum == full.optimum == Fraction(2311, 264)
+    out = [shot for shot in decided.first_shots if not shot.exact]
+    assert out  # 4x4 3,2: the corner and the edge's middle, against the centre
+    for shot in decided.first_shots:
+        assert shot.value == values[shot.cell] if shot.exact else decided.optimum <= shot.value <= values[shot.cell]
+    assert any("cannot beat the best" in line for line in lines)
+    record = json.loads(path.read_text())
+    assert record["format"] == 2 and any("at_least" in piece for piece in record["pieces"].values())
+    lines.clear()
+    assert solve_split(config, path, workers=1, memory=1 << 24, decide=True, said=lines.append).first_shots == decided.first_shots
+    assert lines == []  # decided already: nothing searched
+    completed = solve_split(config, path, workers=1, memory=1 << 24)  # without --decide: the bounds searched to the end
+    assert completed.first_shots == full.first_shots
+    assert completed.nodes > decided.nodes  # the bounded searches' cost is kept beside the exact ones'
+
+
+def test_deciding_in_two_processes_gives_the_optimum(tmp_path: Path) -> None:
+    result = solve_split(GameConfig(4, (3, 2)), tmp_path / "split.json", workers=2, memory=1 << 24, decide=True, share_every=0.2)
+    assert result.optimum == Fraction(2311, 264)
+    assert multiprocessing.active_children() == []
+    assert list(tmp_path.glob(".*.table")) == []
+
+
+def test_a_record_of_the_first_format_is_read_as_it_is(tmp_path: Path) -> None:
+    config, path = GameConfig(3, (2, 2)), tmp_path / "split.json"
+    whole = solve_split(config, path, workers=1, memory=1 << 22)
+    record = json.loads(path.read_text())
+    path.write_text(json.dumps({**record, "format": 1}))
+    lines: list[str] = []
+    assert solve_split(config, path, workers=1, memory=1 << 22, said=lines.append).first_shots == whole.first_shots
+    assert lines == []
 
 
 def test_two_processes_give_the_optimum_and_every_piece_once(tmp_path: Path) -> None:
@@ -86,12 +142,12 @@ def test_a_record_with_pieces_missing_is_completed_without_searching_the_rest_ag
 def test_a_stopped_split_search_keeps_what_it_finished_and_leaves_no_process(tmp_path: Path) -> None:
     # 4x4 3,2,2: its largest pieces take minutes, so a stop after the first second finds them searching.
     path, config = tmp_path / "split.json", GameConfig(4, (3, 2, 2))
-    with pytest.raises(BudgetExceeded, match="pieces solved, kept in"):
+    with pytest.raises(BudgetExceeded, match="pieces searched, kept in"):
         solve_split(config, path, workers=2, memory=1 << 24, seconds=0.0)
     assert multiprocessing.active_children() == []
     if path.exists():  # pieces finished before the stop are kept, each exact
         assert len(json.loads(path.read_text())["pieces"]) < 6
-    with pytest.raises(BudgetExceeded, match="0 of 6 pieces solved"):
+    with pytest.raises(BudgetExceeded, match="0 of 6 pieces searched"):
         solve_split(config, tmp_path / "here.json", workers=1, memory=1 << 24, seconds=0.0)
     assert (tmp_path / ".here.json.0.table").exists()  # what the stopped process solved, to start warm
 
@@ -144,6 +200,10 @@ def test_a_table_takes_in_another_searchs_entries_keeping_exact_totals_and_raisi
             "is not",
         ),
         ("{", "split.json"),
+        (
+            '{"format": 2, "instance": "3x3 2,2", "layouts": 88, "pieces": {"0,0 miss": {"at_least": "9", "seconds": 1, "nodes": 2}}}',
+            "is not",
+        ),
     ],
 )
 def test_a_record_for_anything_else_is_refused_in_one_line(tmp_path: Path, text: str, message: str) -> None:
@@ -163,6 +223,7 @@ def test_the_optimal_command_prints_every_first_shot(tmp_path: Path, capsys: pyt
     assert {cell: Fraction(v["exact"]) for cell, v in figures["first_shots"].items()} == {
         f"{r},{c}": brute[3 * r + c] for r, c in [(0, 0), (0, 1), (1, 1)]
     }
+    assert not any(v["lower_bound"] for v in figures["first_shots"].values())
     assert main(["optimal", "--size", "3", "--ships", "2,2", "--split", str(path)]) == 0
     out = capsys.readouterr().out
     assert "first shot" in out and "1,1" in out
@@ -171,6 +232,12 @@ def test_the_optimal_command_prints_every_first_shot(tmp_path: Path, capsys: pyt
         assert message in capsys.readouterr().err
     assert main(["optimal", "--size", "3", "--ships", "2,2", "--workers", "2"]) == 2
     assert "--workers is for --split" in capsys.readouterr().err
+    assert main(["optimal", "--size", "3", "--ships", "2,2", "--decide"]) == 2
+    assert "--decide is for --split" in capsys.readouterr().err
+    decided = tmp_path / "decided.json"
+    assert main(["optimal", "--size", "4", "--ships", "3,2", "--split", str(decided), "--decide"]) == 0
+    out = capsys.readouterr().out
+    assert "2311/264 exactly" in out and "at least" in out and ">= " in out
 
 
 def test_a_total_asked_below_a_bound_is_exact_under_it_and_a_proven_bound_over_it() -> None:

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 from battlelog.errors import BattlelogError, BudgetExceeded
 from battlelog.optimum import search
-from battlelog.optimum.pieces import Piece, Solved, SplitRecord, first_shot_pieces
+from battlelog.optimum.pieces import Piece, Solved, first_shot_pieces
+from battlelog.optimum.plan import Plan
 from battlelog.rules.config import GameConfig
 
 if TYPE_CHECKING:
@@ -22,13 +23,22 @@ if TYPE_CHECKING:
 
 
 def _solve(
-    solver: Solver, piece: Piece, every: float, progress: Callable[[SearchProgress], None], seconds: float | None = None
+    solver: Solver,
+    piece: Piece,
+    every: float,
+    progress: Callable[[SearchProgress], None],
+    seconds: float | None = None,
+    below: int | None = None,
 ) -> Solved:
-    """One piece's exact total, searched by ``solver`` (whose table may already hold states it meets);
-    ``progress`` is called about every ``every`` seconds."""
+    """One piece's exact total, or with ``below`` its total if under that and else a proven lower bound of
+    at least ``below``, searched by ``solver`` (whose table may already hold states it meets); ``progress``
+    is called about every ``every`` seconds."""
     start, nodes = time.perf_counter(), int(solver.stats[search.NODES])
-    total = solver.total(piece.layouts, piece.hits, progress=_throttled(progress, every), every=min(every, 1.0), seconds=seconds)
-    return Solved(total, time.perf_counter() - start, int(solver.stats[search.NODES]) - nodes)
+    total = solver.total(
+        piece.layouts, piece.hits, progress=_throttled(progress, every), every=min(every, 1.0), seconds=seconds, below=below
+    )
+    exact = below is None or total < below
+    return Solved(total, time.perf_counter() - start, int(solver.stats[search.NODES]) - nodes, exact)
 
 
 def _throttled(progress: Callable[[SearchProgress], None], every: float) -> Callable[[SearchProgress], None]:
@@ -83,12 +93,17 @@ def _take_in(solver: Solver, tables: list[Path]) -> None:
 
 
 def _worker(crew: Crew, k: int, tasks: multiprocessing.Queue, results: multiprocessing.Queue) -> None:
-    """Process k: one solver kept across its pieces; it sends (piece, SearchProgress) now and then, and
-    (piece, Solved) at the end of each."""
+    """Process k: one solver kept across its pieces, each given as (piece, below); it sends (piece,
+    SearchProgress) now and then, and (piece, Solved) at the end of each."""
     solver = crew.solver(k)
     pieces = first_shot_pieces(solver)
-    while (index := tasks.get()) is not None:
-        results.put((index, _solve(solver, pieces[index], crew.every, lambda reached: results.put((index, reached)))))
+    while (task := tasks.get()) is not None:
+        progress = partial(_send, results, task[0])
+        results.put((task[0], _solve(solver, pieces[task[0]], crew.every, progress, below=task[1])))
+
+
+def _send(results: multiprocessing.Queue, index: int, reached: SearchProgress) -> None:
+    results.put((index, reached))
 
 
 def _said_progress(config: GameConfig, piece: Piece, said: Callable[[str], None], reached: SearchProgress) -> None:
@@ -96,60 +111,73 @@ def _said_progress(config: GameConfig, piece: Piece, said: Callable[[str], None]
          f"{reached.stored:,} states stored")  # fmt: skip
 
 
-def run_here(crew: Crew, pieces: list[Piece], todo: list[int], kept: SplitRecord, start: float, seconds: float | None,
-              said: Callable[[str], None]) -> None:  # fmt: skip
-    """One process: the pieces in this one, one after another, with one table."""
+def run_here(crew: Crew, plan: Plan, start: float, seconds: float | None, said: Callable[[str], None]) -> None:
+    """One process: the plan's pieces in this one, one after another, with one table."""
     config = crew.config
     solver = crew.solver(0)
-    for done, index in enumerate(todo, 1):
+    done = 0
+    while (task := plan.next(set())) is not None:
+        index, below = task
         left = None if seconds is None else max(0.0, seconds - (time.perf_counter() - start))
-        piece = pieces[index]
+        piece = plan.pieces[index]
         try:
-            solved = _solve(solver, piece, crew.every, partial(_said_progress, config, piece, said), left)
+            solved = _solve(solver, piece, crew.every, partial(_said_progress, config, piece, said), left, below)
         except BudgetExceeded:
-            raise _stopped(config, seconds or 0.0, kept, len(pieces)) from None
-        _record(config, kept, piece, solved, f"{done}/{len(todo)}", said)
+            raise _stopped(config, seconds or 0.0, plan) from None
+        done += 1
+        _record(config, plan, piece, solved, done, said)
 
 
-def _stopped(config: GameConfig, seconds: float, kept: SplitRecord, pieces: int) -> BudgetExceeded:
+def _stopped(config: GameConfig, seconds: float, plan: Plan) -> BudgetExceeded:
+    kept = plan.kept
     return BudgetExceeded(f"{config.label()}: the split search stopped after {seconds:g} s with "
-                          f"{len(kept.solved)} of {pieces} pieces solved, kept in {kept.path}")  # fmt: skip
+                          f"{len(kept.solved)} of {len(plan.pieces)} pieces searched, kept in {kept.path}")  # fmt: skip
 
 
-def _record(config: GameConfig, kept: SplitRecord, piece: Piece, solved: Solved, count: str, said: Callable[[str], None]) -> None:
-    kept.add(piece.name(config.cols), solved)
-    said(f"piece {count}: first shot {piece.name(config.cols)}, {len(piece.layouts)} layouts: "
-         f"total {solved.total} in {solved.seconds:,.0f} s ({solved.nodes:,} nodes)")  # fmt: skip
+def _record(config: GameConfig, plan: Plan, piece: Piece, solved: Solved, done: int, said: Callable[[str], None]) -> None:
+    plan.kept.add(piece.name(config.cols), solved)
+    found = f"total {solved.total}" if solved.exact else f"at least {solved.total} (its first shot cannot beat the best)"
+    said(f"piece {done} ({plan.left()} left): first shot {piece.name(config.cols)}, {len(piece.layouts)} layouts: "
+         f"{found} in {solved.seconds:,.0f} s ({solved.nodes:,} nodes)")  # fmt: skip
 
 
-def run_processes(crew: Crew, pieces: list[Piece], todo: list[int], kept: SplitRecord, start: float, seconds: float | None,
-         said: Callable[[str], None]) -> None:  # fmt: skip
-    """Hand the pieces to the processes and record each as it comes back; stop them all at the end."""
+def run_processes(crew: Crew, plan: Plan, start: float, seconds: float | None, said: Callable[[str], None]) -> None:
+    """Hand the plan's pieces to the processes one at a time as each finishes (so that each piece is searched
+    under the best bound known when it starts) and record each as it comes back; stop them all at the end."""
     config = crew.config
     context = multiprocessing.get_context("spawn")
     tasks, results = context.Queue(), context.Queue()
-    for index in todo:
-        tasks.put(index)
     processes = [context.Process(target=_worker, args=(crew, k, tasks, results), daemon=True) for k in range(len(crew.tables))]
+    busy: set[int] = set()
+
+    def hand_out() -> None:
+        while len(busy) < len(processes) and (task := plan.next(busy)) is not None:
+            busy.add(task[0])
+            tasks.put(task)
+
+    hand_out()
     for process in processes:
-        tasks.put(None)
         process.start()
+    done = 0
     try:
-        for done in range(1, len(todo) + 1):
-            while True:
-                try:
-                    index, solved = results.get(timeout=1.0)
-                    if isinstance(solved, Solved):
-                        break
-                    _said_progress(config, pieces[index], said, solved)
-                except queue.Empty:
-                    if seconds is not None and time.perf_counter() - start > seconds:
-                        raise _stopped(config, seconds, kept, len(pieces)) from None
-                    if not any(p.is_alive() for p in processes):
-                        raise BattlelogError(
-                            f"{config.label()}: every search process ended before its pieces were solved (out of memory?)"
-                        ) from None
-            _record(config, kept, pieces[index], solved, f"{done}/{len(todo)}", said)
+        while busy:
+            try:
+                index, solved = results.get(timeout=1.0)
+            except queue.Empty:
+                if seconds is not None and time.perf_counter() - start > seconds:
+                    raise _stopped(config, seconds, plan) from None
+                if not any(p.is_alive() for p in processes):
+                    raise BattlelogError(
+                        f"{config.label()}: every search process ended before its pieces were solved (out of memory?)"
+                    ) from None
+                continue
+            if not isinstance(solved, Solved):
+                _said_progress(config, plan.pieces[index], said, solved)
+                continue
+            busy.discard(index)
+            done += 1
+            _record(config, plan, plan.pieces[index], solved, done, said)
+            hand_out()
     finally:
         for process in processes:
             process.terminate()

@@ -1,5 +1,6 @@
 """The pieces of a split search and the file that keeps them (:mod:`battlelog.optimum.split`): the children
-of one first shot per class of the board's symmetries, and each one's exact total once found."""
+of one first shot per class of the board's symmetries, and each one's exact total (or, when the search
+only had to decide the optimum, a proven lower bound) once found."""
 
 from __future__ import annotations
 
@@ -21,8 +22,10 @@ from battlelog.rules.config import GameConfig
 if TYPE_CHECKING:
     from battlelog.optimum.solver import Solver
 
-#: Bumped whenever what a file holds changes.
-FORMAT = 1
+#: Bumped whenever what a file holds changes (2: a piece may hold a proven lower bound instead of its total;
+#: files of format 1, totals only, are read as they are).
+FORMAT = 2
+READ_FORMATS = (1, 2)
 
 
 @dataclass(frozen=True)
@@ -62,11 +65,12 @@ def first_shot_pieces(solver: Solver) -> list[Piece]:
 
 @dataclass(frozen=True)
 class Solved:
-    """A piece's exact total and what its search cost."""
+    """A piece's exact total (or with ``exact`` False, a proven lower bound on it) and what its search cost."""
 
     total: int
     seconds: float
     nodes: int
+    exact: bool = True
 
 
 class SplitRecord:
@@ -85,23 +89,34 @@ class SplitRecord:
         if not isinstance(data, dict) or not isinstance(data.get("pieces"), dict):
             raise BattlelogError(f'{self.path}: not a record of a split search (no "pieces" object)')
         for key, want in self.about.items():
-            if data.get(key) != want:
+            if data.get(key) != want and not (key == "format" and data.get(key) in READ_FORMATS):
                 raise BattlelogError(
                     f"{self.path}: a record for another {key} ({data.get(key)!r}, here {want!r}); delete it or name another file"
                 )
         for name, entry in data["pieces"].items():
-            values = [entry.get(k) if isinstance(entry, dict) else None for k in ("total", "seconds", "nodes")]
+            exact = not (isinstance(entry, dict) and "at_least" in entry)
+            values = [
+                entry.get(k) if isinstance(entry, dict) else None for k in ("total" if exact else "at_least", "seconds", "nodes")
+            ]
             if not (
                 isinstance(values[0], int)
                 and values[0] >= 0
                 and isinstance(values[1], (int, float))
                 and isinstance(values[2], int)
             ):
-                raise BattlelogError(f'{self.path}: piece {name!r} is not {{"total": int >= 0, "seconds": number, "nodes": int}}')
-            self.solved[name] = Solved(values[0], float(values[1]), values[2])
+                raise BattlelogError(
+                    f'{self.path}: piece {name!r} is not {{"total" (or "at_least"): int >= 0, "seconds": number, "nodes": int}}'
+                )
+            self.solved[name] = Solved(values[0], float(values[1]), values[2], exact)
 
     def add(self, name: str, solved: Solved) -> None:
-        """Record one more solved piece (the file is rewritten at once)."""
+        """Record one more piece searched (the file is rewritten at once); a bound it replaces adds its cost."""
+        before = self.solved.get(name)
+        if before is not None and not before.exact:
+            solved = Solved(solved.total, solved.seconds + before.seconds, solved.nodes + before.nodes, solved.exact)
         self.solved[name] = solved
-        pieces = {k: {"total": v.total, "seconds": round(v.seconds, 1), "nodes": v.nodes} for k, v in sorted(self.solved.items())}
+        pieces = {
+            k: {"total" if v.exact else "at_least": v.total, "seconds": round(v.seconds, 1), "nodes": v.nodes}
+            for k, v in sorted(self.solved.items())
+        }
         write_text(self.path, json.dumps({**self.about, "pieces": pieces}, indent=1) + "\n")

@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING
 
 from battlelog.optimum.crew import Crew, run_here, run_processes
 from battlelog.optimum.pieces import SplitRecord, first_shot_pieces
+from battlelog.optimum.plan import Plan, ShotValue
 from battlelog.rules.config import GameConfig
-from battlelog.rules.geometry import Cell
 
 if TYPE_CHECKING:
     from battlelog.optimum.layouts import LayoutTable
@@ -41,12 +41,12 @@ SHARE_EVERY = 600.0
 
 @dataclass(frozen=True)
 class SplitResult:
-    """The optimum's total over the layouts, and each first shot's."""
+    """The optimum's total over the layouts, and each first shot's value (exact, or a bound that rules it out)."""
 
     layouts: LayoutTable
     total: int
-    #: Each first shot's class representative and its exact expected shots, best first.
-    first_shots: list[tuple[Cell, Fraction]]
+    #: Each first shot's class representative and its expected shots, best first.
+    first_shots: list[ShotValue]
     seconds: float
     nodes: int
 
@@ -64,36 +64,32 @@ def solve_split(
     said: Callable[[str], None] = lambda line: None,
     every: float = PROGRESS_EVERY,
     share_every: float = SHARE_EVERY,
+    decide: bool = False,
 ) -> SplitResult:
     """The optimum of ``config`` from its first shot's children, solved in ``workers`` processes (each with
     ``memory`` for its table) and kept in ``record``; past ``seconds``, a BudgetExceeded error after the
-    pieces finished so far were written. ``said`` gets a line per piece solved, and one every ``every``
+    pieces finished so far were written. With ``decide``, each piece is searched only as far as deciding
+    the optimum needs (:class:`~battlelog.optimum.plan.Plan`): first shots that cannot beat it get a proven
+    lower bound instead of their value. ``said`` gets a line per piece searched, and one every ``every``
     seconds for each piece still searching. Each process writes its table beside ``record`` every
     ``share_every`` seconds and takes in the others' (:class:`Crew`); a run stopped leaves them there, to
-    start warm, and a run that solves every piece removes them."""
+    start warm, and a run that finishes removes them."""
     from battlelog.optimum.solver import Solver
 
     solver = Solver(config, memory=1 << 20)  # for its layouts and symmetries only
-    pieces, cols = first_shot_pieces(solver), config.cols
-    kept = SplitRecord(record, config, len(solver.layouts))
-    todo = [i for i, p in enumerate(pieces) if p.name(cols) not in kept.solved]
-    if todo:
-        said(f"{config.label()}: {len(pieces)} pieces (a first shot and its answer), {len(pieces) - len(todo)} solved in "
-             f"{record} before, {len(todo)} to search in {min(workers, len(todo))} process(es)")  # fmt: skip
-    start = time.perf_counter()
-    tables = tuple(record.with_name(f".{record.name}.{k}.table") for k in range(min(workers, len(todo))))
-    crew = Crew(config, memory, every, share_every, tables)
-    if todo and workers == 1:
-        run_here(crew, pieces, todo, kept, start, seconds, said)
-    elif todo:
-        run_processes(crew, pieces, todo, kept, start, seconds, said)
-    for path in record.parent.glob(f".{record.name}.*.table"):  # every piece is solved: the tables served their turn
+    pieces, n = first_shot_pieces(solver), len(solver.layouts)
+    kept = SplitRecord(record, config, n)
+    plan = Plan(pieces, kept, n, sum(config.ships), config.cols, decide)
+    left = plan.left()
+    if left:
+        said(f"{config.label()}: {len(pieces)} pieces (a first shot and its answer), {len(kept.solved)} searched in "
+             f"{record} before, {'at most ' if decide else ''}{left} to search in {min(workers, left)} process(es)")  # fmt: skip
+        tables = tuple(record.with_name(f".{record.name}.{k}.table") for k in range(min(workers, left)))
+        crew = Crew(config, memory, every, share_every, tables)
+        (run_here if workers == 1 else run_processes)(crew, plan, time.perf_counter(), seconds, said)
+    for path in record.parent.glob(f".{record.name}.*.table"):  # nothing is left to search: the tables served their turn
         path.unlink(missing_ok=True)
-    totals: dict[int, int] = {}
-    for piece in pieces:
-        totals[piece.shot] = totals.get(piece.shot, len(solver.layouts)) + kept.solved[piece.name(cols)].total
-    best = min(totals.values())
-    shots = sorted(((divmod(x, cols), Fraction(v, len(solver.layouts))) for x, v in totals.items()), key=lambda s: (s[1], s[0]))
-    return SplitResult(
-        solver.layouts, best, shots, sum(s.seconds for s in kept.solved.values()), sum(s.nodes for s in kept.solved.values())
-    )
+    best = plan.best()
+    assert best is not None  # every first shot is solved, or out against one that is
+    searched = kept.solved.values()
+    return SplitResult(solver.layouts, best, plan.first_shots(), sum(s.seconds for s in searched), sum(s.nodes for s in searched))

@@ -46,12 +46,14 @@ def optimum_table(
 
 
 def _first_shots(first: Mapping[str, Mapping[str, Any]] | None) -> list[str]:
-    """A split search's value of each first shot (one cell per class of symmetric cells), best first."""
+    """A split search's value of each first shot (one cell per class of symmetric cells), best first; a
+    shot ruled out by ``--decide`` shows the lower bound that rules it out."""
     if not first:
         return []
     lines = ["", "first shot (row,col; one per class of symmetric cells)   expected shots  exactly"]
     for cell, value in first.items():
-        lines.append(f"{cell:<55} {value['shots']:>15.4f}  {value['exact']}")
+        shots = f"{'>= ' if value['lower_bound'] else ''}{value['shots']:.4f}"
+        lines.append(f"{cell:<55} {shots:>15}  {'at least ' if value['lower_bound'] else ''}{value['exact']}")
     return lines
 
 
