@@ -13,7 +13,9 @@ N processes search N pieces at once (:mod:`battlelog.optimum.crew`); the pieces 
 states, so each process writes its table beside the file now and then and takes in the others'. The
 price against one whole search: no first shot is cut short by a better one (each piece is solved
 exactly); what it buys is every first shot's exact value beside the optimum, and a search that can
-span sittings.
+span sittings. With ``decide`` the shots are cut short after all (:mod:`battlelog.optimum.plan`): a piece
+is searched only until its first shot is proven unable to beat the best one, and keeps that bound instead
+of its total.
 """
 
 from __future__ import annotations
