@@ -34,14 +34,8 @@ class Plan:
     """The pieces still to search, given what ``kept`` holds; ``decide``: only as far as the optimum needs."""
 
     def __init__(self, pieces: list[Piece], kept: SplitRecord, n_layouts: int, fleet_cells: int, cols: int, decide: bool) -> None:
-        self.pieces, self.kept, self.n_layouts, self.fleet_cells, self.cols, self.decide = (
-            pieces,
-            kept,
-            n_layouts,
-            fleet_cells,
-            cols,
-            decide,
-        )
+        self.pieces, self.kept, self.decide = pieces, kept, decide
+        self.n_layouts, self.fleet_cells, self.cols = n_layouts, fleet_cells, cols
         self.shots: dict[int, list[int]] = {}
         for index, piece in enumerate(pieces):
             self.shots.setdefault(piece.shot, []).append(index)
