@@ -111,8 +111,10 @@ def run(args: argparse.Namespace) -> int:
             raise BattlelogError("--table and --split keep different things: give one of them")
         optimum, layouts, searched = _split(config, args, memory, seconds)
     else:
-        if args.workers is not None or args.decide:
-            raise BattlelogError(f"{'--workers' if args.workers is not None else '--decide'} is for --split (a whole search is one process)")
+        if args.workers is not None:
+            raise BattlelogError("--workers is for --split (a whole search is one process)")
+        if args.decide:
+            raise BattlelogError("--decide is for --split (a whole search decides the optimum anyway)")
         optimum, layouts, searched = _whole(config, args, memory, seconds)
     solved, solve_peak = time.perf_counter() - start, peak_bytes(exact)
     values: dict[str, Fraction] = {}

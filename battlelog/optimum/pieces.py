@@ -79,7 +79,7 @@ class SplitRecord:
 
     def __init__(self, path: Path, config: GameConfig, n_layouts: int) -> None:
         self.path = path
-        self.about = {"format": FORMAT, "instance": config.label(), "layouts": n_layouts}
+        self.about = {"instance": config.label(), "layouts": n_layouts}
         self.solved: dict[str, Solved] = {}
         if path.exists():
             self._read()
@@ -88,8 +88,12 @@ class SplitRecord:
         data = read_json(self.path)
         if not isinstance(data, dict) or not isinstance(data.get("pieces"), dict):
             raise BattlelogError(f'{self.path}: not a record of a split search (no "pieces" object)')
+        if data.get("format") not in READ_FORMATS:
+            raise BattlelogError(
+                f"{self.path}: a record of format {data.get('format')!r}, not one of {READ_FORMATS}; delete it or name another file"
+            )
         for key, want in self.about.items():
-            if data.get(key) != want and not (key == "format" and data.get(key) in READ_FORMATS):
+            if data.get(key) != want:
                 raise BattlelogError(
                     f"{self.path}: a record for another {key} ({data.get(key)!r}, here {want!r}); delete it or name another file"
                 )
@@ -119,4 +123,4 @@ class SplitRecord:
             k: {"total" if v.exact else "at_least": v.total, "seconds": round(v.seconds, 1), "nodes": v.nodes}
             for k, v in sorted(self.solved.items())
         }
-        write_text(self.path, json.dumps({**self.about, "pieces": pieces}, indent=1) + "\n")
+        write_text(self.path, json.dumps({"format": FORMAT, **self.about, "pieces": pieces}, indent=1) + "\n")

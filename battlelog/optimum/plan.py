@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from battlelog.optimum.pieces import Piece, SplitRecord
+from battlelog.optimum.pieces import Piece, Solved, SplitRecord
 from battlelog.rules.geometry import Cell
 
 
@@ -42,15 +42,18 @@ class Plan:
         #: The order in which deciding takes the shots: least lower bound from nothing searched first.
         self.order = sorted(self.shots, key=lambda s: (sum(self._cells_left(i) for i in self.shots[s]), s))
 
+    def _solved(self, index: int) -> Solved | None:
+        """What the record holds of piece ``index``."""
+        return self.kept.solved.get(self.pieces[index].name(self.cols))
+
     def exact(self, index: int) -> bool:
         """Whether piece ``index`` has its exact total in the record."""
-        solved = self.kept.solved.get(self.pieces[index].name(self.cols))
+        solved = self._solved(index)
         return solved is not None and solved.exact
 
     def lower(self, index: int) -> int:
         """Piece ``index``'s total if known, else the best lower bound at hand."""
-        piece = self.pieces[index]
-        solved = self.kept.solved.get(piece.name(self.cols))
+        solved = self._solved(index)
         if solved is not None and solved.exact:
             return solved.total
         return max(self._cells_left(index), solved.total if solved is not None else 0)
