@@ -15,10 +15,10 @@ the walks' are reported apart.
 Instances beyond what this machine solves in reasonable time are refused up front; --time-limit
 stops a search that runs too long, and with --table FILE what it solved is kept and the next run with
 the same FILE goes on from there. --split FILE solves the first shot's children apart (in --workers
-processes, which take in each other's tables every 10 minutes), keeping each one's exact total in FILE as it finishes (a run with the same FILE goes on
-with the others), and prints every first shot's exact value beside the optimum; with --decide, a first shot is
-searched only until it is proven unable to beat the best one found (its value then printed as a lower bound),
-often far sooner. Progress goes to stderr.
+processes, which take in each other's tables every 10 minutes), keeping each one's exact total in FILE
+as it finishes (a run with the same FILE goes on with the others), and prints every first shot's exact
+value beside the optimum; with --decide, a first shot is searched only until it is proven unable to
+beat the best one found (its value then printed as a lower bound). Progress goes to stderr.
 
 examples:
   battlelog optimal --size 4 --ships 3,2
