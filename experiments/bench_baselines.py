@@ -13,13 +13,13 @@ Prints Markdown tables to stdout.
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from machine import machine_header
 
 from battlelog.players import make_player
 from battlelog.report.markdown import markdown_table
@@ -68,8 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     config = GameConfig(args.size, parse_ships(args.ships))
 
-    print(f"# Baseline speed on {config.label()}\n")
-    print(f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores, seed {args.seed}\n")
+    print(machine_header(f"Baseline speed on {config.label()}", argv, args.seed))
     print(f"## In process, one core, {args.games} games per player\n")
     rows = []
     for player in BASELINES:

@@ -31,7 +31,6 @@ import argparse
 import gc
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -39,6 +38,8 @@ import tempfile
 import time
 from collections.abc import Callable
 from typing import Any
+
+from machine import machine_header
 
 from battlelog.engines import make_engine
 from battlelog.engines.workspace import Workspace
@@ -321,8 +322,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         return answer_child(args.child, child)
 
-    print(f"# Exact engines: speed and memory\n\npython {platform.python_version()} on {platform.machine()}, "
-          f"{os.cpu_count()} cores, seed {args.seed}\n")  # fmt: skip
+    print(machine_header("Exact engines: speed and memory", argv, args.seed))
     if args.measure_bytes:
         return calibrate(args.seed)
     engines = [e.strip() for e in args.engines.split(",") if e.strip()]

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import signal
 import subprocess
 import sys
@@ -31,6 +30,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from machine import machine_header
 
 from battlelog.report.markdown import markdown_table
 from battlelog.rules.config import GameConfig, parse_ships
@@ -130,8 +131,7 @@ def main(argv: list[str] | None = None) -> int:
                 ])  # fmt: skip
                 print(f"  {executor} x{workers} {player}: {games / m.wall:.1f} games/s", file=sys.stderr, flush=True)
 
-    print(f"# Executors on {config.label()}\n")
-    print(f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores, seed {args.seed}\n")
+    print(machine_header(f"Executors on {config.label()}", argv, args.seed))
     header = ["run by", "workers", "player", "games", "start-up s", "wall s", "games/s", "client CPU ms/game"]
     print(markdown_table(header, rows, align="lrlrrrrr"))
     return 0

@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import sys
 import tempfile
 import time
@@ -28,6 +26,7 @@ from typing import Any
 
 import numpy as np
 from bench_engines import answer_child, run_child
+from machine import machine_header
 
 from battlelog.report.markdown import duration, markdown_table, megabytes
 from battlelog.rules.config import GameConfig
@@ -81,8 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.child:
         return answer_child(args.child, child)
-    print(f"# Learning a prior on {STANDARD.label()}\n\npython {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores, "
-          f"command: python experiments/bench_learn.py {' '.join(argv or sys.argv[1:])}\n")  # fmt: skip
+    print(machine_header(f"Learning a prior on {STANDARD.label()}", argv))
     start = time.perf_counter()
     hider = parse_prior_spec(args.hider)
     layouts = [layout_for(STANDARD, args.seed, game, hider) for game in range(args.layouts)]

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import statistics
 import sys
 import tempfile
@@ -35,6 +34,7 @@ from typing import Any
 
 import numpy as np
 from bench_engines import answer_child, engine_rows, measure_config, parse_configs, ratio_rows, run_child
+from machine import machine_header
 
 from battlelog.players import make_player
 from battlelog.report.markdown import duration, markdown_table, megabytes
@@ -261,8 +261,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         return answer_child(args.child, child)
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}
-    print(f"# The native engine\n\npython {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores, "
-          f"seed {args.seed}, command: python experiments/bench_native.py {' '.join(argv or sys.argv[1:])}\n")  # fmt: skip
+    print(machine_header("The native engine", argv, args.seed))
     if "standard" not in skip:
         standard_section(args.games, args.seed, args.time_limit)
     if "engines" not in skip:

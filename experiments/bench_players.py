@@ -19,13 +19,13 @@ played the same shots (experiments/ab_games.py).
 from __future__ import annotations
 
 import argparse
-import platform
 import statistics
 import sys
 import time
 
 import ab_games
 import numpy as np
+from machine import machine_header
 
 from battlelog.engines.workspace import Workspace
 from battlelog.players import PLAYERS, make_player
@@ -97,9 +97,7 @@ def main() -> int:
         for name in names:
             rows.append(measure(config, name, games, args.seed))
             print(f"  {config.label()} {name}: done", file=sys.stderr, flush=True)
-    print(
-        f"# Time per move of every player\n\npython {platform.python_version()}, seed {args.seed}, command: python {' '.join(sys.argv)}\n"
-    )
+    print(machine_header("Time per move of every player", None, args.seed))
     header = ["board", "player", "games", "mean shots", "median move", "95% of moves", "slowest move", "mean game"]
     print(markdown_table(header, rows, align="llrrrrrr"))
     return 0

@@ -20,8 +20,6 @@ Prints Markdown tables to stdout.
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import statistics
 import sys
 import time
@@ -29,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_engines import answer_child, run_child
+from machine import machine_header
 
 from battlelog.players import make_player
 from battlelog.report.markdown import duration, markdown_table, megabytes
@@ -83,8 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.child:
         return answer_child(args.child, child)
-    print(f"# The native engine under a prior\n\npython {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores, "
-          f"command: python experiments/bench_prior.py {' '.join(argv or sys.argv[1:])}\n")  # fmt: skip
+    print(machine_header("The native engine under a prior", argv))
     priors = [("uniform", ""), (args.prior, args.prior), (args.touch_prior, args.touch_prior)]
     run_child({"task": "empty", "prior": ""}, args.time_limit, SCRIPT)  # warm numba's cache for the counting kernel
     run_child({"task": "empty", "prior": args.touch_prior}, args.time_limit, SCRIPT)  # and for the prior's kernel

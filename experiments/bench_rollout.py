@@ -20,13 +20,13 @@ Prints a Markdown table to stdout.
 from __future__ import annotations
 
 import argparse
-import platform
 import statistics
 import sys
 import time
 
 import ab_games
 import numpy as np
+from machine import machine_header
 
 from battlelog.engines.workspace import Workspace
 from battlelog.players import make_player
@@ -104,7 +104,7 @@ def main() -> None:
         rows.append(kernel_row(spec, workspace))
         rows.append(game_rows(spec, args.games, workspace))
     workspace.close()
-    print(f"10x10 5,4,3,3,2 on {platform.machine()}, {platform.python_version()}\n")
+    print(machine_header("The rollout player on 10x10 5,4,3,3,2"))
     print(markdown_table(["player", "what", "work", "per simulated move", "median move", "slowest move", "mean game"], rows))
 
 
