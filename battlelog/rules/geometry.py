@@ -70,13 +70,21 @@ def ship_placements(rows: int, cols: int, ship: int, length: int) -> tuple[Place
 def placement_matrix(rows: int, cols: int, length: int) -> np.ndarray:
     """One 0/1 row per canonical placement of a ship of ``length`` (``ship_placements`` order): the
     row-major cells it covers. Counting placements per cell is then one matrix product."""
-    placements = ship_placements(rows, cols, 0, length)
-    out = np.zeros((len(placements), rows * cols), dtype=np.int64)
-    for i, p in enumerate(placements):
-        for r, c in p.cells:
-            out[i, r * cols + c] = 1
+    starts, step = placement_starts(rows, cols, length)
+    out = np.zeros((len(starts), rows * cols), dtype=np.int64)
+    out[np.arange(len(starts))[:, None], starts[:, None] + step[:, None] * np.arange(length)] = 1
     out.setflags(write=False)
     return out
+
+
+def placement_starts(rows: int, cols: int, length: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per canonical placement of a ship of ``length`` (``ship_placements`` order): the row-major
+    index of its canonical cell, and the step to its next cell (1 horizontal, ``cols`` vertical).
+    Arrays, so that per-placement tables are built without a Python object per placement."""
+    horizontal = (np.arange(rows)[:, None] * cols + np.arange(max(0, cols - length + 1))).ravel()
+    vertical = (np.arange(max(0, rows - length + 1))[:, None] * cols + np.arange(cols)).ravel() if length > 1 else horizontal[:0]
+    steps = np.concatenate([np.ones(len(horizontal), dtype=np.int64), np.full(len(vertical), cols, dtype=np.int64)])
+    return np.concatenate([horizontal, vertical]).astype(np.int64), steps
 
 
 def cell_index(cell: Cell, cols: int) -> int:

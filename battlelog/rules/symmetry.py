@@ -15,7 +15,7 @@ from functools import cached_property, lru_cache
 import numpy as np
 
 from battlelog.rules.config import GameConfig
-from battlelog.rules.geometry import Cell, Placement, ship_placements
+from battlelog.rules.geometry import Cell, Placement, placement_starts
 from battlelog.rules.state import GameState, Shot
 
 
@@ -93,21 +93,33 @@ def symmetries_of(rows: int, cols: int) -> tuple[Symmetry, ...]:
 
 @lru_cache(maxsize=256)
 def _index_map(symmetry: Symmetry, rows: int, cols: int) -> np.ndarray:
-    out = np.empty(rows * cols, dtype=np.int64)
-    image_cols = symmetry.shape(rows, cols)[1]
-    for r in range(rows):
-        for c in range(cols):
-            image = symmetry.cell((r, c), rows, cols)
-            out[r * cols + c] = image[0] * image_cols + image[1]
+    r, c = np.divmod(np.arange(rows * cols, dtype=np.int64), cols)  # what Symmetry.cell does, on arrays
+    if symmetry.transpose:
+        r, c = c, r
+    image_rows, image_cols = symmetry.shape(rows, cols)
+    if symmetry.flip_rows:
+        r = image_rows - 1 - r
+    if symmetry.flip_cols:
+        c = image_cols - 1 - c
+    out = r * image_cols + c
     out.setflags(write=False)
     return out
 
 
 @lru_cache(maxsize=1024)
 def _placement_order(symmetry: Symmetry, rows: int, cols: int, ship: int, length: int) -> np.ndarray:
-    placements = ship_placements(rows, cols, ship, length)
-    where = {p: k for k, p in enumerate(placements)}
-    out = np.array([where[symmetry.placement(p, rows, cols)] for p in placements], dtype=np.int64)
+    """Computed on arrays: the image of a placement is the segment between the images of its end cells,
+    named by the smaller of the two (its canonical cell), and its index follows ``ship_placements``'
+    order on the image board (the horizontal placements row by row, then the vertical ones)."""
+    starts, step = placement_starts(rows, cols, length)
+    cells = _index_map(symmetry, rows, cols)
+    first, last = cells[starts], cells[starts + step * (length - 1)]
+    start = np.minimum(first, last)
+    image_rows, image_cols = symmetry.shape(rows, cols)
+    r, c = start // image_cols, start % image_cols
+    horizontal = (first // image_cols == last // image_cols) if length > 1 else np.ones(len(starts), dtype=bool)
+    across = max(0, image_cols - length + 1)
+    out = np.where(horizontal, r * across + c, image_rows * across + r * image_cols + c).astype(np.int64)
     out.setflags(write=False)
     return out
 
