@@ -398,8 +398,9 @@ def test_models_are_freed_once_the_engine_drops_them(monkeypatch: pytest.MonkeyP
     import gc
 
     monkeypatch.setattr(few, "PAIR_LIMIT", 0)
+    held = set(weights._WEIGHERS.keys())  # models other tests' process-wide engines keep (a hider's sampler)
     engine = NativeEngine()
     for state, _ in prior_cases()[:20]:
         engine.marginals(state)
     gc.collect()
-    assert len(weights._WEIGHERS) <= 1
+    assert len(set(weights._WEIGHERS.keys()) - held) <= 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -93,6 +94,10 @@ class Engine(ABC):
     #: Whether :meth:`sample` draws layouts.
     samples: ClassVar[bool] = False
 
+    #: Whether :meth:`sample` also takes one generator per layout (``count`` of them), drawing for each the
+    #: layout a draw of one from it alone would (:meth:`sample_each`).
+    samples_together: ClassVar[bool] = False
+
     #: Whether a prior other than the uniform one (``config.prior``) is weighed; an engine that does not
     #: refuses such a state in one line (:func:`check_prior_support`) rather than answer as if uniform.
     weighs_priors: ClassVar[bool] = False
@@ -109,6 +114,14 @@ class Engine(ABC):
     def sample(self, state: GameState, count: int, rng: np.random.Generator) -> list[tuple[Placement, ...]]:
         """``count`` layouts drawn independently and uniformly from those consistent with ``state``."""
         raise BattlelogError(f"the {self.name} engine cannot draw layouts; use an engine that samples")
+
+    def sample_each(self, state: GameState, rngs: Sequence[np.random.Generator]) -> list[tuple[Placement, ...]]:
+        """One layout per generator: the one ``sample(state, 1, rng)`` draws from it (an experiment's boards,
+        each from its game's generator). An engine whose ``sample`` takes a generator per layout
+        (``samples_together``) draws them in one walk through the model, the same layouts."""
+        if self.samples_together:
+            return self.sample(state, len(rngs), rngs) if rngs else []  # type: ignore[arg-type]  # such an engine's sample takes a sequence
+        return [self.sample(state, 1, rng)[0] for rng in rngs]
 
     def sample_owners(self, state: GameState, count: int, rng: np.random.Generator) -> np.ndarray:
         """The layouts :meth:`sample` draws, as ``owner[s, x]`` (:func:`layout_owners`); an engine may draw

@@ -25,14 +25,18 @@ from battlelog.engines.fit import fit_prior, weighted_engine
 from battlelog.engines.workspace import Workspace
 from battlelog.players.belief import ALL_FEATURES, LEARNT
 from battlelog.rules.config import GameConfig
+from battlelog.rules.geometry import Placement
 from battlelog.rules.hiders import HIDER, LEARN, spec_text
 from battlelog.rules.prior import FEATURES, UNIFORM, Prior, layout_features, parse_features
-from battlelog.runner.seeds import layout_for
+from battlelog.runner.seeds import layouts_for
 
 #: The option that names a player's belief.
 BELIEF = "belief"
 #: Precision of the Gaussian on each weight that ``belief=learn`` fits under (a standard normal prior).
 LEARN_RIDGE = 1.0
+#: Games past the one being played whose layouts are drawn with the earlier ones (remembered, read only once
+#: those games are over): a hider's model too large to keep is then swept once every so many games, not every game.
+DRAWN_AHEAD = 25
 
 
 def learned_prior(config: GameConfig, seed: int, hider: Prior, game: int, workspace: Workspace,
@@ -41,9 +45,16 @@ def learned_prior(config: GameConfig, seed: int, hider: Prior, game: int, worksp
     games 0..game-1 (the others 0)."""
     if game == 0:
         return UNIFORM
-    totals = np.zeros(3)
-    for g in range(game):
-        totals += workspace.remember(("layout-features", config, seed, hider, g), partial(_features, config, seed, hider, g))
+
+    def key(g: int) -> tuple[Any, ...]:
+        return ("layout-features", config, seed, hider, g)
+
+    missing = [g for g in range(game + DRAWN_AHEAD) if not workspace.remembers(key(g))]
+    if any(g < game for g in missing):  # drawn together, the next games' too: one walk through the hider's model
+        drawn = dict(zip(missing, layouts_for(config, seed, missing, hider)))
+        for g in missing:
+            workspace.remember(key(g), partial(_features, drawn, g, config))
+    totals = np.array([workspace.recall(key(g)) for g in range(game)], dtype=float).sum(axis=0)  # the games before this one
     fitted = workspace.remember(
         ("learnt-prior", config.posterior, tuple(totals), game, learnt),
         lambda: fit_prior(weighted_engine(workspace), config, totals, game, ridge=LEARN_RIDGE, errors=False, learnt=learnt).prior,
@@ -51,9 +62,9 @@ def learned_prior(config: GameConfig, seed: int, hider: Prior, game: int, worksp
     return fitted
 
 
-def _features(config: GameConfig, seed: int, hider: Prior, game: int) -> tuple[int, int, int]:
-    """(edge, vertical, touch) of game ``game``'s layout."""
-    return layout_features(layout_for(config, seed, game, hider), config.rows, config.cols)
+def _features(drawn: dict[int, tuple[Placement, ...]], game: int, config: GameConfig) -> tuple[int, int, int]:
+    """(edge, vertical, touch) of game ``game``'s layout, among those just ``drawn``."""
+    return layout_features(drawn[game], config.rows, config.cols)
 
 
 def resolved_options(options: Mapping[str, Any], config: GameConfig, seed: int, game: int, hider: Prior,

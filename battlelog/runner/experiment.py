@@ -31,8 +31,12 @@ from battlelog.runner.beliefs import BELIEF
 from battlelog.runner.executors.base import Executor
 from battlelog.runner.journal import Journal, open_journal
 from battlelog.runner.records import game_record, manifest_config, manifest_hider, manifest_of, read_manifest
-from battlelog.runner.seeds import layout_for
+from battlelog.runner.seeds import layout_for, layouts_for
 from battlelog.runner.task import OK, GameTask
+
+#: Games whose layouts are drawn together (one walk through a hider's model: a block of boards drawn from a model
+#: too large to keep sweeps it once, not once a board).
+LAYOUT_BLOCK = 25
 
 
 @dataclass(frozen=True)
@@ -114,12 +118,16 @@ def _check_options(records: list[dict[str, Any]], experiment: Experiment) -> Non
 
 
 def _tasks(experiment: Experiment, done: set[tuple[str, int]], budget: int | None) -> Iterator[GameTask]:
-    """The games still to play, game by game (so a partial run has paired results); one layout per game."""
-    for game in range(experiment.games):
-        waiting = [p for p in experiment.players if (p, game) not in done]
-        if waiting:
-            layout = layout_for(experiment.config, experiment.seed, game, experiment.hider)
-            for player in waiting:
+    """The games still to play, game by game (so a partial run has paired results); one layout per game,
+    drawn :data:`LAYOUT_BLOCK` games at a time (the same layouts: one walk through a hider's model for each block)."""
+    for start in range(0, experiment.games, LAYOUT_BLOCK):
+        games = [
+            g
+            for g in range(start, min(start + LAYOUT_BLOCK, experiment.games))
+            if any((p, g) not in done for p in experiment.players)
+        ]
+        for game, layout in zip(games, layouts_for(experiment.config, experiment.seed, games, experiment.hider)):
+            for player in [p for p in experiment.players if (p, game) not in done]:
                 yield GameTask(player, experiment.options_for(player), experiment.config, experiment.seed, game, layout, budget,
                                experiment.hider)  # fmt: skip
 

@@ -6,6 +6,7 @@ boards (paired comparisons), and a game can be replayed alone from its record.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -46,12 +47,18 @@ def layout_for(config: GameConfig, seed: int, game: int, hider: Prior = UNIFORM)
     and another hider weighs the layouts: the layout is then drawn exactly from the counted model, the
     engine's sampler on the empty board (weighted by the hider's prior).
     """
-    rng = np.random.default_rng(game_seeds(seed, game)[0])
+    return layouts_for(config, seed, [game], hider)[0]
+
+
+def layouts_for(config: GameConfig, seed: int, games: Sequence[int], hider: Prior = UNIFORM) -> list[tuple[Placement, ...]]:
+    """:func:`layout_for` of each of ``games``, the same layouts, those drawn from a counted model drawn
+    together (one walk through it: a model too large to keep is swept once, not once a board)."""
+    rngs = [np.random.default_rng(game_seeds(seed, game)[0]) for game in games]
     if hider.is_uniform:
         if config.rules.touch == ALLOWED:
-            return sample_layout(config, rng)
-        return _sampler().sample(GameState.empty(config), 1, rng)[0]
-    return _weighted_sampler(ENGINES[DEFAULT_ENGINE]).sample(GameState.empty(config.with_prior(hider)), 1, rng)[0]
+            return [sample_layout(config, rng) for rng in rngs]
+        return _sampler().sample_each(GameState.empty(config), rngs)
+    return _weighted_sampler(ENGINES[DEFAULT_ENGINE]).sample_each(GameState.empty(config.with_prior(hider)), rngs)
 
 
 @cache

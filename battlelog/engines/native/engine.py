@@ -30,7 +30,7 @@ from battlelog.engines import budget, progress
 from battlelog.engines.base import Engine, Marginals
 from battlelog.engines.canonical import PosteriorKey, canonical_form, model_key, posterior_key
 from battlelog.engines.native.counts import Counts
-from battlelog.engines.native.draws import Drawn, draw_layouts, draw_owners
+from battlelog.engines.native.draws import Drawn, Randomness, draw_layouts, draw_owners
 from battlelog.engines.native.few import LISTING_BYTES, few_layouts, listed_counts, listed_weighted
 from battlelog.engines.native.late import late_listing
 from battlelog.engines.native.layered import LayeredModel, sweep
@@ -59,10 +59,9 @@ class NativeEngine(Engine):
     (:mod:`~.reuse`; ``reuse=False``: never). Recent states' marginals and the empty boards on disk are the
     ``workspace``'s (None: its own); without a ``memory_budget`` it uses the one in force at each call.
 
-    Priors (``state.config.prior``): the marginals and draws are the weighted posterior's (float64 passes over
-    the same model: :mod:`~.weights`); ``models`` stays the exact number of consistent layouts. Two methods
-    serve learning a prior: :meth:`feature_expectations` and :meth:`log_partition`. The uniform prior keeps
-    the integer path: its figures are exact ratios of integer counts.
+    Priors (``state.config.prior``): the marginals and draws are the weighted posterior's (float64 passes over the same
+    model: :mod:`~.weights`); ``models`` stays the exact number of consistent layouts. Two methods serve learning a
+    prior: :meth:`feature_expectations` and :meth:`log_partition`. The uniform prior keeps the integer path.
     """
 
     name = "native"
@@ -70,6 +69,7 @@ class NativeEngine(Engine):
     exact_ratios = True
     gives_placements = True
     samples = True
+    samples_together = True
     weighs_priors = True
 
     def __init__(self, memory_budget: int | None = None, workspace: Workspace | None = None, reuse: bool = True) -> None:
@@ -208,7 +208,7 @@ class NativeEngine(Engine):
         return self._counted(problem, ("problem", problem), order)
 
     # ----- sampling -------------------------------------------------------------------------------
-    def sample(self, state: GameState, count: int, rng: np.random.Generator) -> list[tuple[Placement, ...]]:
+    def sample(self, state: GameState, count: int, rng: Randomness) -> list[tuple[Placement, ...]]:
         """``count`` layouts drawn independently from the posterior of ``state`` (uniform, or weighted by its prior): each
         walks the layered model, taking every transition in proportion to the layouts (their weight) through it; interchangeable
         ships are then named in a uniformly random order. A split state first draws its case, in proportion to its layouts."""

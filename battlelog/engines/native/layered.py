@@ -48,6 +48,7 @@ import numpy as np
 from battlelog.engines.budget import readable
 from battlelog.engines.native import jit, packed
 from battlelog.engines.native.packed import PackedLevel
+from battlelog.engines.native.streams import Randomness, below
 from battlelog.engines.native.tables import TRACKED, SweepTables
 from battlelog.errors import BattlelogError, BudgetExceeded, FrontierTooWide
 
@@ -203,10 +204,10 @@ class LayeredModel:
         uses: np.ndarray = out.T.reshape(len(tables.kinds), 2, tables.cell_count)
         return uses
 
-    def draw(self, count: int, rng: np.random.Generator) -> np.ndarray:
+    def draw(self, count: int, rng: Randomness) -> np.ndarray:
         """``count`` paths drawn uniformly among all paths: ``out[i, j]`` is the action path i takes at
         cell j. At every state a walker takes each transition with probability proportional to the ways
-        to finish the board through it, drawn with exact integer arithmetic."""
+        to finish the board through it, drawn with exact integer arithmetic (``rng``: streams.py)."""
         if self.paths == 0:
             raise BattlelogError("there is no layout to draw from")
         ends, kept = self._backward()
@@ -219,7 +220,7 @@ class LayeredModel:
                 bwd = kept[index] if index in kept else _backward_through(levels, end, len(self.tables.kinds))
                 for offset, level in enumerate(levels):
                     run = jit.kernels(len(level.fwd))
-                    taken = run.choose(bwd[offset + 1], level.first, level.child, level.action, every, at, rng.integers(0, bwd[offset][at]))
+                    taken = run.choose(bwd[offset + 1], level.first, level.child, level.action, every, at, below(rng, bwd[offset][at]))
                     out[:, segment.start + offset] = level.action[taken]
                     at = level.child[taken].astype(np.int64)
                 levels, bwd = [], []  # dropped before the next segment is rebuilt

@@ -20,6 +20,7 @@ from battlelog.engines.canonical import PosteriorKey, posterior_key
 from battlelog.engines.native import jit
 from battlelog.engines.native.counts import Counts
 from battlelog.engines.native.layered import LayeredModel
+from battlelog.engines.native.streams import Randomness, below
 from battlelog.engines.native.tables import HORIZONTAL, VERTICAL, SweepTables, kinds_of, sweep_order
 from battlelog.errors import BattlelogError
 from battlelog.model.ground import ground_problem
@@ -91,7 +92,7 @@ class Recount:
         self.bwd.reverse()
         self.counts = Counts.of_uses(self.tables, out.T.reshape(len(self.tables.kinds), 2, self.tables.cell_count), self.paths)
 
-    def draw(self, count: int, rng: np.random.Generator) -> np.ndarray:
+    def draw(self, count: int, rng: Randomness) -> np.ndarray:
         """``count`` paths drawn uniformly among those left, as :meth:`LayeredModel.draw` draws them."""
         if self.paths == 0:
             raise BattlelogError("there is no layout to draw from")
@@ -100,7 +101,7 @@ class Recount:
         with jit.quiet():
             for j, level in enumerate(self.levels):
                 run = jit.kernels(len(level.fwd))
-                draws = rng.integers(0, self.bwd[j][at])
+                draws = below(rng, self.bwd[j][at])
                 taken = run.choose(self.bwd[j + 1], level.first, level.child, level.action, self.allowed[j], at, draws)
                 out[:, j] = level.action[taken]
                 at = level.child[taken].astype(np.int64)

@@ -28,6 +28,7 @@ import numpy as np
 from battlelog.engines.base import Marginals
 from battlelog.engines.native import jit
 from battlelog.engines.native.layered import LayeredModel, Level
+from battlelog.engines.native.streams import Randomness, uniform
 from battlelog.engines.native.tables import TRACKED, VERTICAL, SweepTables
 from battlelog.errors import Inconsistent
 from battlelog.rules.prior import Prior
@@ -147,7 +148,7 @@ class Weigher:
                 bwd, log_bwd = here / scale, log_bwd + top + math.log(scale)
         return _read(tables, uses, model.paths * tables.multiplicity, log_z + math.log(tables.multiplicity), tables_ring(tables))
 
-    def draw(self, count: int, rng: np.random.Generator) -> np.ndarray:
+    def draw(self, count: int, rng: Randomness) -> np.ndarray:
         """``count`` paths drawn independently with probability proportional to their weights (``out[i, j]``:
         the action of path i at cell j), walking forward through each segment's weighted backward values."""
         model = self.model
@@ -162,7 +163,7 @@ class Weigher:
             for offset, level in enumerate(levels):
                 table, _, pairs = self.weights(level, segment.start + offset)
                 run = jit.weight_kernels(len(level.fwd))
-                taken = run.choose(through[offset + 1], level.first, level.child, level.action, pairs, table, at, rng.random(count))
+                taken = run.choose(through[offset + 1], level.first, level.child, level.action, pairs, table, at, uniform(rng, count))
                 out[:, segment.start + offset] = level.action[taken]
                 at = level.child[taken].astype(np.int64)
         return out
