@@ -98,18 +98,18 @@ def widest_level(config: GameConfig) -> dict[str, Any]:
         run = original(states)
         merge = run.merge
 
-        def saved(fwd, first, keys, table, bits, out):  # type: ignore[no-untyped-def]
+        def saved(fwd, first, keys, table, bits, out):
             if len(keys) > len(widest["keys"]):
                 widest.update(fwd=fwd.copy(), first=first.copy(), keys=keys.copy())
             return merge(fwd, first, keys, table, bits, out)
 
         return types.SimpleNamespace(**{**vars(run), "merge": saved})
 
-    layered.jit.kernels = saving  # type: ignore[attr-defined]
+    layered.jit.kernels = saving
     try:
         NativeEngine().counts(GameState.empty(config))
     finally:
-        layered.jit.kernels = original  # type: ignore[attr-defined]
+        layered.jit.kernels = original
     return widest
 
 
@@ -124,7 +124,8 @@ def main() -> None:
     level = widest_level(config)
     fwd, first, keys = level["fwd"], level["first"], level["keys"]
     merge = numba.njit(cache=True)(kernel.merge)
-    rows, times = [], {"kernel merge": [], **{f"partitioned, {1 << b} buckets": [] for b in (6, 8, 10)}}
+    rows: list[list[str]] = []
+    times: dict[str, list[float]] = {"kernel merge": [], **{f"partitioned, {1 << b} buckets": [] for b in (6, 8, 10)}}
     for _ in range(args.rounds):
         bits = max(1, (2 * len(keys)).bit_length())
         index = np.empty(len(keys), dtype=np.int32)
