@@ -28,15 +28,12 @@ from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement
 from battlelog.rules.hiders import HIDER, LEARN, spec_text
 from battlelog.rules.prior import FEATURES, UNIFORM, Prior, layout_features, parse_features
-from battlelog.runner.seeds import layouts_for
+from battlelog.runner.seeds import DRAWN_TOGETHER, layouts_for
 
 #: The option that names a player's belief.
 BELIEF = "belief"
 #: Precision of the Gaussian on each weight that ``belief=learn`` fits under (a standard normal prior).
 LEARN_RIDGE = 1.0
-#: Games past the one being played whose layouts are drawn with the earlier ones (remembered, read only once
-#: those games are over): a hider's model too large to keep is then swept once every so many games, not every game.
-DRAWN_AHEAD = 25
 
 
 def learned_prior(config: GameConfig, seed: int, hider: Prior, game: int, workspace: Workspace,
@@ -49,8 +46,9 @@ def learned_prior(config: GameConfig, seed: int, hider: Prior, game: int, worksp
     def key(g: int) -> tuple[Any, ...]:
         return ("layout-features", config, seed, hider, g)
 
-    missing = [g for g in range(game + DRAWN_AHEAD) if not workspace.remembers(key(g))]
-    if any(g < game for g in missing):  # drawn together, the next games' too: one walk through the hider's model
+    # The boards not seen yet are drawn together, the next games' too (remembered, read once those games are over).
+    missing = [g for g in range(game + DRAWN_TOGETHER) if not workspace.remembers(key(g))]
+    if any(g < game for g in missing):
         drawn = dict(zip(missing, layouts_for(config, seed, missing, hider)))
         for g in missing:
             workspace.remember(key(g), partial(_features, drawn, g, config))

@@ -31,12 +31,8 @@ from battlelog.runner.beliefs import BELIEF
 from battlelog.runner.executors.base import Executor
 from battlelog.runner.journal import Journal, open_journal
 from battlelog.runner.records import game_record, manifest_config, manifest_hider, manifest_of, read_manifest
-from battlelog.runner.seeds import layout_for, layouts_for
+from battlelog.runner.seeds import DRAWN_TOGETHER, layout_for, layouts_for
 from battlelog.runner.task import OK, GameTask
-
-#: Games whose layouts are drawn together (one walk through a hider's model: a block of boards drawn from a model
-#: too large to keep sweeps it once, not once a board).
-LAYOUT_BLOCK = 25
 
 
 @dataclass(frozen=True)
@@ -119,11 +115,11 @@ def _check_options(records: list[dict[str, Any]], experiment: Experiment) -> Non
 
 def _tasks(experiment: Experiment, done: set[tuple[str, int]], budget: int | None) -> Iterator[GameTask]:
     """The games still to play, game by game (so a partial run has paired results); one layout per game,
-    drawn :data:`LAYOUT_BLOCK` games at a time (the same layouts: one walk through a hider's model for each block)."""
-    for start in range(0, experiment.games, LAYOUT_BLOCK):
+    drawn :data:`DRAWN_TOGETHER` games at a time (the same layouts: one walk through a hider's model for each block)."""
+    for start in range(0, experiment.games, DRAWN_TOGETHER):
         games = [
             g
-            for g in range(start, min(start + LAYOUT_BLOCK, experiment.games))
+            for g in range(start, min(start + DRAWN_TOGETHER, experiment.games))
             if any((p, g) not in done for p in experiment.players)
         ]
         for game, layout in zip(games, layouts_for(experiment.config, experiment.seed, games, experiment.hider)):

@@ -26,6 +26,11 @@ if TYPE_CHECKING:
     from battlelog.engines.native.engine import NativeEngine
 
 
+#: Games whose layouts are drawn together where they are drawn at all (an experiment's next boards, the boards
+#: ``belief=learn`` has not seen): a hider's model too large to keep is swept once a block, not once a board.
+DRAWN_TOGETHER = 25
+
+
 def game_seeds(seed: int, game: int) -> tuple[np.random.SeedSequence, np.random.SeedSequence]:
     """Independent seed streams for game ``game`` of an experiment: (layout, player).
 
