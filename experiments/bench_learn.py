@@ -1,6 +1,6 @@
 """What learning a prior costs on the standard game (issue 18's target: `learn` from 1000 layouts in 60 s).
 
-The layouts of games 0..N-1 are drawn once from a hider (``layout_for``, as an experiment's boards are)
+The layouts of games 0..N-1 are drawn once from a hider (``layouts_for``, as an experiment's boards are)
 and written as game records; each row reads them as ``battlelog learn`` does and fits them in a cold
 child process of its own (an empty cache folder; numba's kernels cached as installed):
 the maximum-likelihood fit of ``battlelog learn`` (no ridge, standard errors included) and the fit
@@ -33,7 +33,7 @@ from battlelog.rules.config import GameConfig
 from battlelog.rules.hiders import parse_prior_spec
 from battlelog.rules.prior import features_text, layout_features, parse_features
 from battlelog.runner.records import placement_json
-from battlelog.runner.seeds import layout_for
+from battlelog.runner.seeds import layouts_for
 
 SCRIPT = str(Path(__file__).resolve())
 STANDARD = GameConfig(10, (5, 4, 3, 3, 2))
@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     print(machine_header(f"Learning a prior on {STANDARD.label()}", argv))
     start = time.perf_counter()
     hider = parse_prior_spec(args.hider)
-    layouts = [layout_for(STANDARD, args.seed, game, hider) for game in range(args.layouts)]
+    layouts = layouts_for(STANDARD, args.seed, range(args.layouts), hider)
     drawn = time.perf_counter() - start
     rows: list[list[str]] = []
     verdicts: list[str] = []

@@ -30,7 +30,7 @@ from battlelog.report.markdown import duration, markdown_table, megabytes
 from battlelog.rules.config import GameConfig
 from battlelog.rules.state import GameState
 from battlelog.rules.variants import Rules
-from battlelog.runner.seeds import layout_for
+from battlelog.runner.seeds import layouts_for
 
 SCRIPT = __file__
 CONFIGS = "10:5,4,3,3,2,10:4,3,3,2,2,2,1,1,1,1,12:5,4,3,3,2,12x10:5,4,3,3,2,8x12:5,4,3,3,2"
@@ -82,7 +82,7 @@ def main() -> None:
             empty = run_child({**base, "task": "empty"}, args.limit, SCRIPT)
             # Drawn here, as an experiment draws its boards in the parent process: a worker never holds the sampler's model.
             ruled = GameConfig(config.rows, config.ships, Rules(touch=touch), cols=config.cols)
-            layouts = [[dataclasses.astuple(p) for p in layout_for(ruled, args.seed, game)] for game in range(args.games + 1)]
+            layouts = [[dataclasses.astuple(p) for p in layout] for layout in layouts_for(ruled, args.seed, range(args.games + 1))]
             games = run_child({**base, "task": "games", "games": args.games, "seed": args.seed, "layouts": layouts}, args.limit * args.games, SCRIPT)
             target = TARGETS.get((config.rows, config.cols, config.ships, touch))
             rows.append([
