@@ -29,6 +29,7 @@ from battlelog.rules.hiders import HIDER, spec_text
 from battlelog.rules.prior import UNIFORM, Prior
 from battlelog.runner.beliefs import BELIEF
 from battlelog.runner.executors.base import Executor
+from battlelog.runner.interrupts import interrupts_remembered
 from battlelog.runner.journal import Journal, open_journal
 from battlelog.runner.records import game_record, manifest_config, manifest_hider, manifest_of, read_manifest
 from battlelog.runner.seeds import DRAWN_TOGETHER, layout_for, layouts_for
@@ -140,10 +141,14 @@ def _play(
     from tqdm import tqdm
 
     played = failed = 0
-    with tqdm(total=total, desc="games", unit="game", file=sys.stderr, disable=None if progress else True) as bar:
+    with (
+        interrupts_remembered() as ask_again,
+        tqdm(total=total, desc="games", unit="game", file=sys.stderr, disable=None if progress else True) as bar,
+    ):
         for outcome in executor.run(tasks):
             key = (outcome.task.player, outcome.task.game)
             journal.append(game_record(outcome, (replaces or {}).get(key)))
+            ask_again()  # a Ctrl-C that a destructor swallowed (interrupts.py) stops the run here, the game kept
             played += 1
             failed += outcome.result.status != OK
             bar.update()
