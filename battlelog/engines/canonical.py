@@ -43,11 +43,12 @@ def prior_symmetries(state: GameState) -> tuple[Symmetry, ...]:
     return symmetries[:4] if state.config.effective_prior.vertical else symmetries
 
 
-def model_key(state: GameState) -> PosteriorKey:
+def model_key(state: GameState, tracked: bool = False) -> PosteriorKey:
     """What a model of ``state`` swept as it is (not under a symmetry) depends on: its posterior key without
     the prior. A sweep does not depend on the prior's weights (they are weighed in passes over the model),
-    so one model serves every prior on the same shots."""
-    return _keys(state, IDENTITY.index_map(state.rows, state.cols)[None, :], weighed=False)[0]
+    so one model serves every prior on the same shots; ``tracked``: one that counts touching pairs."""
+    key = _keys(state, IDENTITY.index_map(state.rows, state.cols)[None, :], weighed=False)[0]
+    return (*key, "tracked") if tracked else key
 
 
 def _keys(state: GameState, images: np.ndarray, weighed: bool = True) -> list[PosteriorKey]:

@@ -34,7 +34,7 @@ from battlelog.engines.native.draws import Drawn, Randomness, draw_layouts, draw
 from battlelog.engines.native.few import LISTING_BYTES, few_layouts, listed_counts, listed_weighted
 from battlelog.engines.native.late import late_listing
 from battlelog.engines.native.layered import LayeredModel, sweep
-from battlelog.engines.native.misses import Recount, recount_for
+from battlelog.engines.native.misses import Recount, recount_for, weighted_recount
 from battlelog.engines.native.reuse import Listing, Listings
 from battlelog.engines.native.tables import SweepTables, check_board_bits, check_problem_bits, sweep_order
 from battlelog.engines.native.weights import Weighted, weigher
@@ -141,16 +141,18 @@ class NativeEngine(Engine):
         ``allowed`` even without a touch weight (their expectation needs them), at the price of a larger model."""
         prior = state.config.effective_prior
         tracked = _tracked(state, tracked)
-        key, weighed = _model_key(state, tracked), (posterior_key(state), tracked)
+        key, weighed = model_key(state, tracked), (posterior_key(state), tracked)
         if self._weighed is not None and self._weighed[0] in (weighed, (weighed[0], True)):
             return self._weighed[1]  # this posterior weighed last time (a result with touching pairs serves one without)
         result = weigher(self._kept[1], prior).weighted() if self._kept is not None and self._kept[0] == key else None
+        if result is None:  # a miss or two after the kept model's state: read it again, no sweep
+            result = weighted_recount(state, self._kept_state, self._kept, tracked)
         if result is None:
             listed = self._listing(state, tracked)
             if isinstance(listed, Listing):
                 result = listed_weighted(state.rows, state.cols, state.ships, *listed.layouts, prior)
             else:
-                result = self._weighed_cases(listed, key, sweep_order(state), prior, tracked)
+                result, self._kept_state = self._weighed_cases(listed, key, sweep_order(state), prior, tracked), state
         if result.models == 0:
             raise Inconsistent("no layout of the fleet fits all the answers")
         self._weighed = (weighed, result)
@@ -224,7 +226,7 @@ class NativeEngine(Engine):
     def _models_of(self, state: GameState, tracked: bool = False) -> Sequence[Drawn]:
         """The models of ``state``: the one kept from the last call when it is this posterior's (a player that samples a state and then
         asks its marginals sweeps once), its recount, or the empty board's, else new ones; ``tracked``: touching pairs counted."""
-        key, self._draws = _model_key(state, tracked), True
+        key, self._draws = model_key(state, tracked), True
         if self._kept is not None and self._kept[0] == key:
             return [self._kept[1]]
         if not tracked and (recount := self._recount(state, drawing=True)) is not None:
@@ -285,11 +287,6 @@ def _tracked(state: GameState, asked: bool = False) -> bool:
     """Whether a model of ``state`` must count touching pairs: when asked (for E[touch]) or when its prior
     weighs them, and only where ships may meet along a side (elsewhere there are none to count)."""
     return (asked or bool(state.config.effective_prior.touch)) and state.config.rules.touch == ALLOWED
-
-
-def _model_key(state: GameState, tracked: bool) -> PosteriorKey:
-    """A kept model's key: shots and rules, not the prior's weights (one model serves every prior), and touching pairs or not."""
-    return (*model_key(state), "tracked") if tracked else model_key(state)
 
 
 def _total(parts: list[Counts]) -> Counts:

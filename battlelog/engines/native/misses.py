@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from battlelog.engines.canonical import PosteriorKey, posterior_key
+from battlelog.engines.canonical import PosteriorKey, model_key, posterior_key
 from battlelog.engines.native import jit
 from battlelog.engines.native.counts import Counts
-from battlelog.engines.native.layered import LayeredModel
+from battlelog.engines.native.layered import LayeredModel, Level
 from battlelog.engines.native.streams import Randomness, below
 from battlelog.engines.native.tables import HORIZONTAL, VERTICAL, SweepTables, kinds_of, sweep_order
+from battlelog.engines.native.weights import MaskedWeigher, Weighted
 from battlelog.errors import BattlelogError
 from battlelog.model.ground import ground_problem
 from battlelog.rules.answers import MISS
@@ -58,6 +59,21 @@ def recount_for(state: GameState, base: GameState | None, kept: tuple[PosteriorK
     return Recount(kept[1], cells)
 
 
+def weighted_recount(state: GameState, base: GameState | None, kept: tuple[PosteriorKey, LayeredModel] | None, tracked: bool) -> Weighted | None:
+    """The weighted posterior of ``state`` read from ``kept`` (``base``'s model, swept with touching pairs counted
+    when ``tracked``, every level kept) when ``state`` adds only a miss or two to ``base``: the transitions that
+    cover a miss weigh 0, so the passes over the model weigh exactly the layouts left; ``models`` is the
+    exact integer count of the paths left. Else None. Weighted figures are floats, equal to a sweep's to rounding."""
+    if base is None or kept is None or kept[1].rebuilds or kept[0] != model_key(base, tracked):
+        return None
+    cells = added_misses(base, state)
+    if cells is None:
+        return None
+    allowed = _allowed(kept[1].tables, cells)
+    paths = int(_forward_left([level for _, level in kept[1].levels()], allowed)[-1][0])  # the integer count only
+    return MaskedWeigher(kept[1], state.config.effective_prior, allowed, paths).weighted()
+
+
 def draws_alike(state: GameState, tables: SweepTables) -> bool:
     """Whether a model with ``tables`` draws as a sweep of ``state`` would: the same order and the same kinds (:class:`Recount`)."""
     return sweep_order(state) == tables.symmetry and [k.ships for k in kinds_of(ground_problem(state))] == [k.ships for k in tables.kinds]
@@ -77,12 +93,9 @@ class Recount:
         self.tables = model.tables
         self.allowed = _allowed(self.tables, cells)
         self.levels = [level for _, level in model.levels()]
-        fwd = [self.levels[0].fwd]
+        fwd = _forward_left(self.levels, self.allowed)
+        self.paths = int(fwd[-1][0])
         with jit.quiet():
-            for j, level in enumerate(self.levels):
-                following = len(self.levels[j + 1].fwd) if j + 1 < len(self.levels) else 1
-                fwd.append(jit.kernels(len(level.fwd)).forward_allowed(fwd[j], level.first, level.child, level.action, self.allowed[j], following))
-            self.paths = int(fwd[-1][0])
             out = np.zeros((self.tables.cell_count, self.allowed.shape[1] - 1), dtype=np.int64)
             self.bwd = [np.ones(1, dtype=np.int64)]  # after each level, last first; reversed below
             for j in range(len(self.levels) - 1, -1, -1):
@@ -106,6 +119,16 @@ class Recount:
                 out[:, j] = level.action[taken]
                 at = level.child[taken].astype(np.int64)
         return out
+
+
+def _forward_left(levels: list[Level], allowed: np.ndarray) -> list[np.ndarray]:
+    """The forward counts before each level and after the last, over the transitions ``allowed`` (the last: the paths left)."""
+    fwd = [levels[0].fwd]
+    with jit.quiet():
+        for j, level in enumerate(levels):
+            following = len(levels[j + 1].fwd) if j + 1 < len(levels) else 1
+            fwd.append(jit.kernels(len(level.fwd)).forward_allowed(fwd[j], level.first, level.child, level.action, allowed[j], following))
+    return fwd
 
 
 def _allowed(tables: SweepTables, cells: list[Cell]) -> np.ndarray:

@@ -98,6 +98,11 @@ class Weigher:
             raise ReferenceError("the layered model of this weigher is gone")
         return model
 
+    @property
+    def paths(self) -> int:
+        """The model's paths this weigher weighs (one per layout up to naming interchangeable ships)."""
+        return self.model.paths
+
     def weights(self, level: Level, j: int) -> tuple[np.ndarray, float, np.ndarray]:
         """Level j's weights as the kernel reads them: ``table[3 * action + pairs]`` divided by its largest,
         the log of that largest, and the transitions' touching pairs (empty when the sweep did not count them)."""
@@ -123,7 +128,7 @@ class Weigher:
         The forward values of every level are kept from the forward pass when the model keeps its levels;
         a model that rebuilds its segments recomputes them one segment at a time on the way back."""
         model, tables = self.model, self.model.tables
-        if model.paths == 0:
+        if self.paths == 0:
             return _none(tables)
         starts, kept = [(np.ones(1), 0.0)], {}
         for index, segment in enumerate(model.segments):  # forward: every segment start, and the log partition
@@ -146,7 +151,7 @@ class Weigher:
                 uses[:, segment.start + offset] = tally * math.exp(log + top + log_bwd - log_z)
                 scale = float(here.max())
                 bwd, log_bwd = here / scale, log_bwd + top + math.log(scale)
-        return _read(tables, uses, model.paths * tables.multiplicity, log_z + math.log(tables.multiplicity), tables_ring(tables))
+        return _read(tables, uses, self.paths * tables.multiplicity, log_z + math.log(tables.multiplicity), tables_ring(tables))
 
     def draw(self, count: int, rng: Randomness) -> np.ndarray:
         """``count`` paths drawn independently with probability proportional to their weights (``out[i, j]``:
@@ -201,6 +206,23 @@ class Weigher:
             self._log_weight = log + math.log(float(ends[-1][0]))
             self._ends = ends[-2::-1]  # after each segment, first to last
         return self._ends
+
+
+class MaskedWeigher(Weigher):
+    """A model's weigher with some actions ruled out at each level (``allowed[j, a]`` False: weight 0), of which
+    ``paths`` paths are left: a kept model read for a state that adds a miss or two (:mod:`~.misses`)."""
+
+    def __init__(self, model: LayeredModel, prior: Prior, allowed: np.ndarray, paths: int) -> None:
+        super().__init__(model, prior)
+        self.allowed, self._paths = allowed, paths
+
+    @property
+    def paths(self) -> int:
+        return self._paths
+
+    def weights(self, level: Level, j: int) -> tuple[np.ndarray, float, np.ndarray]:
+        table, top, pairs = super().weights(level, j)
+        return (table.reshape(-1, 3) * self.allowed[j][:, None]).ravel(), top, pairs
 
 
 _WEIGHERS: weakref.WeakKeyDictionary[LayeredModel, dict[Prior, Weigher]] = weakref.WeakKeyDictionary()
