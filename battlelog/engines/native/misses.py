@@ -8,6 +8,9 @@ model is not changed, nor kept as the new state's: a draw from the new state sti
 of its own, so that draws stay what they were (and an engine that draws does not count again at all:
 the sweep a draw needs answers the counts too).
 
+Under a prior the same model is weighed again (:func:`weighted_recount`): the transitions that cover a
+miss weigh 0, the float passes weigh exactly the layouts left, and one integer pass forward counts them.
+
 Each miss adds dead paths to the old model while a sweep of the new state prunes them, so past
 :data:`MOST_MISSES` misses a sweep is cheaper again (docs/speed.md).
 """
