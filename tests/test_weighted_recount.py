@@ -9,6 +9,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from test_native_misses import _game
+from test_native_prior import random_prior
 
 from battlelog.engines.native import few, misses
 from battlelog.engines.native.engine import NativeEngine
@@ -18,8 +20,6 @@ from battlelog.rules.state import GameState
 from battlelog.rules.variants import SINK_RULES, TOUCH_RULES, Rules
 
 import oracle
-from test_native_misses import _game
-from test_native_prior import random_prior
 
 
 @pytest.fixture

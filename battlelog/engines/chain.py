@@ -33,8 +33,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import numpy as np
-from numba import njit
 
+from battlelog.engines.compiled import njit
 from battlelog.errors import Inconsistent
 from battlelog.model.ground import ground
 from battlelog.rules.config import GameConfig

@@ -33,8 +33,8 @@ the window left over by its siblings.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from battlelog.engines.compiled import njit
 from battlelog.optimum.layouts import SINKS_NAMED, SINKS_SILENT
 from battlelog.rules.answers import HIT_CODE, MISS_CODE, SUNK_CODE
 

@@ -16,8 +16,8 @@ adds and subtracts them exactly, in any order, and each score equals the recount
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from battlelog.engines.compiled import njit
 from battlelog.optimum.layouts import SINKS_NAMED
 from battlelog.optimum.search import popcount
 

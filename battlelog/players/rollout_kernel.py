@@ -23,8 +23,8 @@ board; elsewhere it recounts it at every move (:func:`play_out`, :func:`base_cho
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from battlelog.engines.compiled import njit
 from battlelog.optimum.layouts import SINKS_NAMED, SINKS_SILENT
 from battlelog.optimum.search import popcount
 from battlelog.players.rollout_density import density, shot_at, sink, sunk

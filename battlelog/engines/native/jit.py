@@ -24,6 +24,7 @@ from types import ModuleType, SimpleNamespace
 
 import numpy as np
 
+from battlelog.engines.compiled import numba_module
 from battlelog.engines.native import kernel, late_kernel, mask_kernel, pack_kernel, weight_kernel
 
 #: A level with more states than this is worth compiling the kernel for.
@@ -96,9 +97,7 @@ def late_lister(load: bool = False) -> Callable[..., tuple[np.ndarray, np.ndarra
 
 
 def _import_numba() -> ModuleType:
-    import numba
-
-    return numba
+    return numba_module()  # its disk cache safe to fill from several processes (compiled.py)
 
 
 def quiet() -> np.errstate:
