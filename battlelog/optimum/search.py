@@ -403,7 +403,7 @@ def _forced_cell(layouts, hits, cover, ship_masks, owner, sinks):
 
 
 @njit(cache=True, nogil=True)
-def policy_total(layouts, hits, ship_masks, owner, union, fleet_cells, sinks):
+def _policy_total(layouts, hits, ship_masks, owner, union, fleet_cells, sinks):
     """The exact total (summed over ``layouts``) of the shots that the deterministic greedy policy
     "shoot the unshot cell the most layouts cover, the lowest such cell on ties" still fires.
 
@@ -430,12 +430,12 @@ def policy_total(layouts, hits, ship_masks, owner, union, fleet_cells, sinks):
         if sizes[kind] == 0:
             continue
         after = hits if kind == MISS_CODE else hits | bit
-        total += policy_total(_child(layouts, answer, kind, sizes[kind]), after, ship_masks, owner, union, fleet_cells, sinks)
+        total += _policy_total(_child(layouts, answer, kind, sizes[kind]), after, ship_masks, owner, union, fleet_cells, sinks)
     return total
 
 
 @njit(cache=True, nogil=True)
-def ply_bound(layouts, hits, plies, ship_masks, owner, placement, union, fleet_cells, sinks, most):
+def _ply_bound(layouts, hits, plies, ship_masks, owner, placement, union, fleet_cells, sinks, most):
     """A lower bound on T(layouts, hits) from ``plies`` shots of full expansion: the least over the
     covered cells x of |C| plus the children's bounds, the ship bound (and the misses before the next
     hit) at the leaves. Since T is |C| plus the least over x of the children's T, and an optimal x is
@@ -467,7 +467,7 @@ def ply_bound(layouts, hits, plies, ship_masks, owner, placement, union, fleet_c
                 continue
             after = hits if kind == MISS_CODE else hits | bit
             child = _child(layouts, answer, kind, sizes[kind])
-            total += ply_bound(child, after, plies - 1, ship_masks, owner, placement, union, fleet_cells, sinks, most)
+            total += _ply_bound(child, after, plies - 1, ship_masks, owner, placement, union, fleet_cells, sinks, most)
             if total >= best:
                 break
         best = min(best, total)
@@ -475,7 +475,7 @@ def ply_bound(layouts, hits, plies, ship_masks, owner, placement, union, fleet_c
 
 
 @njit(cache=True, nogil=True)
-def search(
+def _search(
     layouts, hits, beta, depth, ship_masks, owner, placement, union, cell_perm, ship_perm, plc_perm,
     offsets, words, fleet_cells, table, stats, options,
 ):
@@ -511,7 +511,7 @@ def search(
     cover = _cover(layouts, hits, union, n_cells)
     forced = _forced_cell(layouts, hits, cover, ship_masks, owner, sinks)
     if forced >= 0:  # a shot every layout answers alike: take it now (see _forced_cell), no choice to search
-        value = search(
+        value = _search(
             layouts, hits | (np.uint64(1) << np.uint64(forced)), beta - n, depth + 1, ship_masks, owner, placement, union,
             cell_perm, ship_perm, plc_perm, offsets, words, fleet_cells, table, stats, options,
         )  # fmt: skip
@@ -531,7 +531,7 @@ def search(
     if upper_from and n >= upper_from:
         # Greedy's total is a policy's: T <= upper. Equal bounds settle the state; otherwise a window
         # of upper + 1 still returns T exactly (T < upper + 1) and prunes every action that passes it.
-        upper = policy_total(layouts, hits, ship_masks, owner, union, fleet_cells, sinks)
+        upper = _policy_total(layouts, hits, ship_masks, owner, union, fleet_cells, sinks)
         if lower >= upper:
             store(table, stats, key, upper, EXACT, cell_perm[g, np.argmax(cover)], 1)
             return upper
@@ -620,7 +620,7 @@ def search(
             child = _child(layouts, answer[a], kind, size)
             after = hits if kind == MISS_CODE else hits | bit
             running -= child_lower[a, kind]
-            value = search(
+            value = _search(
                 child, after, best - running, depth + 1, ship_masks, owner, placement, union, cell_perm, ship_perm,
                 plc_perm, offsets, words, fleet_cells, table, stats, options,
             )
@@ -643,3 +643,37 @@ def search(
     floor = max(floor, lower)
     store(table, stats, key, floor, LOWER, -1, stats[NODES] - start + 1)
     return floor
+
+
+# numba caches a recursive function badly when a recursive call's argument types differ from the outer
+# call's (numba issues #6061, #6713): a process that loads such an entry from the disk cache aborts on an
+# unresolved symbol or crashes. Each recursive search below is therefore entered through a function that
+# gives it one signature (layouts int32, as its children are; hits uint64; counts int64), so that its
+# recursive calls are always the outer call's own.
+
+
+@njit(cache=True, nogil=True)
+def policy_total(layouts, hits, ship_masks, owner, union, fleet_cells, sinks):
+    """:func:`_policy_total`, entered with one signature (see above)."""
+    return _policy_total(layouts.astype(np.int32), np.uint64(hits), ship_masks, owner, union, np.int64(fleet_cells), np.int64(sinks))
+
+
+@njit(cache=True, nogil=True)
+def ply_bound(layouts, hits, plies, ship_masks, owner, placement, union, fleet_cells, sinks, most):
+    """:func:`_ply_bound`, entered with one signature (see above)."""
+    return _ply_bound(
+        layouts.astype(np.int32), np.uint64(hits), np.int64(plies), ship_masks, owner, placement, union,
+        np.int64(fleet_cells), np.int64(sinks), np.int64(most),
+    )  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def search(
+    layouts, hits, beta, depth, ship_masks, owner, placement, union, cell_perm, ship_perm, plc_perm,
+    offsets, words, fleet_cells, table, stats, options,
+):
+    """:func:`_search`, entered with one signature (see above)."""
+    return _search(
+        layouts.astype(np.int32), np.uint64(hits), np.int64(beta), np.int64(depth), ship_masks, owner, placement, union,
+        cell_perm, ship_perm, plc_perm, offsets, words, np.int64(fleet_cells), table, stats, options,
+    )  # fmt: skip
