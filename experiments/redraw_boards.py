@@ -39,6 +39,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("folders", nargs="+", type=Path, help="experiment folders (experiment.json and its records)")
     args = parser.parse_args()
+    for folder in args.folders:
+        if not (folder / "experiment.json").is_file() or not any((folder / name).is_file() for name in ("games.jsonl", "games.jsonl.gz")):
+            print(f"redraw_boards: error: {folder}: not an experiment folder (experiment.json and games.jsonl)", file=sys.stderr)
+            return 2
     print(machine_header("An experiment's boards drawn again"))
     rows, differ = [], 0
     for folder in args.folders:

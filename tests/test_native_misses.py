@@ -45,19 +45,25 @@ def _game(config: GameConfig, table: oracle.Layouts, rng: np.random.Generator) -
     return states
 
 
-@pytest.fixture
-def recounts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Listing off (every state is swept or counted again), and how many recounts were made."""
+def listing_off_counting(monkeypatch: pytest.MonkeyPatch, made_by: str) -> list[int]:
+    """Listing off (every state is swept or read again), and how many of ``misses.<made_by>`` were made."""
     monkeypatch.setattr(few, "PAIR_LIMIT", 0)
     made = [0]
+    original = getattr(misses, made_by)
 
-    class Counted(misses.Recount):
+    class Counted(original):  # type: ignore[valid-type, misc]
         def __init__(self, *args: Any) -> None:
             made[0] += 1
             super().__init__(*args)
 
-    monkeypatch.setattr(misses, "Recount", Counted)
+    monkeypatch.setattr(misses, made_by, Counted)
     return made
+
+
+@pytest.fixture
+def recounts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Listing off (every state is swept or counted again), and how many recounts were made."""
+    return listing_off_counting(monkeypatch, "Recount")
 
 
 @pytest.mark.parametrize("touch", TOUCH_RULES)

@@ -5,14 +5,11 @@ sink rule: every state's weighted marginals equal the independent oracle's to 1e
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import pytest
-from test_native_misses import _game
+from test_native_misses import _game, listing_off_counting
 from test_native_prior import random_prior
 
-from battlelog.engines.native import few, misses
 from battlelog.engines.native.engine import NativeEngine
 from battlelog.rules.config import GameConfig
 from battlelog.rules.prior import Prior
@@ -25,16 +22,7 @@ import oracle
 @pytest.fixture
 def recounts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Listing off (every state is swept or weighed again), and how many weighted recounts were made."""
-    monkeypatch.setattr(few, "PAIR_LIMIT", 0)
-    made = [0]
-
-    class Counted(misses.MaskedWeigher):
-        def __init__(self, *args: Any) -> None:
-            made[0] += 1
-            super().__init__(*args)
-
-    monkeypatch.setattr(misses, "MaskedWeigher", Counted)
-    return made
+    return listing_off_counting(monkeypatch, "MaskedWeigher")
 
 
 @pytest.mark.parametrize("touch", TOUCH_RULES)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TypeVar, cast
 
 from battlelog.engines import Engine, Marginals, make_engine
 from battlelog.engines.native.cache import EmptyBoards, StateCache
@@ -60,10 +60,6 @@ class Workspace:
     def remembers(self, key: Hashable) -> bool:
         """Whether :meth:`remember` has built ``key`` in this workspace."""
         return key in self._remembered
-
-    def recall(self, key: Hashable) -> Any:
-        """What :meth:`remember` built for ``key`` (a KeyError if it has not)."""
-        return self._remembered[key]
 
     def close(self) -> None:
         """Close the engines and forget everything (the files on disk stay); the workspace can be used again."""

@@ -54,10 +54,10 @@ def recount_for(state: GameState, base: GameState | None, kept: tuple[PosteriorK
     """``kept`` (a posterior's key and its model) read again for ``state``, when it is ``base``'s model with every
     level kept and ``state`` adds only a miss or two to ``base`` under the uniform prior, and, when ``drawing``,
     draws from it are those of a sweep of ``state`` (:func:`draws_alike`); else None."""
-    if base is None or kept is None or not state.config.effective_prior.is_uniform or kept[1].rebuilds or kept[0] != posterior_key(base):
+    if not state.config.effective_prior.is_uniform or base is None:
         return None
-    cells = added_misses(base, state)
-    if cells is None or (drawing and not draws_alike(state, kept[1].tables)):
+    cells = _misses_on_kept(state, base, kept, posterior_key(base))
+    if kept is None or cells is None or (drawing and not draws_alike(state, kept[1].tables)):
         return None
     return Recount(kept[1], cells)
 
@@ -67,14 +67,20 @@ def weighted_recount(state: GameState, base: GameState | None, kept: tuple[Poste
     when ``tracked``, every level kept) when ``state`` adds only a miss or two to ``base``: the transitions that
     cover a miss weigh 0, so the passes over the model weigh exactly the layouts left; ``models`` is the
     exact integer count of the paths left. Else None. Weighted figures are floats, equal to a sweep's to rounding."""
-    if base is None or kept is None or kept[1].rebuilds or kept[0] != model_key(base, tracked):
-        return None
-    cells = added_misses(base, state)
-    if cells is None:
+    cells = None if base is None else _misses_on_kept(state, base, kept, model_key(base, tracked))
+    if kept is None or cells is None:
         return None
     allowed = _allowed(kept[1].tables, cells)
     paths = int(_forward_left([level for _, level in kept[1].levels()], allowed)[-1][0])  # the integer count only
     return MaskedWeigher(kept[1], state.config.effective_prior, allowed, paths).weighted()
+
+
+def _misses_on_kept(state: GameState, base: GameState, kept: tuple[PosteriorKey, LayeredModel] | None, key: PosteriorKey) -> list[Cell] | None:
+    """The misses ``state`` adds to ``base`` (:func:`added_misses`) when ``kept`` is the model of ``base`` under
+    ``key`` with every level kept (what a recount reads again); else None."""
+    if kept is None or kept[1].rebuilds or kept[0] != key:
+        return None
+    return added_misses(base, state)
 
 
 def draws_alike(state: GameState, tables: SweepTables) -> bool:
