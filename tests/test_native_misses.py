@@ -130,3 +130,55 @@ def test_what_counts_as_a_miss_or_two_on() -> None:
     assert misses.added_misses(base, GameState.empty(config).with_shot(1, 1, "miss")) is None  # another game
     other = GameState.empty(GameConfig(5, (3, 2), Rules(touch="none"))).with_shot(0, 0, "hit").with_shot(1, 1, "miss")
     assert misses.added_misses(base, other) is None  # other rules
+
+
+def _kept_model(engine: NativeEngine) -> Any:
+    assert engine._kept is not None
+    return engine._kept[1]
+
+
+@pytest.mark.parametrize("drawing", [False, True])
+def test_a_recount_that_would_pass_the_budget_is_a_sweep(drawing: bool, recounts: list[int]) -> None:
+    """The budget bounds what a call holds: the kept model and a recount's arrays together, else the state is
+    swept (which frees the model first). One byte under, a sweep; at the budget, a recount; the same counts."""
+    config = GameConfig(7, (4, 3, 3, 2))
+    empty = GameState.empty(config)
+    state = empty.with_shot(3, 3, "miss")
+    probe = NativeEngine(reuse=False)
+    probe.counts(empty)
+    model = _kept_model(probe)
+    need = model.nbytes + misses.recount_bytes(model, drawing)
+    want = NativeEngine(reuse=False).counts(state)
+    for budget, recounted in ((need - 1, False), (need, True)):
+        engine = NativeEngine(memory_budget=budget, reuse=False)
+        engine.counts(empty)
+        assert not _kept_model(engine).rebuilds  # every level kept: only the budget can refuse the recount
+        made = recounts[0]
+        if drawing:
+            engine.sample_owners(state, 5, np.random.default_rng(0))
+        assert _same(engine.counts(state), want)
+        assert (recounts[0] > made) == recounted, budget
+
+
+def test_a_recount_for_counts_allocates_a_forward_count_per_state_and_keeps_none(recounts: list[int]) -> None:
+    """What recount_bytes promises for counts: a forward count per state while counting, nothing kept after
+    (draws alone need the backward counts), and the last recount freed before the next is made."""
+    import tracemalloc
+
+    config = GameConfig(8, (5, 4, 3, 3, 2))  # about 19 MB of forward counts: far above the slack allowed
+    engine = NativeEngine(reuse=False)
+    base = GameState.empty(config).with_shot(3, 3, "hit")
+    engine.counts(base)
+    promised = misses.recount_bytes(_kept_model(engine), drawing=False)
+    tracemalloc.start()
+    try:
+        for state in (base.with_shot(2, 3, "miss"), base.with_shot(2, 3, "miss").with_shot(5, 1, "miss")):
+            before = tracemalloc.get_traced_memory()[0]
+            tracemalloc.reset_peak()
+            engine.counts(state)
+            current, peak = tracemalloc.get_traced_memory()
+            assert peak - before <= promised + (1 << 20), (peak - before, promised)
+            assert current - before <= (1 << 20), current - before
+    finally:
+        tracemalloc.stop()
+    assert recounts[0] == 2

@@ -243,7 +243,8 @@ class NativeEngine(Engine):
     def _recount(self, state: GameState, drawing: bool) -> Recount | None:
         """The last state's kept model read again for ``state``, a miss or two on, that draws alike when ``drawing`` (misses.py)."""
         if self._recounted is None or self._recounted[0] != state or (drawing and not self._recounted[2]):
-            self._recounted = (state, recount_for(state, self._kept_state, self._kept, drawing), drawing)
+            self._recounted = None  # free the last recount's arrays before making the next
+            self._recounted = (state, recount_for(state, self._kept_state, self._kept, drawing, self.memory_budget), drawing)
         return self._recounted[1]
 
     def _counted(self, problem: Problem, key: PosteriorKey, order: Symmetry) -> Counts:

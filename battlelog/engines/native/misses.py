@@ -17,6 +17,9 @@ Each miss adds dead paths to the old model while a sweep of the new state prunes
 
 from __future__ import annotations
 
+from collections import deque
+from collections.abc import Iterator
+
 import numpy as np
 
 from battlelog.engines.canonical import PosteriorKey, model_key, posterior_key
@@ -50,16 +53,30 @@ def added_misses(base: GameState, state: GameState) -> list[Cell] | None:
     return [shot.cell for shot in added]
 
 
-def recount_for(state: GameState, base: GameState | None, kept: tuple[PosteriorKey, LayeredModel] | None, drawing: bool) -> Recount | None:
+def recount_for(
+    state: GameState, base: GameState | None, kept: tuple[PosteriorKey, LayeredModel] | None, drawing: bool, budget: int
+) -> Recount | None:
     """``kept`` (a posterior's key and its model) read again for ``state``, when it is ``base``'s model with every
     level kept and ``state`` adds only a miss or two to ``base`` under the uniform prior, and, when ``drawing``,
-    draws from it are those of a sweep of ``state`` (:func:`draws_alike`); else None."""
+    draws from it are those of a sweep of ``state`` (:func:`draws_alike`); else None. Also None when the model and
+    the recount's arrays together would pass ``budget`` (bytes): a sweep of ``state`` frees the model first."""
     if not state.config.effective_prior.is_uniform or base is None:
         return None
     cells = _misses_on_kept(state, base, kept, posterior_key(base))
     if kept is None or cells is None or (drawing and not draws_alike(state, kept[1].tables)):
         return None
-    return Recount(kept[1], cells)
+    if kept[1].nbytes + recount_bytes(kept[1], drawing) > budget:
+        return None
+    return Recount(kept[1], cells, drawing)
+
+
+def recount_bytes(model: LayeredModel, drawing: bool) -> int:
+    """What a :class:`Recount` of ``model`` allocates beside it: a forward count per state of every level while it
+    counts, and a backward count per state of every level kept for its draws when ``drawing`` (else those of two
+    levels at a time)."""
+    sizes = [len(level.fwd) for _, level in model.levels()]
+    backward = sum(sizes) if drawing else 2 * max(sizes)
+    return 8 * (sum(sizes) + backward) + 8 * model.tables.cell_count * (1 + 2 * len(model.tables.kinds))
 
 
 def weighted_recount(state: GameState, base: GameState | None, kept: tuple[PosteriorKey, LayeredModel] | None, tracked: bool) -> Weighted | None:
@@ -71,7 +88,7 @@ def weighted_recount(state: GameState, base: GameState | None, kept: tuple[Poste
     if kept is None or cells is None:
         return None
     allowed = _allowed(kept[1].tables, cells)
-    paths = int(_forward_left([level for _, level in kept[1].levels()], allowed)[-1][0])  # the integer count only
+    paths = _paths_left([level for _, level in kept[1].levels()], allowed)
     return MaskedWeigher(kept[1], state.config.effective_prior, allowed, paths).weighted()
 
 
@@ -98,7 +115,7 @@ class Recount:
     generator draws the same layouts from either (:func:`draws_alike`): draws stay what they were.
     """
 
-    def __init__(self, model: LayeredModel, cells: list[Cell]) -> None:
+    def __init__(self, model: LayeredModel, cells: list[Cell], drawing: bool) -> None:
         self.tables = model.tables
         self.allowed = _allowed(self.tables, cells)
         self.levels = [level for _, level in model.levels()]
@@ -106,18 +123,24 @@ class Recount:
         self.paths = int(fwd[-1][0])
         with jit.quiet():
             out = np.zeros((self.tables.cell_count, self.allowed.shape[1] - 1), dtype=np.int64)
-            self.bwd = [np.ones(1, dtype=np.int64)]  # after each level, last first; reversed below
+            bwd = [np.ones(1, dtype=np.int64)]  # after each level, last first; reversed below
             for j in range(len(self.levels) - 1, -1, -1):
                 level = self.levels[j]
                 run = jit.kernels(len(level.fwd))
-                self.bwd.append(run.collect(self.bwd[-1], fwd[j], level.first, level.child, level.action, self.allowed[j], out[j]))
-        self.bwd.reverse()
+                bwd.append(run.collect(bwd[-1], fwd[j], level.first, level.child, level.action, self.allowed[j], out[j]))
+                fwd[j] = fwd[j][:0]  # read for the last time
+                if not drawing:
+                    del bwd[:-1]  # only draws read the others (recount_bytes)
+        #: The backward counts before each level and after the last, when built for draws; else None.
+        self.bwd: list[np.ndarray] | None = bwd[::-1] if drawing else None
         self.counts = Counts.of_uses(self.tables, out.T.reshape(len(self.tables.kinds), 2, self.tables.cell_count), self.paths)
 
     def draw(self, count: int, rng: Randomness) -> np.ndarray:
         """``count`` paths drawn uniformly among those left, as :meth:`LayeredModel.draw` draws them."""
         if self.paths == 0:
             raise BattlelogError("there is no layout to draw from")
+        if self.bwd is None:
+            raise RuntimeError("a recount built for counts only was asked for draws")
         at = np.zeros(count, dtype=np.int64)
         out = np.zeros((count, self.tables.cell_count), dtype=np.int8)
         with jit.quiet():
@@ -132,12 +155,23 @@ class Recount:
 
 def _forward_left(levels: list[Level], allowed: np.ndarray) -> list[np.ndarray]:
     """The forward counts before each level and after the last, over the transitions ``allowed`` (the last: the paths left)."""
-    fwd = [levels[0].fwd]
+    return [levels[0].fwd, *_forward_steps(levels, allowed)]
+
+
+def _paths_left(levels: list[Level], allowed: np.ndarray) -> int:
+    """The number of paths over the transitions ``allowed``, holding two levels' forward counts at a time."""
+    (last,) = deque(_forward_steps(levels, allowed), maxlen=1)
+    return int(last[0])
+
+
+def _forward_steps(levels: list[Level], allowed: np.ndarray) -> Iterator[np.ndarray]:
+    """The forward counts after each level in turn, over the transitions ``allowed``."""
+    fwd = levels[0].fwd
     with jit.quiet():
         for j, level in enumerate(levels):
             following = len(levels[j + 1].fwd) if j + 1 < len(levels) else 1
-            fwd.append(jit.kernels(len(level.fwd)).forward_allowed(fwd[j], level.first, level.child, level.action, allowed[j], following))
-    return fwd
+            fwd = jit.kernels(len(level.fwd)).forward_allowed(fwd, level.first, level.child, level.action, allowed[j], following)
+            yield fwd
 
 
 def _allowed(tables: SweepTables, cells: list[Cell]) -> np.ndarray:
