@@ -1,12 +1,13 @@
 """The native engine's ceiling: one empty board counted in a process of its own, its time and its peak.
 
 Counts the empty board (``NativeEngine(memory_budget=...).counts``, no cache involved) and prints
-one line: the layouts or the one-line refusal, the wall time, how many levels the sweep advanced (a
+a line: the layouts or the one-line refusal, the wall time, how many levels the sweep advanced (a
 rebuilt model advances each level twice, a split state once per case) and how many of them were
 taken a slice at a time, how many were read back from packed levels (a rebuilt model's levels packed
 in the forward sweep, not swept again; a checkout without packing prints none), the most cases of a
 split (its depth), the process's CPU time (user and system, every thread: under load, a steadier
-figure than the wall time) and its peak resident memory (``ru_maxrss``, so run one board per process).
+figure than the wall time) and its peak resident memory (``ru_maxrss``, so run one board per process). Then, for a
+model kept whole, its size and what counting it again for a miss would add (``misses.recount_bytes``).
 
 usage:
   python experiments/bench_ceiling.py 10 5,4,4,3,3,3,2,2 --budget 1073741824
@@ -21,7 +22,7 @@ import resource
 import time
 from typing import Any
 
-from battlelog.engines.native import layered
+from battlelog.engines.native import layered, misses
 from battlelog.engines.native.engine import NativeEngine
 from battlelog.errors import BattlelogError
 from battlelog.rules.config import GameConfig, parse_ships
@@ -77,8 +78,9 @@ def main() -> None:
     start = time.perf_counter()
     before = resource.getrusage(resource.RUSAGE_SELF)
     cpu_before = before.ru_utime + before.ru_stime
+    engine = NativeEngine(memory_budget=args.budget)
     try:
-        outcome = f"{NativeEngine(memory_budget=args.budget).counts(GameState.empty(config)).models:,} layouts"
+        outcome = f"{engine.counts(GameState.empty(config)).models:,} layouts"
     except BattlelogError as exc:
         outcome = f"refused: {exc}"
     usage = resource.getrusage(resource.RUSAGE_SELF)
@@ -87,6 +89,16 @@ def main() -> None:
         f"{config.label()}: {outcome}; {time.perf_counter() - start:.1f} s ({cpu:.1f} s CPU), {seen['levels']} levels "
         f"({seen['slices']} in slices, {seen['unpacked']} read packed), split depth {seen['depth']}, peak {usage.ru_maxrss / 1024:,.0f} MB"
     )
+    kept = engine._kept[1] if engine._kept is not None else None  # the model kept for the next state's call
+    if kept is not None and not kept.rebuilds:
+        states = sum(len(level.fwd) for _, level in kept.levels())
+        recount = misses.recount_bytes(kept, drawing=False)
+        verdict = "counted again on it" if kept.nbytes + recount <= engine.memory_budget else "swept (model and recount would pass it)"
+        print(
+            f"kept model: {kept.nbytes / 1e6:,.0f} MB, {states:,} states; a recount of a miss on it allocates {recount / 1e6:,.0f} MB "
+            f"more ({misses.recount_bytes(kept, drawing=True) / 1e6:,.0f} MB to draw from); under the budget of "
+            f"{engine.memory_budget / 1e6:,.0f} MB a state a miss on is {verdict}"
+        )
 
 
 if __name__ == "__main__":

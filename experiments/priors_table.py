@@ -10,11 +10,15 @@ hider, `problog[belief=edge-hugger]`), prints two Markdown tables:
 2. the learning curve: `belief=learn` minus `problog`, paired, in the pre-registered blocks of games
    (games seen before the block: 5, 10, 20, 50, 200).
 
+With ``--costs``, a third: what each player's finished games cost, from the records (``seconds``: its
+thinking time in a game; ``peak_mb``: the worker's peak resident memory during it).
+
 Partial experiments count the games recorded so far.
 
 usage:
   python experiments/priors_table.py experiments/results/priors/*
   python experiments/priors_table.py experiments/results/priors/10x10-* --learn 'problog[belief=learn,features=edge+vertical]'
+  python experiments/priors_table.py experiments/results/priors/10x10-spreader --costs
 """
 
 from __future__ import annotations
@@ -54,13 +58,26 @@ def difference_row(label: list[str], a: dict[int, int], b: dict[int, int], games
     return [*label, str(len(common)), signed(d.mean), interval(d.interval.low, d.interval.high), p_value(d.p_value), "yes" if clears else "no"]
 
 
+def cost_rows(board: str, hider: str, records: list[dict[str, Any]]) -> list[list[str]]:
+    """Per player: finished games, their mean and longest ``seconds``, and the largest ``peak_mb`` recorded."""
+    rows = []
+    for player in dict.fromkeys(r["player"] for r in records):
+        done = [r for r in records if r["player"] == player and r["status"] == OK]
+        seconds, peaks = [r["seconds"] for r in done], [r["peak_mb"] for r in done if r.get("peak_mb") is not None]
+        if done:
+            most = f"{max(peaks):,.0f}" if peaks else "-"
+            rows.append([board, hider, player, str(len(done)), f"{sum(seconds) / len(seconds):.1f}", f"{max(seconds):.1f}", most])
+    return rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("folders", nargs="+", type=Path, help="experiment folders, one per board and hider")
     parser.add_argument("--learn", default=LEARN, metavar="PLAYER", help=f"the adaptive player's label (default: {LEARN})")
+    parser.add_argument("--costs", action="store_true", help="also print each player's seconds a game and peak memory")
     args = parser.parse_args()
     learn = args.learn
-    comparisons, curve = [], []
+    comparisons, curve, costs = [], [], []
     for folder in args.folders:
         manifest, records = load_results(folder)
         config, hider = manifest_config(manifest), spec_text(manifest_hider(manifest))
@@ -75,11 +92,16 @@ def main() -> int:
             block = range(start, last if stop is None else stop)
             row = difference_row([board, hider, f"{block.start}-{block.stop - 1}"], scores(records, learn), scores(records, GREEDY), block)
             curve += [row] if row else []
+        costs += cost_rows(board, hider, records)
     header = ["board", "hider", "difference", "games", "mean", "95% CI", "p", f"p < {THRESHOLD:.4f}"]
     print(markdown_table(header, comparisons, align="lllrrrrl"))
     print()
     header = ["board", "hider", "games (block)", "games", "learn - problog", "95% CI", "p", f"p < {THRESHOLD:.4f}"]
     print(markdown_table(header, curve, align="lllrrrrl"))
+    if args.costs:
+        print()
+        header = ["board", "hider", "player", "games", "seconds a game (mean)", "longest", "peak MB (largest)"]
+        print(markdown_table(header, costs, align="lllrrrr"))
     return 0
 
 

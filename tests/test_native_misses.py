@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import tracemalloc
 from typing import Any
 
 import numpy as np
@@ -162,9 +163,7 @@ def test_a_recount_that_would_pass_the_budget_is_a_sweep(drawing: bool, recounts
 
 def test_a_recount_for_counts_allocates_a_forward_count_per_state_and_keeps_none(recounts: list[int]) -> None:
     """What recount_bytes promises for counts: a forward count per state while counting, nothing kept after
-    (draws alone need the backward counts), and the last recount freed before the next is made."""
-    import tracemalloc
-
+    (draws alone need the backward counts)."""
     config = GameConfig(8, (5, 4, 3, 3, 2))  # about 19 MB of forward counts: far above the slack allowed
     engine = NativeEngine(reuse=False)
     base = GameState.empty(config).with_shot(3, 3, "hit")
