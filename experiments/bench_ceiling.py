@@ -36,11 +36,12 @@ def main() -> None:
     parser.add_argument("ships", help="the fleet, e.g. 5,4,3,3,2")
     parser.add_argument("--budget", type=int, default=None, help="the engine's memory budget in bytes (default: the engine's)")
     parser.add_argument("--touch", default="allowed", choices=("allowed", "diagonal", "none"))
+    parser.add_argument("--unturned", action="store_true", help="sweep the whole board in one raster order (engines/native/turns.py off)")
     args = parser.parse_args()
     rows, _, cols = args.board.partition("x")
     config = GameConfig(int(rows), parse_ships(args.ships), Rules(touch=args.touch), cols=int(cols or rows))
 
-    seen = {"levels": 0, "slices": 0, "depth": 0, "unpacked": 0}
+    seen = {"levels": 0, "slices": 0, "depth": 0, "unpacked": 0, "sweeps": 0}
     advance, in_slices, compile_ = layered._advance, layered._advance_in_slices, NativeEngine._compile
 
     def counted_advance(*a: Any) -> Any:
@@ -51,9 +52,10 @@ def main() -> None:
         seen["slices"] += 1
         return in_slices(*a)
 
-    def counted_compile(self: NativeEngine, problem: Any, order: Any, depth: int, tracked: bool = False) -> Any:
+    def counted_compile(self: NativeEngine, problem: Any, order: Any, depth: int, tracked: bool = False, limit: Any = None) -> Any:
         seen["depth"] = max(seen["depth"], depth)
-        return compile_(self, problem, order, depth, tracked)
+        seen["sweeps"] += 1
+        return compile_(self, problem, order, depth, tracked, limit)
 
     setattr(layered, "_advance", counted_advance)  # noqa: B010 - counting calls, not typing them
     setattr(layered, "_advance_in_slices", counted_slices)  # noqa: B010
@@ -78,7 +80,7 @@ def main() -> None:
     start = time.perf_counter()
     before = resource.getrusage(resource.RUSAGE_SELF)
     cpu_before = before.ru_utime + before.ru_stime
-    engine = NativeEngine(memory_budget=args.budget)
+    engine = NativeEngine(memory_budget=args.budget, turn=not args.unturned)
     try:
         outcome = f"{engine.counts(GameState.empty(config)).models:,} layouts"
     except BattlelogError as exc:
@@ -86,10 +88,16 @@ def main() -> None:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     cpu = usage.ru_utime + usage.ru_stime - cpu_before
     print(
-        f"{config.label()}: {outcome}; {time.perf_counter() - start:.1f} s ({cpu:.1f} s CPU), {seen['levels']} levels "
+        f"{config.label()}{' unturned' if args.unturned else ''}: {outcome}; {time.perf_counter() - start:.1f} s ({cpu:.1f} s CPU), "
+        f"{seen['sweeps']} sweep{'s' * (seen['sweeps'] != 1)}, {seen['levels']} levels "
         f"({seen['slices']} in slices, {seen['unpacked']} read packed), split depth {seen['depth']}, peak {usage.ru_maxrss / 1024:,.0f} MB"
     )
     kept = engine._kept[1] if engine._kept is not None else None  # the model kept for the next state's call
+    turned = engine._turned
+    if turned is not None:
+        models = {id(model): model for model, _ in turned.parts}.values()
+        sizes = ", ".join(f"{model.nbytes / 1e6:,.0f} MB" for model in models)
+        print(f"counted in two cases by the longest ship's orientation; case models kept for recounts: {sizes or 'none'}")
     if kept is not None and not kept.rebuilds:
         states = sum(len(level.fwd) for _, level in kept.levels())
         recount = misses.recount_bytes(kept, drawing=False)

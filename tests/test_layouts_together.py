@@ -66,11 +66,11 @@ def test_layouts_drawn_together_from_split_models_are_those_drawn_alone(monkeypa
     compile_whole = NativeEngine._compile
     depths: list[int] = []
 
-    def split_once(self, problem, order, depth, tracked=False):
+    def split_once(self, problem, order, depth, tracked=False, limit=None):
         depths.append(depth)
         if depth == 0:
             raise BudgetExceeded("forced split")
-        return compile_whole(self, problem, order, depth, tracked)
+        return compile_whole(self, problem, order, depth, tracked, limit)
 
     monkeypatch.setattr(NativeEngine, "_compile", split_once)
     for state in (STATES[0], STATES[3], STATES[5]):

@@ -293,9 +293,9 @@ def compiles(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     built: list[int] = []
     original = NativeEngine._compile
 
-    def counted(self, problem, order, depth, tracked=False):
+    def counted(self, problem, order, depth, tracked=False, limit=None):
         built.append(depth)
-        return original(self, problem, order, depth, tracked)
+        return original(self, problem, order, depth, tracked, limit)
 
     monkeypatch.setattr(NativeEngine, "_compile", counted)
     return built
@@ -320,8 +320,9 @@ def test_states_that_do_not_fit_even_rebuilt_are_split_exactly(compiles: list[in
     monkeypatch.setattr(layered, "RECOMPUTE", False)
     monkeypatch.setattr(layered, "PACK", False)  # the budget below is a fraction of the peak without packed levels
     whole = NativeEngine().counts(EIGHT)
-    # Rebuilt levels taken a slice at a time fit down to about 0.8 of the rebuilt peak: below, it is split.
-    split = NativeEngine(memory_budget=int(peak_bytes(EIGHT, keep_levels=False) * 0.78)).counts(EIGHT)
+    # Rebuilt levels taken a slice at a time fit down to about 0.8 of the rebuilt peak: below, it is split
+    # (the whole board swept at once: turned, its cases are smaller: tests/test_native_turns.py).
+    split = NativeEngine(memory_budget=int(peak_bytes(EIGHT, keep_levels=False) * 0.78), turn=False).counts(EIGHT)
     assert max(compiles) >= 1  # it was split
     assert split.models == whole.models
     np.testing.assert_array_equal(split.cells, whole.cells)
@@ -334,10 +335,10 @@ def forced_split(monkeypatch: pytest.MonkeyPatch, compiles: list[int]) -> list[i
     """Engines split every state once, whatever its size, so that splitting can be checked on small boards."""
     counted = NativeEngine._compile
 
-    def refuse_whole(self, problem, order, depth, tracked=False):
+    def refuse_whole(self, problem, order, depth, tracked=False, limit=None):
         if depth == 0:
             raise BudgetExceeded("forced split")
-        return counted(self, problem, order, depth, tracked)
+        return counted(self, problem, order, depth, tracked, limit)
 
     monkeypatch.setattr(NativeEngine, "_compile", refuse_whole)
     return compiles
@@ -346,7 +347,7 @@ def forced_split(monkeypatch: pytest.MonkeyPatch, compiles: list[int]) -> list[i
 def test_a_split_state_gives_exact_counts_and_uniform_samples(forced_split: list[int]) -> None:
     state = SAMPLED
     layouts = [layout for layout in all_layouts(state.config) if consistent(layout, state)]
-    counts = NativeEngine().counts(state)
+    counts = NativeEngine(turn=False).counts(state)  # turned, each of two cases would be split
     assert forced_split == [1, 1] and counts.models == len(layouts)
     np.testing.assert_allclose(counts.cells / counts.models, brute_marginals(state, layouts)[0], rtol=0, atol=1e-12)
     draws = NativeEngine().sample(state, 12_000, np.random.default_rng(8))

@@ -145,13 +145,13 @@ def test_a_recount_that_would_pass_the_budget_is_a_sweep(drawing: bool, recounts
     config = GameConfig(7, (4, 3, 3, 2))
     empty = GameState.empty(config)
     state = empty.with_shot(3, 3, "miss")
-    probe = NativeEngine(reuse=False)
+    probe = NativeEngine(reuse=False, turn=False)  # a model of the whole state (turned: tests/test_native_turns.py)
     probe.counts(empty)
     model = _kept_model(probe)
     need = model.nbytes + misses.recount_bytes(model, drawing)
     want = NativeEngine(reuse=False).counts(state)
     for budget, recounted in ((need - 1, False), (need, True)):
-        engine = NativeEngine(memory_budget=budget, reuse=False)
+        engine = NativeEngine(memory_budget=budget, reuse=False, turn=False)
         engine.counts(empty)
         assert not _kept_model(engine).rebuilds  # every level kept: only the budget can refuse the recount
         made = recounts[0]
@@ -165,7 +165,7 @@ def test_a_recount_for_counts_allocates_a_forward_count_per_state_and_keeps_none
     """What recount_bytes promises for counts: a forward count per state while counting, nothing kept after
     (draws alone need the backward counts)."""
     config = GameConfig(8, (5, 4, 3, 3, 2))  # about 19 MB of forward counts: far above the slack allowed
-    engine = NativeEngine(reuse=False)
+    engine = NativeEngine(reuse=False, turn=False)
     base = GameState.empty(config).with_shot(3, 3, "hit")
     engine.counts(base)
     promised = misses.recount_bytes(_kept_model(engine), drawing=False)

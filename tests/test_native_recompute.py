@@ -75,7 +75,7 @@ def test_recomputed_models_read_as_the_kept_ones_and_the_oracle() -> None:
                 assert model.resweeps > 0, where
                 recomputed += 1
                 np.testing.assert_array_equal(model.draw(50, np.random.default_rng(5)), draws, err_msg=where)
-                counts = NativeEngine(memory_budget=budget).counts(state)
+                counts = NativeEngine(memory_budget=budget, turn=False).counts(state)
                 assert counts.models == len(chosen), where
                 np.testing.assert_allclose(counts.cells / counts.models, oracle.cell_marginals(table, chosen), rtol=0, atol=1e-12)
     assert recomputed >= 20, recomputed
@@ -127,15 +127,15 @@ def test_a_budget_that_cannot_hold_one_level_is_refused_unsplit(monkeypatch: pyt
     depths: list[int] = []
     compile_ = NativeEngine._compile
 
-    def compile_counted(self: NativeEngine, problem: Problem, order: Symmetry, depth: int, tracked: bool = False) -> layered.LayeredModel:
+    def compile_counted(self: NativeEngine, problem: Problem, order: Symmetry, depth: int, tracked: bool = False, limit: int | None = None) -> layered.LayeredModel:
         depths.append(depth)
-        return compile_(self, problem, order, depth, tracked)
+        return compile_(self, problem, order, depth, tracked, limit)
 
     monkeypatch.setattr(NativeEngine, "_compile", compile_counted)
     state = GameState.empty(GameConfig(5, (3, 2, 2), cols=6))
     tables = SweepTables(Problem.from_model(ground(state)), sweep_order(state))
     budget = int(layered.sweep(tables, 2**31, keep_levels=False).peak * 0.2)
     with pytest.raises(FrontierTooWide) as info:
-        NativeEngine(memory_budget=budget).counts(state)
+        NativeEngine(memory_budget=budget, turn=False).counts(state)
     assert depths == [0] and "\n" not in str(info.value) and "split" in str(info.value)
     assert isinstance(info.value, BudgetExceeded)  # what callers catch

@@ -104,11 +104,11 @@ for fraction in (0.85, 0.5, 0.2):
     budget = int(layered.sweep(tables, 2**31, keep_levels=False).peak * fraction)
     depths = []
     compile_ = NativeEngine._compile
-    NativeEngine._compile = lambda self, p, o, d, t=False: (depths.append(d), compile_(self, p, o, d, t))[1]
+    NativeEngine._compile = lambda self, p, o, d, t=False, limit=None: (depths.append(d), compile_(self, p, o, d, t, limit))[1]
     open("/proc/self/clear_refs", "w").write("5")  # the high-water mark starts again from here
     base = high_water()
     try:
-        counts = NativeEngine(memory_budget=budget).counts(state)
+        counts = NativeEngine(memory_budget=budget, turn=False).counts(state)
         same = counts.models == whole.models and (counts.cells == whole.cells).all()
         print(fraction, "counted", same, max(depths), high_water() - base <= budget, high_water() - base, budget)
     except BudgetExceeded as exc:

@@ -22,7 +22,8 @@ from __future__ import annotations
 import functools
 import math
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import numpy as np
 
@@ -37,16 +38,19 @@ from battlelog.engines.native.layered import LayeredModel, sweep
 from battlelog.engines.native.misses import Recount, recount_for, weighted_recount
 from battlelog.engines.native.reuse import Listing, Listings
 from battlelog.engines.native.tables import SweepTables, check_board_bits, check_problem_bits, sweep_order
+from battlelog.engines.native.turns import Turned, turned_counts
 from battlelog.engines.native.weights import Weighted, weigher
 from battlelog.engines.workspace import Workspace
 from battlelog.errors import Inconsistent
 from battlelog.model.ground import Problem, ground_problem
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement
-from battlelog.rules.prior import FEATURES, Prior
+from battlelog.rules.prior import FEATURES
 from battlelog.rules.state import GameState
 from battlelog.rules.symmetry import IDENTITY, Symmetry
 from battlelog.rules.variants import ALLOWED
+
+Read = TypeVar("Read", Counts, Weighted)  # what a model is read for; either adds up over the cases of a split
 
 
 class NativeEngine(Engine):
@@ -72,8 +76,8 @@ class NativeEngine(Engine):
     samples_together = True
     weighs_priors = True
 
-    def __init__(self, memory_budget: int | None = None, workspace: Workspace | None = None, reuse: bool = True) -> None:
-        self._budget, self.reuse = None if memory_budget is None else int(memory_budget), reuse
+    def __init__(self, memory_budget: int | None = None, workspace: Workspace | None = None, reuse: bool = True, turn: bool = True) -> None:
+        self._budget, self.reuse, self.turn = None if memory_budget is None else int(memory_budget), reuse, turn
         self.listings, self.workspace = Listings(), Workspace() if workspace is None else workspace
         self._kept: tuple[PosteriorKey, LayeredModel] | None = None
         self._kept_state: GameState | None = None  # the state ``_kept`` was last built for
@@ -82,6 +86,7 @@ class NativeEngine(Engine):
         #: The empty board's model and the budget it was swept under: every game's first draws read it.
         self._board: tuple[PosteriorKey, int, LayeredModel] | None = None
         self._weighed: tuple[tuple[PosteriorKey, bool], Weighted] | None = None  # the last weighted posterior: (key, tracked)
+        self._turned: Turned | None = None  # the last state counted in two cases (turns.py), with the case models it keeps
 
     @property
     def memory_budget(self) -> int:
@@ -121,19 +126,25 @@ class NativeEngine(Engine):
 
     def counts(self, state: GameState) -> Counts:
         """Exact integer counts of the layouts consistent with ``state`` (no cache of marginals involved). A state
-        with few layouts is answered by listing them (:meth:`_listing`), far cheaper than a sweep; the others are swept."""
+        with few layouts is answered by listing them (:meth:`_listing`), far cheaper than a sweep; the others are swept,
+        as two cases by the longest ship's orientation where that pays (:mod:`~.turns`; ``turn=False``: never)."""
         if self._kept is not None and self._kept[0] == model_key(state):
             return _total([Counts.of(self._kept[1])])
         listed = self._listing(state)
         if isinstance(listed, Listing):
-            counts = listed_counts(state.rows, state.cols, state.ships, *listed.layouts)
-            if counts.models == 0:
-                raise Inconsistent("no layout of the fleet fits all the answers")
-            return counts
+            return _total([listed_counts(state.rows, state.cols, state.ships, *listed.layouts)])
         if (recount := self._recount(state, self._draws)) is not None:
             return _total([recount.counts])
-        self._kept_state = state  # the model the sweep keeps is this state's
-        return self._counted(listed, model_key(state), sweep_order(state))
+        if self._turned is not None and (again := self._turned.recount(state, self.memory_budget)) is not None:
+            return _total([again])
+        self._kept_state, self._kept, self._turned = state, None, None  # the model the sweep keeps is this state's
+        # An engine that has drawn keeps one model of the whole state, to draw from as it always did.
+        self._turned = turned_counts(listed, state, self._case_counts, self.memory_budget) if self.turn and not self._draws else None
+        if self._turned is not None:
+            return _total([self._turned.counts])
+        counts, model = self._case_counts(listed, sweep_order(state))
+        self._kept = None if model is None else (model_key(state), model)
+        return _total([counts])
 
     def weighted(self, state: GameState, tracked: bool = False) -> Weighted:
         """The weighted posterior of ``state`` under its prior (the uniform one too), by listing its layouts
@@ -151,8 +162,10 @@ class NativeEngine(Engine):
             listed = self._listing(state, tracked)
             if isinstance(listed, Listing):
                 result = listed_weighted(state.rows, state.cols, state.ships, *listed.layouts, prior)
-            else:
-                result, self._kept_state = self._weighed_cases(listed, key, sweep_order(state), prior, tracked), state
+            else:  # swept, each case read and dropped before the next is compiled
+                self._kept = self._turned = None
+                result, model = self._read_cases(listed, sweep_order(state), lambda model: weigher(model, prior).weighted(), tracked)
+                self._kept, self._kept_state = None if model is None else (key, model), state
         if result.models == 0:
             raise Inconsistent("no layout of the fleet fits all the answers")
         self._weighed = (weighed, result)
@@ -191,23 +204,12 @@ class NativeEngine(Engine):
         out = self.listings.extend(state) if self.reuse and self.memory_budget >= LISTING_BYTES else None
         return out if out is not None and len(out.chosen) else None
 
-    def _weighed_cases(self, problem: Problem, key: PosteriorKey, order: Symmetry, prior: Prior, tracked: bool) -> Weighted:
-        """As :meth:`_counted`, weighed: each case read and dropped before the next is compiled."""
-        self._kept = None
-        whole: list[LayeredModel] = []
-
-        def weigh(part: Problem, depth: int) -> Weighted:
-            model = self._compile(part, order, depth, tracked)
-            whole.extend([model] if depth == 0 else [])
-            return weigher(model, prior).weighted()
-
-        parts = budget.split_until_it_fits(problem, weigh, self.name, self.memory_budget)
-        self._kept = (key, whole[0]) if whole else None
-        return functools.reduce(operator.add, parts)
-
     def problem_counts(self, problem: Problem, order: Symmetry = IDENTITY) -> Counts:
         """Exact integer counts of a ground problem as given (its touch rule included), swept in ``order``."""
-        return self._counted(problem, ("problem", problem), order)
+        self._kept = self._turned = None
+        counts, model = self._case_counts(problem, order)
+        self._kept = None if model is None else (("problem", problem), model)
+        return _total([counts])
 
     # ----- sampling -------------------------------------------------------------------------------
     def sample(self, state: GameState, count: int, rng: Randomness) -> list[tuple[Placement, ...]]:
@@ -247,40 +249,40 @@ class NativeEngine(Engine):
             self._recounted = (state, recount_for(state, self._kept_state, self._kept, drawing, self.memory_budget), drawing)
         return self._recounted[1]
 
-    def _counted(self, problem: Problem, key: PosteriorKey, order: Symmetry) -> Counts:
-        """The counts of ``problem`` swept in ``order``, split into cases while one would exceed the
-        budget. Each case's model is read and dropped before the next case is compiled, so that a
-        split state holds one case at a time; a model of the whole problem is kept for draws."""
-        self._kept = None
+    def _read_cases(self, problem: Problem, order: Symmetry, read: Callable[[LayeredModel], Read], tracked: bool = False, limit: int | None = None) -> tuple[Read, LayeredModel | None]:
+        """``read`` of the model of ``problem`` swept in ``order`` under ``limit`` bytes (None: the budget), summed over cases while one
+        would exceed it; and the model, when not split (to keep). Each case is read and dropped before the next is compiled."""
         whole: list[LayeredModel] = []
 
-        def count(part: Problem, depth: int) -> Counts:
-            model = self._compile(part, order, depth)
+        def build(part: Problem, depth: int) -> Read:
+            model = self._compile(part, order, depth, tracked, limit)
             whole.extend([model] if depth == 0 else [])
-            return Counts.of(model)
+            return read(model)
 
-        counts = budget.split_until_it_fits(problem, count, self.name, self.memory_budget)
-        if whole:
-            self._kept = (key, whole[0])
-        return _total(counts)
+        parts = budget.split_until_it_fits(problem, build, self.name, self.memory_budget if limit is None else limit)
+        return functools.reduce(operator.add, parts), whole[0] if whole else None
+
+    def _case_counts(self, problem: Problem, order: Symmetry, limit: int | None = None) -> tuple[Counts, LayeredModel | None]:
+        """The counts of ``problem`` (maybe none) swept in ``order`` (:meth:`_read_cases`), and its model when not split."""
+        return self._read_cases(problem, order, Counts.of, limit=limit)
 
     def _models(self, problem: Problem, key: PosteriorKey, order: Symmetry, tracked: bool = False) -> list[LayeredModel]:
         """The layered models of ``problem`` swept in ``order``, split into cases while one would exceed the budget."""
-        self._kept = None  # free the previous model before building the next one
+        self._kept = self._turned = None  # free the previous models before building the next one
         models = budget.split_until_it_fits(problem, lambda part, depth: self._compile(part, order, depth, tracked), self.name, self.memory_budget)
         if len(models) == 1:
             self._kept = (key, models[0])
         return models
 
-    def _compile(self, problem: Problem, order: Symmetry, depth: int, tracked: bool = False) -> LayeredModel:
-        """The layered model of ``problem`` (a case of a split at ``depth`` > 0), with touching pairs when ``tracked``."""
+    def _compile(self, problem: Problem, order: Symmetry, depth: int, tracked: bool = False, limit: int | None = None) -> LayeredModel:
+        """The layered model of ``problem`` (a case of a split at ``depth`` > 0), with touching pairs when ``tracked``, under ``limit`` bytes (None: the budget)."""
         tables = SweepTables(problem, order, tracked=tracked)
         listener = progress.listener()
         what = problem.label() + (f" (case of a split, depth {depth})" if depth else "")
-        return sweep(tables, self.memory_budget, None if listener is None else lambda done: listener(what, done))
+        return sweep(tables, self.memory_budget if limit is None else limit, None if listener is None else lambda done: listener(what, done))
 
     def close(self) -> None:
-        self._kept = self._board = self._kept_state = self._recounted = self._weighed = None
+        self._kept = self._board = self._kept_state = self._recounted = self._weighed = self._turned = None
         self.listings.clear()
 
 

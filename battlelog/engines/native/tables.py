@@ -110,8 +110,9 @@ def sweep_orders(rows: int, cols: int) -> tuple[Symmetry, ...]:
     return SYMMETRIES if rows == cols else tuple(s for s in SYMMETRIES if s.transpose == (cols > rows))
 
 
-def sweep_order(state: GameState) -> Symmetry:
-    """The raster order to sweep ``state`` in: the one that meets its hits (or, with none, its shots) earliest.
+def sweep_order(state: GameState, orders: Sequence[Symmetry] | None = None) -> Symmetry:
+    """The raster order to sweep ``state`` in (of ``orders``, else :func:`sweep_orders`): the one that meets its hits
+    (or, with none, its shots) earliest.
 
     Evidence behind the frontier has already pruned the states; evidence ahead of it has not, so
     states that will die there are carried until then. Measured on 100 states of 10x10 games
@@ -120,7 +121,7 @@ def sweep_order(state: GameState) -> Symmetry:
     best state count instead of 5.1x.
     """
     cells = state.hits or state.shot_cells
-    orders = sweep_orders(state.rows, state.cols)
+    orders = sweep_orders(state.rows, state.cols) if orders is None else orders
     if not cells:
         return orders[0]
     rows, cols = state.rows, state.cols
