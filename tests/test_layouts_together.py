@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from battlelog.engines.native.engine import NativeEngine, _tracked
+from battlelog.engines.native.engine import NativeEngine
+from battlelog.engines.native.weights import tracks_touching
 from battlelog.errors import BudgetExceeded
 from battlelog.rules.config import GameConfig
 from battlelog.rules.prior import Prior
@@ -56,7 +57,7 @@ REBUILT = [(STATES[1], 200_000), (STATES[3], 200_000), (STATES[4], 400_000)]
 @pytest.mark.parametrize(("state", "budget"), REBUILT, ids=lambda x: x.config.label() if isinstance(x, GameState) else str(x))
 def test_layouts_drawn_together_from_rebuilt_models_are_those_drawn_alone(state: GameState, budget: int) -> None:
     engine = NativeEngine(memory_budget=budget)
-    assert all(model.rebuilds for model in engine._models_of(state, _tracked(state)))  # type: ignore[union-attr]
+    assert all(model.rebuilds for model in engine._models_of(state, tracks_touching(state)))  # type: ignore[union-attr]
     seeds = range(25)
     assert engine.sample_each(state, [np.random.default_rng(seed) for seed in seeds]) == _alone(state, seeds, budget)
 

@@ -223,7 +223,8 @@ def test_one_model_serves_every_prior_on_the_same_shots(monkeypatch: pytest.Monk
             np.testing.assert_allclose(engine.feature_expectations(state, asked), expected[picked], rtol=1e-9, atol=1e-9)
             assert engine.log_partition(state) == pytest.approx(math.log(weight.sum()), rel=1e-12, abs=1e-9)
             assert_weighted_oracle(engine, state, chosen)
-    assert compiled == [(False,), (True,)]  # once without touching pairs, once with: no prior swept the board again
+    # Once without touching pairs, once with, each as two cases (the 3 across and down: turns.py): no prior swept the board again.
+    assert compiled == [(False,), (False,), (True,), (True,)]
 
 
 def test_rebuilt_and_split_models_weigh_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -240,7 +241,7 @@ def test_rebuilt_and_split_models_weigh_the_same(monkeypatch: pytest.MonkeyPatch
     draws = [Weigher(m, prior).draw(200, np.random.default_rng(4)) for m in (kept, lean)]
     np.testing.assert_array_equal(draws[0], draws[1])
     # 0.8 of the rebuilt peak: levels taken in slices fit 0.95 of it unsplit, 0.5 needs two levels of splits
-    split_engine = NativeEngine(memory_budget=int(layered.sweep(tables, 2**31, keep_levels=False).peak * 0.8))
+    split_engine = NativeEngine(memory_budget=int(layered.sweep(tables, 2**31, keep_levels=False).peak * 0.8), turn=False)  # the whole state
     built: list[int] = []
     original = split_engine._compile
 
@@ -394,7 +395,8 @@ def test_float_passes_against_exact_rational_arithmetic() -> None:
 
 
 def test_models_are_freed_once_the_engine_drops_them(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The weighers' cache holds models weakly: after a game's worth of swept states, only the kept model's remains."""
+    """The weighers' cache holds models weakly: after a game's worth of swept states, only the kept models' remain (the
+    whole state's, or a turned state's two cases)."""
     import gc
 
     monkeypatch.setattr(few, "PAIR_LIMIT", 0)
@@ -403,4 +405,5 @@ def test_models_are_freed_once_the_engine_drops_them(monkeypatch: pytest.MonkeyP
     for state, _ in prior_cases()[:20]:
         engine.marginals(state)
     gc.collect()
-    assert len(set(weights._WEIGHERS.keys()) - held) <= 1
+    kept = {engine._kept[1]} if engine._kept is not None else set(engine._cases[1] if engine._cases is not None else ())
+    assert set(weights._WEIGHERS.keys()) - held <= kept and len(kept) <= 2

@@ -8,7 +8,9 @@
   is counted on that one model (the second case through the transposed miss);
 - the budget: the second case is swept under what the first one's kept model leaves; a recount that would pass
   the budget is a sweep; a case over the budget is split exactly;
-- an engine that draws keeps one model of the whole state, so that draws stay what they were.
+- an engine that draws keeps one model of the whole state, so that draws stay what they were;
+- under priors: weighted posteriors and feature expectations equal the oracle's and a whole sweep's, and the cases'
+  models are weighed again for another prior and for a state a miss or two on.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from battlelog.engines.native import engine as engine_module
 from battlelog.engines.native import few, misses, turns
 from battlelog.engines.native.counts import Counts
 from battlelog.engines.native.engine import NativeEngine
@@ -26,6 +29,7 @@ from battlelog.errors import BudgetExceeded
 from battlelog.model.ground import ground_problem
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement
+from battlelog.rules.prior import Prior
 from battlelog.rules.referee import Referee
 from battlelog.rules.state import GameState
 from battlelog.rules.variants import SINK_RULES, TOUCH_RULES, Rules
@@ -231,3 +235,45 @@ def test_an_engine_that_draws_keeps_one_model_of_the_whole_state(monkeypatch: py
     np.testing.assert_array_equal(drawn, NativeEngine(reuse=False, turn=False).sample_owners(first, 30, np.random.default_rng(2)))
     assert _same(engine.counts(second), NativeEngine(reuse=False, turn=False).counts(second))
     assert engine.keeps_model and engine._turned is None
+
+
+@pytest.mark.parametrize("touch", TOUCH_RULES)
+def test_turned_weighted_posteriors_equal_the_oracle_and_a_whole_sweep(touch: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under priors: games asked in order (listing off) weigh as the oracle and as a sweep of the whole state does; states
+    a miss or two on are weighed again on the cases' models, as is another prior on the same shots."""
+    monkeypatch.setattr(few, "PAIR_LIMIT", 0)
+    made = {"turned": 0, "again": 0}
+    turned_cases, weighted_recount = engine_module.turned_cases, engine_module.weighted_recount
+
+    def counting_cases(*args: Any) -> Any:
+        out = turned_cases(*args)
+        made["turned"] += out is not None
+        return out
+
+    def counting_recount(*args: Any) -> Any:
+        out = weighted_recount(*args)
+        made["again"] += out is not None
+        return out
+
+    monkeypatch.setattr(engine_module, "turned_cases", counting_cases)
+    monkeypatch.setattr(engine_module, "weighted_recount", counting_recount)
+    rng = np.random.default_rng(31)
+    priors = [Prior(edge=0.6, vertical=-0.4), Prior(edge=-0.3, vertical=0.5, touch=0.7 if touch == "allowed" else 0.0)]
+    for rows, cols, ships in ((5, 5, (3, 2, 1)), (5, 4, (3, 2, 1))):
+        table = oracle.layouts(rows, ships, touch, cols)
+        for prior in priors:
+            config = GameConfig(rows, ships, Rules(touch=touch), cols=cols, prior=prior)
+            engine = NativeEngine(reuse=False)
+            for state in _game(config, table, rng):
+                chosen = oracle.posterior(table, [(s.cell, (s.result, s.ship)) for s in state.shots], "named")
+                weight = oracle.layout_weights(table, *prior.theta)
+                got, whole = engine.marginals(state), NativeEngine(reuse=False, turn=False)
+                where = f"{config.label()} {state.to_json()['shots']}"
+                assert got.models == len(chosen), where
+                np.testing.assert_allclose(got.cells, oracle.weighted_cell_marginals(table, chosen, weight), atol=1e-9, err_msg=where)
+                np.testing.assert_allclose(got.cells, whole.marginals(state).cells, atol=1e-12, err_msg=where)
+                asked = ("edge", "vertical", "touch") if prior.touch else ("edge", "vertical")  # no touching pairs counted unless weighed
+                np.testing.assert_allclose(engine.feature_expectations(state, asked), whole.feature_expectations(state, asked), atol=1e-9, err_msg=where)
+                other = GameState(config.with_prior(Prior(edge=0.2, vertical=0.1)), state.shots)  # another prior, the same shots
+                np.testing.assert_allclose(engine.marginals(other).cells, whole.marginals(other).cells, atol=1e-12, err_msg=where)
+    assert made["turned"] >= 10 and made["again"] >= 5, made

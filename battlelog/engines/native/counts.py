@@ -7,6 +7,9 @@ any direction, split into cases, or read from a cache under a symmetry.
 
 from __future__ import annotations
 
+import functools
+import operator
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -14,6 +17,7 @@ import numpy as np
 from battlelog.engines.base import Marginals
 from battlelog.engines.native.layered import LayeredModel
 from battlelog.engines.native.tables import HORIZONTAL, VERTICAL, SweepTables
+from battlelog.errors import Inconsistent
 from battlelog.model.ground import Problem
 from battlelog.rules.geometry import ship_placements
 
@@ -84,3 +88,12 @@ def _ratio(counts: np.ndarray, total: int) -> np.ndarray:
     if total < EXACT_FLOAT and (counts.size == 0 or int(counts.max()) < EXACT_FLOAT):
         return counts / total
     return np.array([int(c) / total for c in counts.ravel()]).reshape(counts.shape)
+
+
+def total(parts: Sequence[Counts]) -> Counts:
+    """The counts of a problem from those of its cases (a split's, a turned count's, or the one problem); an
+    :class:`~battlelog.errors.Inconsistent` error when no layout fits."""
+    counts: Counts = functools.reduce(operator.add, parts)
+    if counts.models == 0:
+        raise Inconsistent("no layout of the fleet fits all the answers")
+    return counts

@@ -30,7 +30,7 @@ import numpy as np
 from battlelog.engines import budget, progress
 from battlelog.engines.base import Engine, Marginals
 from battlelog.engines.canonical import PosteriorKey, canonical_form, model_key, posterior_key
-from battlelog.engines.native.counts import Counts
+from battlelog.engines.native.counts import Counts, total
 from battlelog.engines.native.draws import Drawn, Randomness, draw_layouts, draw_owners
 from battlelog.engines.native.few import LISTING_BYTES, few_layouts, listed_counts, listed_weighted
 from battlelog.engines.native.late import late_listing
@@ -38,8 +38,8 @@ from battlelog.engines.native.layered import LayeredModel, sweep
 from battlelog.engines.native.misses import Recount, recount_for, weighted_recount
 from battlelog.engines.native.reuse import Listing, Listings
 from battlelog.engines.native.tables import SweepTables, check_board_bits, check_problem_bits, sweep_order
-from battlelog.engines.native.turns import Turned, turned_counts
-from battlelog.engines.native.weights import Weighted, weigher
+from battlelog.engines.native.turns import Turned, read_cases, turned_cases, turned_counts
+from battlelog.engines.native.weights import Weighted, tracks_touching, weigher
 from battlelog.engines.workspace import Workspace
 from battlelog.errors import Inconsistent
 from battlelog.model.ground import Problem, ground_problem
@@ -48,7 +48,6 @@ from battlelog.rules.geometry import Placement
 from battlelog.rules.prior import FEATURES
 from battlelog.rules.state import GameState
 from battlelog.rules.symmetry import IDENTITY, Symmetry
-from battlelog.rules.variants import ALLOWED
 
 Read = TypeVar("Read", Counts, Weighted)  # what a model is read for; either adds up over the cases of a split
 
@@ -87,6 +86,7 @@ class NativeEngine(Engine):
         self._board: tuple[PosteriorKey, int, LayeredModel] | None = None
         self._weighed: tuple[tuple[PosteriorKey, bool], Weighted] | None = None  # the last weighted posterior: (key, tracked)
         self._turned: Turned | None = None  # the last state counted in two cases (turns.py), with the case models it keeps
+        self._cases: tuple[PosteriorKey, tuple[LayeredModel, ...]] | None = None  # the case models of the last state weighed in two
 
     @property
     def memory_budget(self) -> int:
@@ -129,43 +129,53 @@ class NativeEngine(Engine):
         with few layouts is answered by listing them (:meth:`_listing`), far cheaper than a sweep; the others are swept,
         as two cases by the longest ship's orientation where that pays (:mod:`~.turns`; ``turn=False``: never)."""
         if self._kept is not None and self._kept[0] == model_key(state):
-            return _total([Counts.of(self._kept[1])])
+            return total([Counts.of(self._kept[1])])
+        if self._cases is not None and self._cases[0] == model_key(state) and self._cases[1]:  # weighed in two cases
+            return total([Counts.of(model) for model in self._cases[1]])
         listed = self._listing(state)
         if isinstance(listed, Listing):
-            return _total([listed_counts(state.rows, state.cols, state.ships, *listed.layouts)])
+            return total([listed_counts(state.rows, state.cols, state.ships, *listed.layouts)])
         if (recount := self._recount(state, self._draws)) is not None:
-            return _total([recount.counts])
+            return total([recount.counts])
         if self._turned is not None and (again := self._turned.recount(state, self.memory_budget)) is not None:
-            return _total([again])
-        self._kept_state, self._kept, self._turned = state, None, None  # the model the sweep keeps is this state's
+            return total([again])
+        self._kept_state, self._kept, self._turned, self._cases = state, None, None, None  # the model the sweep keeps is this state's
         # An engine that has drawn keeps one model of the whole state, to draw from as it always did.
         self._turned = turned_counts(listed, state, self._case_counts, self.memory_budget) if self.turn and not self._draws else None
         if self._turned is not None:
-            return _total([self._turned.counts])
+            return total([self._turned.counts])
         counts, model = self._case_counts(listed, sweep_order(state))
         self._kept = None if model is None else (model_key(state), model)
-        return _total([counts])
+        return total([counts])
 
     def weighted(self, state: GameState, tracked: bool = False) -> Weighted:
         """The weighted posterior of ``state`` under its prior (the uniform one too), by listing its layouts
         when they are few, else by weighing its layered models. ``tracked``: count touching pairs under
         ``allowed`` even without a touch weight (their expectation needs them), at the price of a larger model."""
         prior = state.config.effective_prior
-        tracked = _tracked(state, tracked)
+        tracked = tracks_touching(state, tracked)
         key, weighed = model_key(state, tracked), (posterior_key(state), tracked)
         if self._weighed is not None and self._weighed[0] in (weighed, (weighed[0], True)):
             return self._weighed[1]  # this posterior weighed last time (a result with touching pairs serves one without)
-        result = weigher(self._kept[1], prior).weighted() if self._kept is not None and self._kept[0] == key else None
-        if result is None:  # a miss or two after the kept model's state: read it again, no sweep
-            result = weighted_recount(state, self._kept_state, self._kept, tracked)
+        result: Weighted | None = None
+        kept = (self._kept[0], (self._kept[1],)) if self._kept is not None else self._cases  # the whole state's model, or its cases'
+        if kept is not None and kept[1]:  # this state's models weighed anew, or a state a miss or two on read again: no sweep
+            again = [weigher(m, prior).weighted() if kept[0] == key else weighted_recount(state, self._kept_state, (kept[0], m), tracked) for m in kept[1]]
+            result = None if None in again else functools.reduce(operator.add, again)
         if result is None:
             listed = self._listing(state, tracked)
             if isinstance(listed, Listing):
                 result = listed_weighted(state.rows, state.cols, state.ships, *listed.layouts, prior)
-            else:  # swept, each case read and dropped before the next is compiled
-                self._kept = self._turned = None
-                result, model = self._read_cases(listed, sweep_order(state), lambda model: weigher(model, prior).weighted(), tracked)
-                self._kept, self._kept_state = None if model is None else (key, model), state
+            else:  # swept (as two cases where that pays: turns.py), each case read and dropped before the next is compiled
+                self._kept = self._turned = self._cases = None
+                cases, weigh = turned_cases(listed, state) if self.turn and not self._draws else None, lambda m: weigher(m, prior).weighted()
+                if cases is None:
+                    result, model = self._read_cases(listed, sweep_order(state), weigh, tracked)
+                    self._kept = None if model is None else (key, model)
+                else:
+                    weighed_cases, models = read_cases(cases, lambda case, order, limit: self._read_cases(case, order, weigh, tracked, limit), self.memory_budget)
+                    result, self._cases = functools.reduce(operator.add, weighed_cases), (key, models)
+                self._kept_state = state
         if result.models == 0:
             raise Inconsistent("no layout of the fleet fits all the answers")
         self._weighed = (weighed, result)
@@ -206,10 +216,10 @@ class NativeEngine(Engine):
 
     def problem_counts(self, problem: Problem, order: Symmetry = IDENTITY) -> Counts:
         """Exact integer counts of a ground problem as given (its touch rule included), swept in ``order``."""
-        self._kept = self._turned = None
+        self._kept = self._turned = self._cases = None
         counts, model = self._case_counts(problem, order)
         self._kept = None if model is None else (("problem", problem), model)
-        return _total([counts])
+        return total([counts])
 
     # ----- sampling -------------------------------------------------------------------------------
     def sample(self, state: GameState, count: int, rng: Randomness) -> list[tuple[Placement, ...]]:
@@ -217,12 +227,12 @@ class NativeEngine(Engine):
         walks the layered model, taking every transition in proportion to the layouts (their weight) through it; interchangeable
         ships are then named in a uniformly random order. A split state first draws its case, in proportion to its layouts."""
         prior = state.config.effective_prior  # uniform: no touch weight, so _tracked is False
-        return draw_layouts(self._models_of(state, _tracked(state)), count, rng, None if prior.is_uniform else prior)
+        return draw_layouts(self._models_of(state, tracks_touching(state)), count, rng, None if prior.is_uniform else prior)
 
     def sample_owners(self, state: GameState, count: int, rng: np.random.Generator) -> np.ndarray:
         """:meth:`sample`'s layouts (the same from the same generator) as ``owner[s, x]``, the ship on row-major cell x or -1."""
         prior = state.config.effective_prior
-        return draw_owners(self._models_of(state, _tracked(state)), count, rng, None if prior.is_uniform else prior)
+        return draw_owners(self._models_of(state, tracks_touching(state)), count, rng, None if prior.is_uniform else prior)
 
     # ----- compiling --------------------------------------------------------------------------------
     def _models_of(self, state: GameState, tracked: bool = False) -> Sequence[Drawn]:
@@ -268,7 +278,7 @@ class NativeEngine(Engine):
 
     def _models(self, problem: Problem, key: PosteriorKey, order: Symmetry, tracked: bool = False) -> list[LayeredModel]:
         """The layered models of ``problem`` swept in ``order``, split into cases while one would exceed the budget."""
-        self._kept = self._turned = None  # free the previous models before building the next one
+        self._kept = self._turned = self._cases = None  # free the previous models before building the next one
         models = budget.split_until_it_fits(problem, lambda part, depth: self._compile(part, order, depth, tracked), self.name, self.memory_budget)
         if len(models) == 1:
             self._kept = (key, models[0])
@@ -282,19 +292,6 @@ class NativeEngine(Engine):
         return sweep(tables, self.memory_budget if limit is None else limit, None if listener is None else lambda done: listener(what, done))
 
     def close(self) -> None:
-        self._kept = self._board = self._kept_state = self._recounted = self._weighed = self._turned = None
+        self._kept = self._board = self._kept_state = self._recounted = self._weighed = self._turned = self._cases = None
         self.listings.clear()
 
-
-def _tracked(state: GameState, asked: bool = False) -> bool:
-    """Whether a model of ``state`` must count touching pairs: when asked (for E[touch]) or when its prior
-    weighs them, and only where ships may meet along a side (elsewhere there are none to count)."""
-    return (asked or bool(state.config.effective_prior.touch)) and state.config.rules.touch == ALLOWED
-
-
-def _total(parts: list[Counts]) -> Counts:
-    """The counts of a problem from those of its cases (the cases of a split, or the one problem)."""
-    counts: Counts = functools.reduce(operator.add, parts)
-    if counts.models == 0:
-        raise Inconsistent("no layout of the fleet fits all the answers")
-    return counts

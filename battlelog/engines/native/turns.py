@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 import numpy as np
 
@@ -52,8 +53,10 @@ def turning_ship(problem: Problem) -> int | None:
     return ship
 
 
-#: Counts a case (a problem, in a raster order, under a budget in bytes): its counts, and its model when kept whole.
-CaseCounter = Callable[[Problem, Symmetry, int], tuple[Counts, LayeredModel | None]]
+#: What a case is read for: its counts, or its weighted posterior under a prior.
+Read = TypeVar("Read")
+#: Reads a case (a problem, in a raster order, under a budget in bytes): what it is read for, and its model when not split.
+CaseReader = Callable[[Problem, Symmetry, int], tuple[Read, LayeredModel | None]]
 
 
 @dataclass(frozen=True)
@@ -83,25 +86,49 @@ class Turned:
         return parts[0] + parts[1]
 
 
-def turned_counts(problem: Problem, state: GameState, count: CaseCounter, budget: int) -> Turned | None:
-    """The counts of ``problem`` (ground from ``state``) as the sum of its two cases, each counted by
-    ``count(case, order, budget)`` in the raster order (of those that sweep the case's ship along) that meets
-    the state's evidence earliest; None when it is not turned (:func:`turning_ship`). The first case's model is
-    kept for recounts while it takes at most half of ``budget``, and the second case is counted under the rest."""
+def turned_cases(problem: Problem, state: GameState) -> list[tuple[Problem, Symmetry]] | None:
+    """The two cases of ``problem`` (ground from ``state``), the turning ship across and then along the columns, each
+    with the raster order (of those that sweep it along) that meets the state's evidence earliest; None when it is
+    not turned (:func:`turning_ship`)."""
     ship = turning_ship(problem)
     if ship is None:
         return None
     domain = problem.domains[ship]
-    cases = [replace(problem, domains=_with(problem.domains, ship, tuple(p for p in domain if p.horizontal == across))) for across in (True, False)]
-    across, first = count(cases[0], sweep_order(state, [s for s in SYMMETRIES if not s.transpose]), budget)
-    first = first if first is not None and not first.rebuilds and first.nbytes <= budget // 2 else None
+    out = []
+    for across in (True, False):
+        case = replace(problem, domains=_with(problem.domains, ship, tuple(p for p in domain if p.horizontal == across)))
+        out.append((case, sweep_order(state, [s for s in SYMMETRIES if s.transpose != across])))
+    return out
+
+
+def turned_counts(problem: Problem, state: GameState, count: CaseReader[Counts], budget: int) -> Turned | None:
+    """The counts of ``problem`` (ground from ``state``) as the sum of its two cases (:func:`turned_cases`), each
+    counted by ``count(case, order, limit)`` (:func:`read_cases`); None when it is not turned. A self-transposed
+    problem counts its first case only, and keeps its model for both cases' recounts."""
+    cases = turned_cases(problem, state)
+    if cases is None:
+        return None
     if is_self_transposed(problem):
-        return Turned(state, across + transposed(across, state), () if first is None else ((first, False), (first, True)))
-    rest = budget - (0 if first is None else first.nbytes)
-    down, second = count(cases[1], sweep_order(state, [s for s in SYMMETRIES if s.transpose]), rest)
-    if first is None or second is None or second.rebuilds:
-        return Turned(state, across + down, ())
-    return Turned(state, across + down, ((first, False), (second, False)))
+        (across,), kept = read_cases(cases[:1], count, budget)
+        return Turned(state, across + transposed(across, state), tuple((model, flip) for model in kept for flip in (False, True)))
+    (across, down), kept = read_cases(cases, count, budget)
+    return Turned(state, across + down, tuple((model, False) for model in kept))
+
+
+def read_cases(cases: list[tuple[Problem, Symmetry]], read: CaseReader[Read], budget: int) -> tuple[list[Read], tuple[LayeredModel, ...]]:
+    """Each case read by ``read(case, order, limit)``, and the models kept to read again (all or none): the first
+    while it takes at most half of ``budget`` bytes, the next ones while none is rebuilt, each case read under
+    what the models kept before it leave of ``budget``."""
+    parts: list[Read] = []
+    kept: list[LayeredModel] = []
+    limit = budget
+    for case, order in cases:
+        part, model = read(case, order, limit)
+        parts.append(part)
+        if model is not None and not model.rebuilds and len(kept) == len(parts) - 1 and (kept or model.nbytes <= budget // 2):
+            kept.append(model)
+            limit -= model.nbytes
+    return parts, tuple(kept) if len(kept) == len(cases) else ()
 
 
 def is_self_transposed(problem: Problem) -> bool:

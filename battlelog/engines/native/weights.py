@@ -32,6 +32,8 @@ from battlelog.engines.native.streams import Randomness, uniform
 from battlelog.engines.native.tables import TRACKED, VERTICAL, SweepTables
 from battlelog.errors import Inconsistent
 from battlelog.rules.prior import Prior
+from battlelog.rules.state import GameState
+from battlelog.rules.variants import ALLOWED
 
 _NO_PAIRS = np.zeros(0, dtype=np.int8)
 
@@ -272,3 +274,9 @@ def _none(tables: SweepTables) -> Weighted:
     rows, cols = tables.problem.rows, tables.problem.cols
     placements = tuple(np.zeros(len(tables.placement_index(ship)[0])) for ship in range(len(tables.problem.ships)))
     return Weighted(0, -math.inf, np.zeros((rows, cols)), placements, np.zeros(3))
+
+
+def tracks_touching(state: GameState, asked: bool = False) -> bool:
+    """Whether a model of ``state`` must count touching pairs: when asked (for E[touch]) or when its prior
+    weighs them, and only where ships may meet along a side (elsewhere there are none to count)."""
+    return (asked or bool(state.config.effective_prior.touch)) and state.config.rules.touch == ALLOWED

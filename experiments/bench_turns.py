@@ -1,0 +1,93 @@
+"""Turned sweeps against whole ones: the native engine with and without counting a state as two cases by its
+longest ship's orientation (battlelog/engines/native/turns.py), on empty boards and along whole games.
+
+For each board: the empty board counted by a fresh engine (kernels loaded first; the best of ``--rounds``), turned
+(``NativeEngine()``) and whole (``NativeEngine(turn=False)``); then ``--games`` games of the pdf player (layouts of
+seed 11, drawn as experiments draw them), every state asked in order by a fresh engine per game and mode (its own
+workspace, so nothing comes from a cache), the empty state included. Every count is checked equal between the two
+modes (layouts and per-cell counts); a difference stops the run. Prints a markdown table.
+
+usage:
+  python experiments/bench_turns.py
+  python experiments/bench_turns.py --boards 10:5,4,3,3,2 15:5,4,3,3,2 --games 2 --rounds 1
+  python experiments/bench_turns.py --boards 10:4,3,3,2,2,2,1,1,1,1:none --games 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from battlelog.engines.native.engine import NativeEngine
+from battlelog.engines.workspace import Workspace
+from battlelog.players import make_player
+from battlelog.rules.config import GameConfig, parse_ships
+from battlelog.rules.state import GameState
+from battlelog.rules.variants import Rules
+from battlelog.runner.loop import play_game
+from battlelog.runner.seeds import layout_for
+
+BOARDS = ("10:5,4,3,3,2", "10:5,4,3,3,2:none", "12x10:5,4,3,3,2", "12:5,4,3,3,2", "10:4,3,3,2,2,2,1,1,1,1:none", "15:5,4,3,3,2")
+
+
+def board(text: str) -> GameConfig:
+    """``ROWS[xCOLS]:FLEET[:TOUCH]`` as a game configuration."""
+    shape, fleet, *touch = text.split(":")
+    rows, _, cols = shape.partition("x")
+    return GameConfig(int(rows), parse_ships(fleet), Rules(touch=touch[0] if touch else "allowed"), cols=int(cols or rows))
+
+
+def engine(turn: bool) -> NativeEngine:
+    """A fresh engine with a workspace of its own (an empty disk cache: nothing is read from earlier runs)."""
+    return NativeEngine(workspace=Workspace(Path(tempfile.mkdtemp(prefix="bench-turns-"))), turn=turn)
+
+
+def timed(turn: bool, states: list[GameState]) -> tuple[float, list[tuple[int, np.ndarray]]]:
+    """Seconds for a fresh engine to answer ``states`` in order, and each answer's layouts and per-cell counts."""
+    asker = engine(turn)
+    start = time.perf_counter()
+    counts = [asker.counts(state) for state in states]
+    return time.perf_counter() - start, [(c.models, c.cells) for c in counts]
+
+
+def same(a: list[tuple[int, np.ndarray]], b: list[tuple[int, np.ndarray]]) -> bool:
+    return all(x[0] == y[0] and np.array_equal(x[1], y[1]) for x, y in zip(a, b))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--boards", nargs="+", default=list(BOARDS), help="ROWS[xCOLS]:FLEET[:TOUCH] (default: %(default)s)")
+    parser.add_argument("--games", type=int, default=4, help="games of the pdf player per board (default: 4)")
+    parser.add_argument("--rounds", type=int, default=2, help="empty-board rounds per mode, the best kept (default: 2)")
+    args = parser.parse_args()
+    engine(True).counts(GameState.empty(board("6:4,3,2")))  # load the compiled kernels before timing anything
+    print("| board | empty board, whole | turned | whole / turned | a game, whole | turned | whole / turned | states |")
+    print("|:--|--:|--:|--:|--:|--:|--:|--:|")
+    for text in args.boards:
+        config = board(text)
+        empty = [GameState.empty(config)]
+        whole_empty = min(timed(False, empty)[0] for _ in range(args.rounds))
+        turned_empty = min(timed(True, empty)[0] for _ in range(args.rounds))
+        whole_games = turned_games = 0.0
+        states_asked = 0
+        for game in range(args.games):
+            states = [GameState.empty(config)]
+            play_game(config, layout_for(config, 11, game), make_player("pdf", seed=game), on_shot=states.append)
+            whole_time, whole = timed(False, states)
+            turned_time, turned = timed(True, states)
+            if not same(whole, turned):
+                raise SystemExit(f"{config.label()}, game {game}: turned counts differ from whole ones")
+            whole_games, turned_games, states_asked = whole_games + whole_time, turned_games + turned_time, states_asked + len(states)
+        games = max(1, args.games)
+        print(
+            f"| {config.label()} | {whole_empty:.2f} s | {turned_empty:.2f} s | {whole_empty / turned_empty:.1f}x "
+            f"| {whole_games / games:.2f} s | {turned_games / games:.2f} s | {whole_games / max(turned_games, 1e-9):.1f}x | {states_asked} |"
+        )
+
+
+if __name__ == "__main__":
+    main()
