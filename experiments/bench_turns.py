@@ -61,7 +61,7 @@ def same(a: list[tuple[int, np.ndarray]], b: list[tuple[int, np.ndarray]]) -> bo
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--boards", nargs="+", default=list(BOARDS), help="ROWS[xCOLS]:FLEET[:TOUCH] (default: %(default)s)")
-    parser.add_argument("--games", type=int, default=4, help="games of the pdf player per board (default: 4)")
+    parser.add_argument("--games", type=int, default=2, help="games of the pdf player per board (default: 2)")
     parser.add_argument("--rounds", type=int, default=2, help="empty-board rounds per mode, the best kept (default: 2)")
     args = parser.parse_args()
     engine(True).counts(GameState.empty(board("6:4,3,2")))  # load the compiled kernels before timing anything

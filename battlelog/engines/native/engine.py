@@ -7,7 +7,8 @@ How, for one game state:
    overlap, every hit covered.
 2. Ships that are interchangeable in that problem are merged into kinds, and the board is swept
    cell by cell in the raster order that suits the evidence (:func:`sweep_order`), building the
-   layered model (:mod:`battlelog.engines.native.layered`) with the compiled kernel.
+   layered model (:mod:`battlelog.engines.native.layered`) with the compiled kernel; where it pays, as two
+   cases by the longest ship's orientation, each swept along that ship (:mod:`~battlelog.engines.native.turns`).
 3. One backward pass counts, for every placement, the layouts that use it; cell marginals are sums
    of those counts. Everything is an exact integer until the final division.
 
