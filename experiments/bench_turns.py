@@ -7,10 +7,15 @@ seed 11, drawn as experiments draw them), every state asked in order by a fresh 
 workspace, so nothing comes from a cache), the empty state included. Every count is checked equal between the two
 modes (layouts and per-cell counts); a difference stops the run. Prints a markdown table.
 
+With ``--per-state``, also every state of those games that a fresh engine sweeps (not listed), alone: the best of two
+fresh engines per mode, and how many of them turning made faster or slower and by how much (a small sweep pays
+its per-level cost twice when turned).
+
 usage:
   python experiments/bench_turns.py
   python experiments/bench_turns.py --boards 10:5,4,3,3,2 15:5,4,3,3,2 --games 2 --rounds 1
   python experiments/bench_turns.py --boards 10:4,3,3,2,2,2,1,1,1,1:none --games 2
+  python experiments/bench_turns.py --boards 10:5,4,3,3,2 12:5,4,3,3,2 --games 4 --per-state
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import numpy as np
 
 from battlelog.engines.native.engine import NativeEngine
 from battlelog.engines.workspace import Workspace
+from battlelog.model.ground import Problem
 from battlelog.players import make_player
 from battlelog.rules.config import GameConfig, parse_ships
 from battlelog.rules.state import GameState
@@ -63,8 +69,10 @@ def main() -> None:
     parser.add_argument("--boards", nargs="+", default=list(BOARDS), help="ROWS[xCOLS]:FLEET[:TOUCH] (default: %(default)s)")
     parser.add_argument("--games", type=int, default=2, help="games of the pdf player per board (default: 2)")
     parser.add_argument("--rounds", type=int, default=2, help="empty-board rounds per mode, the best kept (default: 2)")
+    parser.add_argument("--per-state", action="store_true", help="also time every swept state of the games alone")
     args = parser.parse_args()
     engine(True).counts(GameState.empty(board("6:4,3,2")))  # load the compiled kernels before timing anything
+    per_state: list[tuple[str, GameState]] = []
     print("| board | empty board, whole | turned | whole / turned | a game, whole | turned | whole / turned | states |")
     print("|:--|--:|--:|--:|--:|--:|--:|--:|")
     for text in args.boards:
@@ -77,6 +85,7 @@ def main() -> None:
         for game in range(args.games):
             states = [GameState.empty(config)]
             play_game(config, layout_for(config, 11, game), make_player("pdf", seed=game), on_shot=states.append)
+            per_state.extend((config.label(), state) for state in states[1:] if args.per_state)
             whole_time, whole = timed(False, states)
             turned_time, turned = timed(True, states)
             if not same(whole, turned):
@@ -87,6 +96,28 @@ def main() -> None:
             f"| {config.label()} | {whole_empty:.2f} s | {turned_empty:.2f} s | {whole_empty / turned_empty:.1f}x "
             f"| {whole_games / games:.2f} s | {turned_games / games:.2f} s | {whole_games / max(turned_games, 1e-9):.1f}x | {states_asked} |"
         )
+
+    if per_state:
+        states_alone(per_state)
+
+
+def states_alone(states: list[tuple[str, GameState]]) -> None:
+    """Each swept state alone, whole and turned (the best of two fresh engines each): a table per board of how many
+    turning made faster and slower, the sums, and the worst loss."""
+    print("\n| board | swept states | whole, summed | turned, summed | turned faster on | slower on | worst loss |")
+    print("|:--|--:|--:|--:|--:|--:|--:|")
+    for label in dict.fromkeys(label for label, _ in states):
+        whole_sum = turned_sum = worst = 0.0
+        faster = slower = swept = 0
+        for _, state in ((lab, st) for lab, st in states if lab == label):
+            if not isinstance(engine(True)._listing(state), Problem):
+                continue  # listed, not swept: turning never applies
+            whole = min(timed(False, [state])[0] for _ in range(2))
+            turned = min(timed(True, [state])[0] for _ in range(2))
+            swept, whole_sum, turned_sum = swept + 1, whole_sum + whole, turned_sum + turned
+            faster, slower = faster + (turned < whole), slower + (turned >= whole)
+            worst = max(worst, turned - whole)
+        print(f"| {label} | {swept} | {whole_sum:.2f} s | {turned_sum:.2f} s | {faster} | {slower} | {worst * 1e3:.1f} ms |")
 
 
 if __name__ == "__main__":

@@ -61,6 +61,7 @@ def test_which_problems_are_turned() -> None:
     wide = _problem(13, (5, 4, 3, 3, 2), cols=15)
     assert turns.turning_ship(wide) == 0
     assert turns.turning_ship(replace(wide, touch="none")) is None
+    assert turns.turning_ship(wide, tracked=True) is None  # nor with the 15 bits a prior's touch weight keeps
 
 
 def _game(config: GameConfig, table: oracle.Layouts, rng: np.random.Generator) -> list[GameState]:

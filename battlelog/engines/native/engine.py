@@ -169,7 +169,7 @@ class NativeEngine(Engine):
                 result = listed_weighted(state.rows, state.cols, state.ships, *listed.layouts, prior)
             else:  # swept (as two cases where that pays: turns.py), each case read and dropped before the next is compiled
                 self._kept = self._turned = self._cases = None
-                cases, weigh = turned_cases(listed, state) if self.turn and not self._draws else None, lambda m: weigher(m, prior).weighted()
+                cases, weigh = turned_cases(listed, state, tracked) if self.turn and not self._draws else None, lambda m: weigher(m, prior).weighted()
                 if cases is None:
                     result, model = self._read_cases(listed, sweep_order(state), weigh, tracked)
                     self._kept = None if model is None else (key, model)

@@ -36,9 +36,10 @@ MAX_SKEW = 2
 TRANSPOSE = Symmetry(True, False, False)
 
 
-def turning_ship(problem: Problem) -> int | None:
+def turning_ship(problem: Problem, tracked: bool = False) -> int | None:
     """The ship a count of ``problem`` is turned on: the fleet's only ship of its longest length (2 or more),
-    when its placements lie both ways, the board is near square and both cases' frontiers fit 64-bit keys; else None."""
+    when its placements lie both ways, the board is near square and both cases' frontiers fit 64-bit keys (with the
+    occupancy profile a prior's touch weight keeps, when ``tracked``); else None."""
     longest = max(problem.ships)
     if longest < 2 or problem.ships.count(longest) > 1 or abs(problem.rows - problem.cols) > MAX_SKEW:
         return None
@@ -48,7 +49,7 @@ def turning_ship(problem: Problem) -> int | None:
     kinds = kinds_of(problem)
     field_bits, count_bits = key_fields(longest, [len(kind.ships) for kind in kinds])
     width = max(problem.rows, problem.cols)
-    if field_bits * (width + 1) + profile_bits(problem.touch, width) + sum(count_bits) > 64:
+    if field_bits * (width + 1) + profile_bits(problem.touch, width, tracked) + sum(count_bits) > 64:
         return None
     return ship
 
@@ -86,11 +87,11 @@ class Turned:
         return parts[0] + parts[1]
 
 
-def turned_cases(problem: Problem, state: GameState) -> list[tuple[Problem, Symmetry]] | None:
+def turned_cases(problem: Problem, state: GameState, tracked: bool = False) -> list[tuple[Problem, Symmetry]] | None:
     """The two cases of ``problem`` (ground from ``state``), the turning ship across and then along the columns, each
     with the raster order (of those that sweep it along) that meets the state's evidence earliest; None when it is
-    not turned (:func:`turning_ship`)."""
-    ship = turning_ship(problem)
+    not turned (:func:`turning_ship`; ``tracked``: swept with the occupancy profile)."""
+    ship = turning_ship(problem, tracked)
     if ship is None:
         return None
     domain = problem.domains[ship]
