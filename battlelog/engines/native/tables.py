@@ -186,9 +186,8 @@ class SweepTables:
         #: starts[k, o, j]: kind k may start a placement of orientation o at swept cell j.
         self.starts = np.zeros((len(self.kinds), 2, self.cell_count), dtype=np.bool_)
         for k, kind in enumerate(self.kinds):
-            for row, col, horizontal in kind.placements:
-                start, orientation = self._swept(Placement(kind.ships[0], kind.length, row, col, horizontal), image)
-                self.starts[k, orientation, start] = True
+            start, orientation = self._swept_starts(kind, image)
+            self.starts[k, orientation, start] = True
         #: required[j]: swept cell j is a hit, so some ship must cover it.
         self.required = np.zeros(self.cell_count, dtype=np.bool_)
         for r, c in problem.required:
@@ -202,6 +201,16 @@ class SweepTables:
         #: The state before the first cell: nothing placed, every ship still to place.
         self.root = int(sum(len(kind.ships) << int(self.count_shift[k]) for k, kind in enumerate(self.kinds)))
         self._covered: dict[tuple[int, int], np.ndarray] = {}
+
+    def _swept_starts(self, kind: Kind, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_swept` of every placement of ``kind`` at once, on arrays (a Python object per placement cost about
+        1.5 ms a table on 10x10, as much as a small state's whole sweep)."""
+        spots = np.array(sorted(kind.placements), dtype=np.int64).reshape(-1, 3)  # (row, col, horizontal)
+        first = spots[:, 0] * self.problem.cols + spots[:, 1]
+        last = first + (kind.length - 1) * np.where(spots[:, 2] == 1, 1, self.problem.cols)
+        ends = np.sort(np.stack([image[first], image[last]]), axis=0)  # each placement's first and last swept cells
+        across = (ends[0] // self.cols == ends[1] // self.cols) | (kind.length == 1)
+        return ends[0], np.where(across, HORIZONTAL, VERTICAL)
 
     def _swept(self, placement: Placement, image: np.ndarray) -> tuple[int, int]:
         """(first swept cell, orientation) of a placement's image."""
