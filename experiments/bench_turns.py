@@ -16,6 +16,7 @@ usage:
   python experiments/bench_turns.py --boards 10:5,4,3,3,2 15:5,4,3,3,2 --games 2 --rounds 1
   python experiments/bench_turns.py --boards 10:4,3,3,2,2,2,1,1,1,1:none --games 2
   python experiments/bench_turns.py --boards 10:5,4,3,3,2 12:5,4,3,3,2 --games 4 --per-state
+  python experiments/bench_turns.py --boards 12x10:5,4,3,3,2 8x12:5,4,3,3,2 --max-skew 4   # why long boards are not turned
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from battlelog.engines.native import turns
 from battlelog.engines.native.engine import NativeEngine
 from battlelog.engines.workspace import Workspace
 from battlelog.model.ground import Problem
@@ -70,7 +72,11 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=2, help="games of the pdf player per board (default: 2)")
     parser.add_argument("--rounds", type=int, default=2, help="empty-board rounds per mode, the best kept (default: 2)")
     parser.add_argument("--per-state", action="store_true", help="also time every swept state of the games alone")
+    parser.add_argument(
+        "--max-skew", type=int, default=turns.MAX_SKEW, help=f"turn rectangles whose sides differ by at most this (default: {turns.MAX_SKEW})"
+    )
     args = parser.parse_args()
+    turns.MAX_SKEW = args.max_skew  # what a longer rectangle would cost turned
     engine(True).counts(GameState.empty(board("6:4,3,2")))  # load the compiled kernels before timing anything
     per_state: list[tuple[str, GameState]] = []
     print("| board | empty board, whole | turned | whole / turned | a game, whole | turned | whole / turned | states |")

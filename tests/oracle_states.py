@@ -50,3 +50,16 @@ def oracle_state(config: GameConfig, table: oracle.Layouts, rng: np.random.Gener
     chosen = oracle.posterior(table, list(zip(cells[:stop], answers[:stop])), sinks)
     assert k in chosen
     return state, chosen
+
+
+def oracle_game(config: GameConfig, table: oracle.Layouts, rng: np.random.Generator) -> list[GameState]:
+    """Every state of one game, the empty board first, on a layout drawn uniformly from ``table``, shot at as
+    :func:`hunt_cell` shoots (half the time next to a hit) and answered by battlelog's referee."""
+    k = int(rng.integers(len(table)))
+    referee = Referee(config, tuple(Placement(i, *spot) for i, spot in enumerate(table.spots[k])))
+    states = [GameState.empty(config)]
+    while not referee.over:
+        hits = [s.cell for s in states[-1].shots if s.result != "miss"]
+        cell = hunt_cell(rng, config.rows, config.cols, hits, set(states[-1].shot_cells))
+        states.append(states[-1].with_shot(*cell, *referee.shoot(*cell)))
+    return states

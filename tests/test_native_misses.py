@@ -21,29 +21,15 @@ from battlelog.engines.native import few, misses
 from battlelog.engines.native.counts import Counts
 from battlelog.engines.native.engine import NativeEngine
 from battlelog.rules.config import GameConfig
-from battlelog.rules.geometry import Placement
-from battlelog.rules.referee import Referee
 from battlelog.rules.state import GameState
 from battlelog.rules.variants import SINK_RULES, TOUCH_RULES, Rules
 
 import oracle
-from oracle_states import hunt_cell
+from oracle_states import oracle_game
 
 
 def _same(a: Counts, b: Counts) -> bool:
     return a.models == b.models and np.array_equal(a.cells, b.cells) and all(np.array_equal(x, y) for x, y in zip(a.placements, b.placements))
-
-
-def _game(config: GameConfig, table: oracle.Layouts, rng: np.random.Generator) -> list[GameState]:
-    """Every state of one game on a layout drawn from the oracle's list, shot at random (half the time next to a hit)."""
-    k = int(rng.integers(len(table)))
-    referee = Referee(config, tuple(Placement(i, *spot) for i, spot in enumerate(table.spots[k])))
-    states = [GameState.empty(config)]
-    while not referee.over:
-        hits = [s.cell for s in states[-1].shots if s.result != "miss"]
-        cell = hunt_cell(rng, config.rows, config.cols, hits, set(states[-1].shot_cells))
-        states.append(states[-1].with_shot(*cell, *referee.shoot(*cell)))
-    return states
 
 
 def listing_off_counting(monkeypatch: pytest.MonkeyPatch, made_by: str) -> list[int]:
@@ -77,7 +63,7 @@ def test_games_asked_in_order_count_as_fresh_engines_and_the_oracle(sinks: str, 
         config = GameConfig(size, ships, Rules(touch=touch, sinks=sinks))
         for _ in range(3):
             engine = NativeEngine(reuse=False)
-            for state in _game(config, table, rng):
+            for state in oracle_game(config, table, rng):
                 got = engine.counts(state)
                 shots = [(s.cell, (s.result, s.ship)) for s in state.shots]
                 assert got.models == len(oracle.posterior(table, shots, sinks))
@@ -109,7 +95,7 @@ def test_draws_from_a_recount_are_the_sweeps(sinks: str, touch: str, recounts: l
         config = GameConfig(size, ships, Rules(touch=touch, sinks=sinks))
         for game in range(2):
             engine = NativeEngine(reuse=False)
-            for t, state in enumerate(_game(config, table, rng)[:-1]):
+            for t, state in enumerate(oracle_game(config, table, rng)[:-1]):
                 got = engine.sample_owners(state, 20, np.random.default_rng(t))
                 want = NativeEngine(reuse=False).sample_owners(state, 20, np.random.default_rng(t))
                 assert np.array_equal(got, want), (game, state.to_json()["shots"])

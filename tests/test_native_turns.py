@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from battlelog.engines.canonical import maps_to_itself
 from battlelog.engines.native import engine as engine_module
 from battlelog.engines.native import few, misses, turns
 from battlelog.engines.native.counts import Counts
@@ -28,14 +29,12 @@ from battlelog.engines.native.engine import NativeEngine
 from battlelog.errors import BudgetExceeded
 from battlelog.model.ground import ground_problem
 from battlelog.rules.config import GameConfig
-from battlelog.rules.geometry import Placement
 from battlelog.rules.prior import Prior
-from battlelog.rules.referee import Referee
 from battlelog.rules.state import GameState
 from battlelog.rules.variants import SINK_RULES, TOUCH_RULES, Rules
 
 import oracle
-from oracle_states import hunt_cell
+from oracle_states import oracle_game
 
 
 def _same(a: Counts, b: Counts) -> bool:
@@ -62,18 +61,6 @@ def test_which_problems_are_turned() -> None:
     assert turns.turning_ship(wide) == 0
     assert turns.turning_ship(replace(wide, touch="none")) is None
     assert turns.turning_ship(wide, tracked=True) is None  # nor with the 15 bits a prior's touch weight keeps
-
-
-def _game(config: GameConfig, table: oracle.Layouts, rng: np.random.Generator) -> list[GameState]:
-    """Every state of one game on a layout drawn from the oracle's list, shot at random (half the time next to a hit)."""
-    k = int(rng.integers(len(table)))
-    referee = Referee(config, tuple(Placement(i, *spot) for i, spot in enumerate(table.spots[k])))
-    states = [GameState.empty(config)]
-    while not referee.over:
-        hits = [s.cell for s in states[-1].shots if s.result != "miss"]
-        cell = hunt_cell(rng, config.rows, config.cols, hits, set(states[-1].shot_cells))
-        states.append(states[-1].with_shot(*cell, *referee.shoot(*cell)))
-    return states
 
 
 @dataclass
@@ -116,7 +103,7 @@ def test_turned_games_equal_the_oracle_and_a_whole_sweep(sinks: str, touch: str,
         config = GameConfig(rows, ships, Rules(touch=touch, sinks=sinks), cols=cols)
         for _ in range(2):
             engine = NativeEngine(reuse=False)
-            for state in _game(config, table, rng):
+            for state in oracle_game(config, table, rng):
                 got = engine.counts(state)
                 chosen = oracle.posterior(table, [(s.cell, (s.result, s.ship)) for s in state.shots], sinks)
                 where = f"{state.config.label()} {state.to_json()['shots']}"
@@ -161,7 +148,8 @@ def test_a_self_transposed_state_is_swept_once_and_counted_again_on_that_model(t
             assert _same(got, want)
         assert sweeps == [0]  # the base swept once (its other case transposed), the state after counted on that model
         assert engine._turned is not None and [flip for _, flip in engine._turned.parts] == [False, True]
-    assert turns.is_self_transposed(ground_problem(symmetric)) and not turns.is_self_transposed(ground_problem(lopsided))
+    assert maps_to_itself(symmetric, turns.TRANSPOSE) and not maps_to_itself(lopsided, turns.TRANSPOSE)
+    assert not maps_to_itself(GameState.empty(GameConfig(5, (4, 3, 2), cols=4)), turns.TRANSPOSE)  # not even a square
     engine = NativeEngine(reuse=False)
     del sweeps[:]
     engine.counts(lopsided)
@@ -265,7 +253,7 @@ def test_turned_weighted_posteriors_equal_the_oracle_and_a_whole_sweep(touch: st
         for prior in priors:
             config = GameConfig(rows, ships, Rules(touch=touch), cols=cols, prior=prior)
             engine = NativeEngine(reuse=False)
-            for state in _game(config, table, rng):
+            for state in oracle_game(config, table, rng):
                 chosen = oracle.posterior(table, [(s.cell, (s.result, s.ship)) for s in state.shots], "named")
                 weight = oracle.layout_weights(table, *prior.theta)
                 got, whole = engine.marginals(state), NativeEngine(reuse=False, turn=False)

@@ -55,8 +55,8 @@ def test_index_map_sends_each_cell_to_its_image(rows: int, cols: int) -> None:
 
 @pytest.mark.parametrize(("rows", "cols"), [(rows, cols) for rows, cols in SHAPES if rows * cols >= 4])
 def test_a_sweeps_start_table_holds_each_placements_swept_start(rows: int, cols: int) -> None:
-    """``SweepTables.starts`` (built on arrays) against each placement's first swept cell and orientation in the image,
-    taken one Placement at a time, under all eight sweep orders (the wide ones too: turned cases sweep them), for
+    """``SweepTables.starts`` and ``placement_index`` (built on arrays) against each placement's first swept cell and
+    orientation in the image, taken one Placement at a time, under all eight sweep orders (the wide ones too: turned cases sweep them), for
     ships of every length the board holds, pruned domains included."""
     rng = np.random.default_rng(rows * 7 + cols)
     for length in range(1, max(rows, cols) + 1):
@@ -76,3 +76,10 @@ def test_a_sweeps_start_table_holds_each_placements_swept_start(rows: int, cols:
                             across = kind.length == 1 or swept[0] // n == swept[-1] // n
                             want[k, 0 if across else 1, swept[0]] = True
                     assert np.array_equal(tables.starts, want), (rows, cols, ships, symmetry)
+                    for ship, length in enumerate(ships):  # and each canonical placement's (orientation, swept start)
+                        pairs = []
+                        for placement in ship_placements(rows, cols, ship, length):
+                            swept = sorted(int(image[r * cols + c]) for r, c in placement.cells)
+                            pairs.append((0 if length == 1 or swept[0] // n == swept[-1] // n else 1, swept[0]))
+                        orientations, starts = tables.placement_index(ship)
+                        assert list(zip(orientations.tolist(), starts.tolist())) == pairs, (rows, cols, ships, symmetry)

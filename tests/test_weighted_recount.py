@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_native_misses import _game, listing_off_counting
+from test_native_misses import listing_off_counting
 from test_native_prior import random_prior
 
 from battlelog.engines.native.engine import NativeEngine
@@ -17,6 +17,7 @@ from battlelog.rules.state import GameState
 from battlelog.rules.variants import SINK_RULES, TOUCH_RULES, Rules
 
 import oracle
+from oracle_states import oracle_game
 
 
 @pytest.fixture
@@ -37,7 +38,7 @@ def test_games_under_a_prior_asked_in_order_weigh_as_the_oracle(sinks: str, touc
             config = GameConfig(size, ships, Rules(touch=touch, sinks=sinks), prior=prior)
             weight = oracle.layout_weights(table, *prior.theta)
             engine = NativeEngine(reuse=False)
-            for state in _game(config, table, rng):
+            for state in oracle_game(config, table, rng):
                 got = engine.marginals(state)
                 shots = [(s.cell, (s.result, s.ship)) for s in state.shots]
                 chosen = oracle.posterior(table, shots, sinks)

@@ -51,6 +51,15 @@ def model_key(state: GameState, tracked: bool = False) -> PosteriorKey:
     return (*key, "tracked") if tracked else key
 
 
+def maps_to_itself(state: GameState, symmetry: Symmetry) -> bool:
+    """Whether ``symmetry`` maps the evidence of ``state`` (its prior aside) to itself, so that it maps the state's
+    layouts onto themselves: the empty board, or shots placed symmetrically. A few array operations."""
+    if symmetry.transpose and state.rows != state.cols:
+        return False
+    own, image = _keys(state, np.stack([IDENTITY.index_map(state.rows, state.cols), symmetry.index_map(state.rows, state.cols)]), weighed=False)
+    return own == image
+
+
 def _keys(state: GameState, images: np.ndarray, weighed: bool = True) -> list[PosteriorKey]:
     """The posterior keys of the state's images under the index maps ``images`` (one row each), all
     at once: a state is read once, and each image costs a few array operations. ``weighed=False``: without
@@ -89,4 +98,4 @@ def _all_index_maps(rows: int, cols: int) -> np.ndarray:
     return out
 
 
-__all__ = ["PosteriorKey", "canonical_form", "model_key", "posterior_key", "prior_symmetries"]
+__all__ = ["PosteriorKey", "canonical_form", "maps_to_itself", "model_key", "posterior_key", "prior_symmetries"]

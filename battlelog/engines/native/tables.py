@@ -39,7 +39,7 @@ import numpy as np
 from battlelog.errors import BattlelogError
 from battlelog.model.ground import Problem
 from battlelog.rules.config import GameConfig
-from battlelog.rules.geometry import Placement, ship_placements
+from battlelog.rules.geometry import placement_starts
 from battlelog.rules.state import GameState
 from battlelog.rules.symmetry import SYMMETRIES, Symmetry
 
@@ -144,12 +144,24 @@ def check_problem_bits(problem: Problem, tracked: bool = False) -> None:
     """The one-line error :class:`SweepTables` gives for a problem whose frontier would not fit 64 bits,
     without building the tables (cheap when even unmerged ships fit, as they do on every usual board)."""
     width = min(problem.rows, problem.cols)  # the sweep runs across the narrower side
-    field_bits, count_bits = key_fields(max(problem.ships), [1] * len(problem.ships))
-    if field_bits * (width + 1) + profile_bits(problem.touch, width, tracked) + sum(count_bits) <= 64:
-        return
+    if not fits_key(problem, width, tracked):
+        kinds = kinds_of(problem)
+        field_bits, count_bits = key_fields(max(kind.length for kind in kinds), [len(kind.ships) for kind in kinds])
+        check_key_bits(problem.label(), width, field_bits, count_bits, problem.touch, tracked)
+
+
+def fits_key(problem: Problem, width: int, tracked: bool = False) -> bool:
+    """Whether a sweep of ``problem`` with ``width`` columns keeps its frontier in 64-bit keys (cheap when even
+    unmerged ships fit, as they do on every usual board; ``tracked``: with a prior's occupancy profile)."""
+
+    def bits(longest: int, sizes: list[int]) -> int:
+        field_bits, count_bits = key_fields(longest, sizes)
+        return field_bits * (width + 1) + profile_bits(problem.touch, width, tracked) + sum(count_bits)
+
+    if bits(max(problem.ships), [1] * len(problem.ships)) <= 64:
+        return True
     kinds = kinds_of(problem)
-    field_bits, count_bits = key_fields(max(kind.length for kind in kinds), [len(kind.ships) for kind in kinds])
-    check_key_bits(problem.label(), width, field_bits, count_bits, problem.touch, tracked)
+    return bits(max(kind.length for kind in kinds), [len(kind.ships) for kind in kinds]) <= 64
 
 
 #: ``SweepTables.placement_index`` by (rows, columns, ship length, symmetry): a few dozen entries in a process.
@@ -203,21 +215,17 @@ class SweepTables:
         self._covered: dict[tuple[int, int], np.ndarray] = {}
 
     def _swept_starts(self, kind: Kind, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`_swept` of every placement of ``kind`` at once, on arrays (a Python object per placement cost about
-        1.5 ms a table on 10x10, as much as a small state's whole sweep)."""
+        """(first swept cell, orientation in the image) of every placement of ``kind``."""
         spots = np.array(sorted(kind.placements), dtype=np.int64).reshape(-1, 3)  # (row, col, horizontal)
         first = spots[:, 0] * self.problem.cols + spots[:, 1]
-        last = first + (kind.length - 1) * np.where(spots[:, 2] == 1, 1, self.problem.cols)
-        ends = np.sort(np.stack([image[first], image[last]]), axis=0)  # each placement's first and last swept cells
-        across = (ends[0] // self.cols == ends[1] // self.cols) | (kind.length == 1)
-        return ends[0], np.where(across, HORIZONTAL, VERTICAL)
+        return self._swept(first, first + (kind.length - 1) * np.where(spots[:, 2] == 1, 1, self.problem.cols), kind.length, image)
 
-    def _swept(self, placement: Placement, image: np.ndarray) -> tuple[int, int]:
-        """(first swept cell, orientation) of a placement's image."""
-        n = self.cols
-        swept = sorted(int(image[r * self.problem.cols + c]) for r, c in placement.cells)
-        horizontal = placement.length == 1 or swept[-1] // n == swept[0] // n
-        return swept[0], HORIZONTAL if horizontal else VERTICAL
+    def _swept(self, first: np.ndarray, last: np.ndarray, length: int, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(first swept cell, orientation in the image) of the placements from original cell ``first`` to ``last``, on
+        arrays (a Python object per placement cost about 1.5 ms a table on 10x10, as much as a small state's sweep)."""
+        ends = np.sort(np.stack([image[first], image[last]]), axis=0)  # each placement's first and last swept cells
+        across = (ends[0] // self.cols == ends[1] // self.cols) | (length == 1)
+        return ends[0], np.where(across, HORIZONTAL, VERTICAL)
 
     @cached_property
     def multiplicity(self) -> int:
@@ -249,9 +257,10 @@ class SweepTables:
         rows, cols = self.problem.rows, self.problem.cols
         key = (rows, cols, self.problem.ships[ship], self.symmetry)  # geometry only: the same for every state
         if key not in _PLACEMENT_INDEX:
-            image = self.symmetry.index_map(rows, cols)
-            pairs = [self._swept(p, image) for p in ship_placements(rows, cols, ship, self.problem.ships[ship])]
-            index = np.array([o for _, o in pairs], dtype=np.int64), np.array([s for s, _ in pairs], dtype=np.int64)
+            length = self.problem.ships[ship]
+            first, step = placement_starts(rows, cols, length)  # ship_placements' order
+            start, orientation = self._swept(first, first + step * (length - 1), length, self.symmetry.index_map(rows, cols))
+            index = orientation.astype(np.int64), start.astype(np.int64)
             for array in index:
                 array.setflags(write=False)
             _PLACEMENT_INDEX[key] = index

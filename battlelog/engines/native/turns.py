@@ -12,8 +12,8 @@ Measured (docs/speed.md, "Turned sweeps"; ``python experiments/bench_turns.py``)
 5,4,3,3,2, warm, 10x10 in 0.09 s instead of 0.51 s, 12x12 in 0.27 s instead of 2.41 s, 15x15 in 1.2 s instead of
 25.6 s; whole games 1.6-12x faster. A small sweep pays its per-level cost twice, so states whose whole sweep takes
 under about 15 ms lose a few milliseconds. On a rectangle the column-by-column sweep has the wider frontier; it
-pays while the sides differ by little (12x10: 0.33 s instead of 1.08 s, one probe) and not on long boards (8x12:
-0.20 s against 0.18 s), so those are not turned.
+pays while the sides differ by little (12x10: the empty board 0.31 s instead of 0.68 s) and not on long boards
+(8x12: 0.18 s against 0.16 s, games 0.9x; ``bench_turns.py --max-skew 4``), so those are not turned.
 """
 
 from __future__ import annotations
@@ -24,10 +24,11 @@ from typing import TypeVar
 
 import numpy as np
 
+from battlelog.engines.canonical import maps_to_itself
 from battlelog.engines.native import misses
 from battlelog.engines.native.counts import Counts
 from battlelog.engines.native.layered import LayeredModel
-from battlelog.engines.native.tables import key_fields, kinds_of, profile_bits, sweep_order
+from battlelog.engines.native.tables import fits_key, sweep_order
 from battlelog.model.ground import Problem
 from battlelog.rules.state import GameState
 from battlelog.rules.symmetry import SYMMETRIES, Symmetry
@@ -48,12 +49,7 @@ def turning_ship(problem: Problem, tracked: bool = False) -> int | None:
     ship = problem.ships.index(longest)
     if len({p.horizontal for p in problem.domains[ship]}) < 2:
         return None
-    kinds = kinds_of(problem)
-    field_bits, count_bits = key_fields(longest, [len(kind.ships) for kind in kinds])
-    width = max(problem.rows, problem.cols)
-    if field_bits * (width + 1) + profile_bits(problem.touch, width, tracked) + sum(count_bits) > 64:
-        return None
-    return ship
+    return ship if fits_key(problem, max(problem.rows, problem.cols), tracked) else None
 
 
 #: What a case is read for: its counts, or its weighted posterior under a prior.
@@ -111,7 +107,7 @@ def turned_counts(problem: Problem, state: GameState, count: CaseReader[Counts],
     cases = turned_cases(problem, state)
     if cases is None:
         return None
-    if is_self_transposed(problem):
+    if maps_to_itself(state, TRANSPOSE):
         (across,), kept = read_cases(cases[:1], count, budget)
         return Turned(state, across + transposed(across, state), tuple((model, flip) for model in kept for flip in (False, True)))
     (across, down), kept = read_cases(cases, count, budget)
@@ -132,14 +128,6 @@ def read_cases(cases: list[tuple[Problem, Symmetry]], read: CaseReader[Read], bu
             kept.append(model)
             limit -= model.nbytes
     return parts, tuple(kept) if len(kept) == len(cases) else ()
-
-
-def is_self_transposed(problem: Problem) -> bool:
-    """Whether the transpose maps ``problem`` to itself: a square board, its required cells and every ship's placements."""
-    if problem.rows != problem.cols or problem.required != {(c, r) for r, c in problem.required}:
-        return False
-    n = problem.rows
-    return all({TRANSPOSE.placement(p, n) for p in domain} == set(domain) for domain in problem.domains)
 
 
 def transposed(counts: Counts, state: GameState) -> Counts:
