@@ -1,7 +1,8 @@
 """The ``battlelog`` command: one subcommand per module in :mod:`battlelog.commands`.
 
 ``main(argv)`` can be called from tests. Errors a user can cause (:class:`BattlelogError`) are
-printed as one line and exit with status 2; they never show a traceback.
+printed as one line and exit with status 2; they never show a traceback. So is standard output that
+cannot be written (a full disk); a closed pipe (``| head``) stops quietly with status 141, as Unix tools do.
 
 Only the module of the command being run is imported (each module has ``add_arguments(parser)``
 and ``run(args) -> int``, and its docstring is the command's ``--help``), so one command's heavy
@@ -11,6 +12,7 @@ libraries never slow down another command or ``battlelog --help``.
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 from collections.abc import Sequence
@@ -70,8 +72,28 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
-    argv = list(sys.argv[1:] if argv is None else argv)
+    """Run the command line; returns the exit status (argparse's own exits, ``--help`` and usage errors, raise SystemExit)."""
+    stdout = _watch_stdout()
+    try:
+        try:
+            status = _run(list(sys.argv[1:] if argv is None else argv))
+        finally:
+            sys.stdout.flush()  # what was printed reaches its reader here, or fails here: never silently at exit
+    except OSError as exc:
+        if not isinstance(exc, StdoutError) and (stdout is None or stdout.failed is None):
+            raise  # not standard output's: a bug, shown whole
+        return _stdout_failed(exc)
+    except SystemExit:
+        if stdout is not None and stdout.failed is not None:  # argparse swallows the error of printing --help
+            return _stdout_failed(stdout.failed)
+        raise
+    if stdout is not None and stdout.failed is not None:  # printed by something that swallowed the error
+        return _stdout_failed(stdout.failed)
+    return status
+
+
+def _run(argv: list[str]) -> int:
+    """Parse ``argv`` and run its command; a user's error is one line on stderr and status 2."""
     args = build_parser(_command_in(argv)).parse_args(argv)
     bar = DelayedBar()
     try:
@@ -83,13 +105,72 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("battlelog: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        # The reader went away (e.g. `battlelog script ... | head`): stop quietly, as Unix tools do.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 141
     finally:
         bar.close()
+
+
+class StdoutError(OSError):
+    """Standard output could not take what was printed (a full disk, an I/O error)."""
+
+
+class _WatchedStdout(io.FileIO):
+    """Standard output's descriptor, remembering its first failure: a caller may swallow the error
+    (argparse does, printing ``--help``), and a full disk must not then pass for success."""
+
+    failed: OSError | None = None
+
+    def write(self, data: bytes) -> int:  # type: ignore[override]
+        try:
+            return super().write(data)
+        except BrokenPipeError as exc:
+            self.failed = self.failed or exc
+            raise
+        except OSError as exc:
+            self.failed = self.failed or exc
+            raise StdoutError(exc.errno, exc.strerror) from None
+
+
+def _watch_stdout() -> _WatchedStdout | None:
+    """Make ``sys.stdout`` write through a :class:`_WatchedStdout` (not when a test captures it)."""
+    if sys.stdout is not sys.__stdout__ or not isinstance(sys.stdout, io.TextIOWrapper):
+        return None
+    old = sys.stdout
+    raw = getattr(old.buffer, "raw", old.buffer)  # no BufferedWriter under PYTHONUNBUFFERED
+    if isinstance(raw, _WatchedStdout):  # main() run twice in one process
+        return raw
+    old.flush()
+    raw = _WatchedStdout(old.fileno(), "w", closefd=False)
+    sys.stdout = sys.__stdout__ = io.TextIOWrapper(
+        io.BufferedWriter(raw),
+        encoding=old.encoding,
+        errors=old.errors,
+        line_buffering=old.line_buffering,
+        write_through=old.write_through,
+    )
+    return raw
+
+
+def _stdout_failed(exc: OSError) -> int:
+    """Report standard output's failure: a closed pipe quietly with 141 (as Unix tools do), anything else in one line."""
+    _discard_stdout()
+    if isinstance(exc, BrokenPipeError):  # the reader went away (e.g. `battlelog script ... | head`)
+        return 141
+    print(
+        f"battlelog: error: cannot write standard output ({exc.strerror or exc}); what was not written is lost", file=sys.stderr
+    )
+    return 2
+
+
+def _discard_stdout() -> None:
+    """Send what is still buffered for standard output to /dev/null, so that the interpreter's flush at
+    exit neither fails again nor prints "Exception ignored" (a test's captured stdout has no descriptor)."""
+    try:
+        fd = sys.stdout.fileno()
+    except (OSError, ValueError):
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
 
 
 if __name__ == "__main__":

@@ -334,4 +334,4 @@ def test_summarize_where_the_summary_cannot_be_written_shows_the_tables_then_one
     lines = printed.splitlines()
     assert lines[0] == f"4x4 3,2 with seed 3: 4 games recorded in {out / GAMES}"
     assert [line.split()[1] for line in lines[3:5]] == ["random", "pdf"]  # the table's rows are shown
-    assert err == f"battlelog: error: {out / 'summary.csv'}: cannot write (Is a directory); the tables above are complete, the summary files are not written\n"
+    assert err == f"battlelog: error: {out / 'summary.csv'}: cannot write (it is a folder); the tables above are complete, the summary files are not written\n"

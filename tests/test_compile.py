@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 import subprocess
 import sys
 from functools import cache
@@ -104,13 +105,18 @@ def test_a_place_that_cannot_be_written_is_one_line_not_a_crash(where: str, mess
 
 
 def test_a_read_only_place_is_refused_before_compiling(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
-    def read_only(*args: object, **kwargs: object) -> None:
-        raise OSError(errno.EROFS, "Read-only file system")
+    # Root ignores permission bits: a read-only file system is simulated where files are created (os.open with O_CREAT).
+    real_open = os.open
+
+    def read_only(path: object, flags: int, *args: object, **kwargs: object) -> int:
+        if flags & os.O_CREAT and str(path).startswith(str(tmp_path)):
+            raise OSError(errno.EROFS, "Read-only file system")
+        return real_open(path, flags, *args, **kwargs)  # type: ignore[arg-type]
 
     def compiled(*args: object) -> None:
         raise AssertionError("compiled before the place was checked")
 
-    monkeypatch.setattr(Path, "touch", read_only)
+    monkeypatch.setattr(os, "open", read_only)
     monkeypatch.setattr("battlelog.engines.native.export.compile_state", compiled)
     assert main(["compile", "--size", "4", "--ships", "3,2", "-o", str(tmp_path / "m.sdd")]) == 2
     assert capsys.readouterr().err == f"battlelog: error: {tmp_path / 'm.sdd'}: cannot write (Read-only file system)\n"

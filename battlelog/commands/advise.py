@@ -38,6 +38,7 @@ from battlelog.commands.boards import (
 from battlelog.engines import DEFAULT_ENGINE, engine_class
 from battlelog.engines.workspace import Workspace
 from battlelog.errors import BattlelogError
+from battlelog.files import check_regular
 from battlelog.rules.state import GameState
 from battlelog.views.advise import HELP, Advisor
 from battlelog.views.console import Quit, ask
@@ -62,7 +63,7 @@ def session_state(args: argparse.Namespace) -> tuple[GameState, Path]:
     if board != (args.ships is not None):
         raise BattlelogError("give both --size and --ships, or neither to continue the game in --state FILE")
     if args.state is not None:
-        output_path(args.state, "--state")
+        check_regular(output_path(args.state, "--state"))  # read back and written after every answer: never a device or FIFO
     if args.state is not None and Path(args.state).exists():
         state = GameState.load(args.state)
         if board and state.config != config_from(args):

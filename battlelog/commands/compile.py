@@ -27,7 +27,7 @@ import json
 
 from battlelog.commands.boards import add_state_arguments, output_path, state_from
 from battlelog.errors import BattlelogError
-from battlelog.files import replacing
+from battlelog.files import STDOUT, check_regular, replacing
 from battlelog.rules.prior import placement_log_weight
 from battlelog.wording import count_noun
 
@@ -53,12 +53,21 @@ def run(args: argparse.Namespace) -> int:
             f"compile writes a prior as weights of its placement variables, and touch={prior.touch:g} weighs pairs of ships: "
             "compile without a touch weight (battlelog script writes it in ProbLog)"
         )
+    if args.output == STDOUT:
+        raise BattlelogError("-o -: compile writes three files (OUT, and its .vtree and .vars.json beside it): give OUT a file name")
     vtree_path, vars_path = sdd_path.with_suffix(".vtree"), sdd_path.with_suffix(".vars.json")
     if sdd_path in (vtree_path, vars_path):
         raise BattlelogError(f"{sdd_path}: name the SDD file otherwise (e.g. model.sdd): its vtree is written to {vtree_path}")
     # Scratch files made first: a place that cannot be written is refused before compiling, and pysdd,
-    # which crashes on a path it cannot open, only ever writes to files that exist.
-    with replacing(sdd_path) as sdd_scratch, replacing(vtree_path) as vtree_scratch, replacing(vars_path) as vars_scratch:
+    # which crashes on a path it cannot open, only ever writes to files that exist. The SDD may go to a
+    # device or a FIFO; its siblings, named after the path given, must be regular files.
+    check_regular(vtree_path)  # before a FIFO given as OUT is opened: its reader is not kept waiting for nothing
+    check_regular(vars_path)
+    with (
+        replacing(sdd_path) as sdd_scratch,
+        replacing(vtree_path, regular=True) as vtree_scratch,
+        replacing(vars_path, regular=True) as vars_scratch,
+    ):
         try:
             written = compile_state(state, sdd_scratch, vtree_scratch, memory_budget())
         except Inconsistent:
@@ -68,10 +77,11 @@ def run(args: argparse.Namespace) -> int:
             for entry, p in zip(variables, written.variables):
                 entry["log_weight"] = placement_log_weight(prior, p, state.rows, state.cols)
         vars_scratch.write_text(json.dumps(variables, indent=1) + "\n")
-    manager = SddManager.from_vtree(Vtree.from_file(str(vtree_path).encode()))
-    models = manager.global_model_count(manager.read_sdd_file(str(sdd_path).encode()))
+        # Read back before anything is in place (a FIFO or a device cannot be read back): a wrong file is never left.
+        manager = SddManager.from_vtree(Vtree.from_file(str(vtree_scratch).encode()))
+        models = manager.global_model_count(manager.read_sdd_file(str(sdd_scratch).encode()))
+        if models != written.models:
+            raise BattlelogError(f"pysdd counts {models} models in the SDD of {sdd_path}, not the {written.models} layouts compiled: nothing written")
     print(f"wrote {sdd_path} ({written.nodes:,} SDD nodes over {len(written.variables):,} placement variables), {vtree_path} and {vars_path}")
     print(f"pysdd reads it back: {models:,} models; the native engine counts {count_noun(written.models, 'layout')}")
-    if models != written.models:
-        raise BattlelogError(f"pysdd counts {models} models in {sdd_path}, not the {written.models} layouts compiled")
     return 0

@@ -47,6 +47,7 @@ from battlelog.commands.boards import add_board_arguments, config_from, output_p
 from battlelog.commands.common import parse_memory, parse_seconds
 from battlelog.engines.workspace import Workspace
 from battlelog.errors import BattlelogError
+from battlelog.files import check_regular
 from battlelog.optimum import DEFAULT_MEMORY
 from battlelog.players import PLAYERS, make_player
 from battlelog.players.spec import PlayerSpec, parse_players
@@ -227,6 +228,7 @@ def _writable(text: str, flag: str) -> Path:
     folder = path.parent
     if path.is_dir():
         raise BattlelogError(f"{flag} {path} is a folder: give the name of a file")
+    check_regular(path)  # read back on the next run: never a device or a FIFO
     if not folder.is_dir() or not os.access(folder, os.W_OK):
         raise BattlelogError(f"{flag} {path}: cannot write in {folder} (no such folder, or not writable)")
     return path

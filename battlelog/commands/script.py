@@ -25,7 +25,7 @@ from battlelog.files import write_text
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_state_arguments(parser)
-    parser.add_argument("-o", "--output", metavar="FILE", help="write the program to FILE instead of printing it")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write the program to FILE instead of printing it (- prints it too)")
     add_engine_argument(parser, DEFAULT_ENGINE, what="that checks that some layout fits the state")
 
 
@@ -39,5 +39,5 @@ def run(args: argparse.Namespace) -> int:
     if output is None:
         print(program, end="")
         return 0
-    write_text(args.output, program)
+    write_text(output, program)
     return 0

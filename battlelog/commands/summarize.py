@@ -80,8 +80,10 @@ def show_summary(out: Path, plots: bool = False, games_csv: bool = False) -> Non
             written.append(write_games_csv(out / GAMES_CSV, records))
         if plots:
             written.append(write_score_plot(out / PLOTS / "scores.png", manifest, records))
-    except OSError as exc:
+    except WriteError as exc:
         # The tables are shown; the files are not there, and a script that reads them must know: status 2.
+        raise WriteError(f"{exc}; the tables above are complete, the summary files are not written") from None
+    except OSError as exc:  # the plots' folder
         where = exc.filename or out
         raise WriteError(f"{where}: cannot write ({exc.strerror}); the tables above are complete, the summary files are not written") from None
     print("wrote " + ", ".join(map(str, written[:-1])) + f" and {written[-1]}")

@@ -123,4 +123,4 @@ class SplitRecord:
             k: {"total" if v.exact else "at_least": v.total, "seconds": round(v.seconds, 1), "nodes": v.nodes}
             for k, v in sorted(self.solved.items())
         }
-        write_text(self.path, json.dumps({"format": FORMAT, **self.about, "pieces": pieces}, indent=1) + "\n")
+        write_text(self.path, json.dumps({"format": FORMAT, **self.about, "pieces": pieces}, indent=1) + "\n", regular=True)

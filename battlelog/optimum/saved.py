@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import zipfile
 from pathlib import Path
 
@@ -53,11 +52,9 @@ def save(path: Path, table: tuple[np.ndarray, ...], about: dict[str, object], pr
     keys, values, flags, actions, works = table
     used = np.flatnonzero(flags != search.EMPTY)
     header = json.dumps({**about, "progress": progress})
-    with replacing(path) as scratch, open(scratch, "wb") as out:
+    with replacing(path, regular=True) as scratch, open(scratch, "wb") as out:  # by handle: np.savez would add .npz to a name
         np.savez(out, header=np.array(header), keys=keys[used], values=values[used], flags=flags[used],
                  actions=actions[used], works=works[used])  # fmt: skip
-        out.flush()
-        os.fsync(out.fileno())  # on disk before the rename makes it the table
     return int(used.size)
 
 

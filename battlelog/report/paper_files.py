@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import csv
 import math
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from battlelog.files import write_csv, write_text
 from battlelog.report.markdown import interval, markdown_table, number
 from battlelog.report.paper import PLAYERS, CellResult, PaperRow, Reproduction, random_closed_form, random_closed_form_sd, slug
 from battlelog.report.plots import plot_distributions, plot_means_vs_paper
@@ -70,19 +70,19 @@ def random_check_markdown(result: Reproduction) -> str:
 
 def write_csvs(out: Path, result: Reproduction) -> None:
     """results.csv (one row per configuration and player) and paired.csv (one row per comparison)."""
-    with open(out / "results.csv", "w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["board", "ships", "player", "games", "failed", "mean", "ci_low", "ci_high", "paper", "seconds_per_move"])
-        for c in result.cells:
-            writer.writerow([c.config.size, format_ships(c.config.ships), c.player, c.games, c.failed,
-                             c.mean, c.ci_low, c.ci_high, c.paper, c.seconds_per_move])  # fmt: skip
-    with open(out / "paired.csv", "w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["board", "ships", "a", "b", "games", "mean_a_minus_b", "ci_low", "ci_high", "p_value", "significant"])
-        for config, comparison in result.comparisons:
-            d = comparison.difference
-            writer.writerow([config.size, format_ships(config.ships), comparison.a, comparison.b, d.interval.n, d.mean,
-                             d.interval.low, d.interval.high, d.p_value, d.significant])  # fmt: skip
+    write_csv(
+        out / "results.csv",
+        ["board", "ships", "player", "games", "failed", "mean", "ci_low", "ci_high", "paper", "seconds_per_move"],
+        ([c.config.size, format_ships(c.config.ships), c.player, c.games, c.failed, c.mean, c.ci_low, c.ci_high, c.paper,
+          c.seconds_per_move] for c in result.cells),
+    )  # fmt: skip
+    write_csv(
+        out / "paired.csv",
+        ["board", "ships", "a", "b", "games", "mean_a_minus_b", "ci_low", "ci_high", "p_value", "significant"],
+        ([config.size, format_ships(config.ships), comparison.a, comparison.b, comparison.difference.interval.n,
+          comparison.difference.mean, comparison.difference.interval.low, comparison.difference.interval.high,
+          comparison.difference.p_value, comparison.difference.significant] for config, comparison in result.comparisons),
+    )  # fmt: skip
 
 
 def write_plots(out: Path, result: Reproduction, rows: Sequence[PaperRow]) -> list[Path]:
@@ -146,5 +146,5 @@ time by chance, so with six configurations at least one "no" is expected about o
 {figures}
 """
     path = out / "report.md"
-    path.write_text(text)
+    write_text(path, text)
     return path

@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure
 
+from battlelog.files import replacing
+
 #: One colour per registered player, stable across figures.
 PLAYER_COLORS = {
     "random": "#9e9e9e", "hunt-target": "#1f77b4", "pdf": "#ff7f0e", "problog": "#2ca02c", "parity": "#17becf",
@@ -51,7 +53,8 @@ def plot_distributions(scores: Mapping[str, Sequence[int]], title: str, path: Pa
         ax.legend(fontsize=8)
     fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    with replacing(path) as scratch:
+        fig.savefig(scratch, dpi=110, format=path.suffix.lstrip(".") or "png")
 
 
 def plot_means_vs_paper(rows: Sequence[Mapping[str, Any]], players: Sequence[str], path: Path) -> None:
@@ -82,4 +85,5 @@ def plot_means_vs_paper(rows: Sequence[Mapping[str, Any]], players: Sequence[str
     ax.grid(axis="y", alpha=0.3)
     ax.legend(fontsize=8, ncol=2)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    with replacing(path) as scratch:
+        fig.savefig(scratch, dpi=110, format=path.suffix.lstrip(".") or "png")

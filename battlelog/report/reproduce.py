@@ -19,6 +19,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from battlelog.files import write_text
 from battlelog.players.spec import parse_players
 from battlelog.report.paper import PLAYERS, PaperRow, Reproduction, analyse, paper_table, slug
 from battlelog.report.paper_files import paired_markdown, results_markdown, write_csvs, write_plots, write_report
@@ -63,7 +64,7 @@ def reproduce(
     played = run_all(out, rows, games, seed, executor, players, progress)
     wall = time.perf_counter() - start
     result = analyse(out, rows, players)
-    (out / "results.md").write_text(results_markdown(result) + "\n\n" + paired_markdown(result) + "\n")
+    write_text(out / "results.md", results_markdown(result) + "\n\n" + paired_markdown(result) + "\n")
     write_csvs(out, result)
     plots = write_plots(out, result, rows)
     write_report(out, result, plots, command, seed, wall, played)

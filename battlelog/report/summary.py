@@ -8,13 +8,13 @@ players on the games both finished, so a game one of them failed drops out of th
 
 from __future__ import annotations
 
-import csv
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from battlelog.files import write_csv, write_text
 from battlelog.players import PLAYERS
 from battlelog.players.spec import spec_name
 from battlelog.report.markdown import interval, markdown_table, milliseconds, number, p_value, signed
@@ -192,11 +192,8 @@ def write_summary(
     """summary.csv (one row per player, raw numbers, empty where undefined) and summary.md, in ``out``."""
     csv_path, md_path = out / SUMMARY_CSV, out / SUMMARY_MD
     fields = list(summary_row(rows[0])) if rows else ["player"]
-    with open(csv_path, "w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=fields)
-        writer.writeheader()
-        writer.writerows(summary_row(row) for row in rows)
-    md_path.write_text(summary_markdown(manifest, rows, list(comparisons)))
+    write_csv(csv_path, fields, ([summary_row(row)[field] for field in fields] for row in rows))
+    write_text(md_path, summary_markdown(manifest, rows, list(comparisons)))
     return csv_path, md_path
 
 
@@ -207,10 +204,7 @@ GAME_COLUMNS = ("player", "game", "status", "score", "seconds", "move_median_s",
 def write_games_csv(path: Path, records: list[dict[str, Any]]) -> Path:
     """One row per game (failed ones included, score empty), in player then game order."""
     ordered = sorted(records, key=lambda r: (player_order(r["player"]), r["game"]))
-    with open(path, "w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(GAME_COLUMNS)
-        writer.writerows([r.get(column) for column in GAME_COLUMNS] for r in ordered)
+    write_csv(path, GAME_COLUMNS, ([r.get(column) for column in GAME_COLUMNS] for r in ordered))
     return path
 
 

@@ -5,7 +5,8 @@ under an exclusive lock on games.jsonl. A game appears once. The one exception i
 failed game (``--retry-failed``): its new line carries ``"replaces"`` (the failure it replaces) and
 supersedes the old line; when the replaying run ends, the file is rewritten atomically with the new
 line in the old one's place. A run killed at any moment leaves a valid journal: at worst a torn last
-line, which is ignored and then cut off by the next run. Reading records is :mod:`battlelog.runner.records`.
+line, which is ignored and then cut off by the next run. A line that cannot be written whole (a full
+disk) is cut back at once (:func:`battlelog.files.append`) and stops the run in one line. Reading records is :mod:`battlelog.runner.records`.
 """
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ import fcntl
 import json
 import os
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from battlelog.errors import BattlelogError, FileFormatError
+from battlelog.errors import BattlelogError, FileFormatError, WriteError
+from battlelog.files import append, check_regular, write_text
 from battlelog.runner.records import ARCHIVE, GAMES, MANIFEST, conflict, describe_experiment, parse_records, read_manifest
 
 
@@ -46,9 +48,13 @@ class Journal:
             line = json.dumps(record, allow_nan=False)
         except (TypeError, ValueError) as exc:
             raise BattlelogError(f"game {record['game']} of player {record['player']} cannot be recorded as JSON ({exc})") from None
-        self._handle.write((line + "\n").encode())
-        self._handle.flush()
-        os.fsync(self._handle.fileno())
+        try:  # the line whole or not at all: a full disk leaves the games before it, and no torn line
+            append(self._handle.fileno(), (line + "\n").encode())
+        except OSError as exc:
+            raise WriteError(
+                f"{self.out / GAMES}: cannot record game {record['game']} of player {record['player']} ({exc.strerror}); "
+                f"the {len(self._games)} recorded before it are kept: make room and run the same command again to resume"
+            ) from None
         key = (record["player"], record["game"])
         self.superseded += key in self._games
         self._games[key] = record
@@ -56,24 +62,8 @@ class Journal:
 
     def compact(self) -> None:
         """Rewrite games.jsonl with each replayed game in its failure's place (atomically: write, fsync, rename)."""
-        path = self.out / GAMES
-        scratch = self.out / (GAMES + ".tmp")
-        with open(scratch, "wb") as handle:
-            handle.write(b"".join((json.dumps(r) + "\n").encode() for r in self._games.values()))
-            handle.flush()
-            os.fsync(handle.fileno())
-        scratch.replace(path)
-        _fsync_directory(self.out)
+        write_text(self.out / GAMES, "".join(json.dumps(r) + "\n" for r in self._games.values()), regular=True)
         self.superseded = 0
-
-
-def _fsync_directory(directory: Path) -> None:
-    """Make a rename in ``directory`` durable."""
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _missing_directories(out: Path) -> list[Path]:
@@ -101,9 +91,11 @@ def open_journal(out: Path, manifest: Mapping[str, Any]) -> Iterator[Journal]:
         raise BattlelogError(f"{out} holds an archived journal ({ARCHIVE}): unpack it with `gunzip {out / ARCHIVE}` to extend it")
     created_dirs = _missing_directories(out)
     created_journal = not (out / GAMES).exists()
+    for name in (GAMES, MANIFEST):  # read back on every run: a device or a FIFO there is refused
+        check_regular(out / name)
     try:
         out.mkdir(parents=True, exist_ok=True)
-        handle = open(out / GAMES, "a+b")  # noqa: SIM115 - closed by the with block below
+        handle = open(out / GAMES, "a+b", buffering=0)  # noqa: SIM115 - closed by the with block below; unbuffered: see append
     except OSError as exc:
         raise BattlelogError(f"{out}: cannot write there ({exc.strerror})") from None
     created_manifest = False
@@ -126,9 +118,7 @@ def open_journal(out: Path, manifest: Mapping[str, Any]) -> Iterator[Journal]:
             elif data:
                 raise FileFormatError(f"{out} has {GAMES} but no {MANIFEST}: not an experiment directory battlelog wrote")
             else:
-                scratch = out / (MANIFEST + ".tmp")
-                scratch.write_text(json.dumps(dict(manifest)) + "\n")
-                scratch.replace(out / MANIFEST)
+                write_text(out / MANIFEST, json.dumps(dict(manifest)) + "\n", regular=True)
                 created_manifest = True
             records = parse_records(data, out / GAMES, manifest)
             complete = data.rfind(b"\n") + 1
@@ -137,9 +127,13 @@ def open_journal(out: Path, manifest: Mapping[str, Any]) -> Iterator[Journal]:
             journal = Journal(out, handle, records, superseded=data[:complete].count(b"\n") - len(records))
             try:
                 yield journal
-            finally:
+            except BaseException:
                 if journal.superseded:  # also after an interruption: the journal in memory is what is on disk
-                    journal.compact()
+                    with suppress(WriteError):  # the lines as they are read the same: keep the error that stopped the run
+                        journal.compact()
+                raise
+            if journal.superseded:
+                journal.compact()
     finally:
         if journal is None or not journal.appended:
             created = [name for name, made in ((GAMES, created_journal), (MANIFEST, created_manifest)) if made]

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
+from battlelog.files import replacing
 from battlelog.rules.geometry import Cell
 from battlelog.views.replay import colors
 from battlelog.views.replay.frames import Frame, Replay
@@ -85,9 +86,11 @@ def write_gif(replay: Replay, path: Path, seconds_per_frame: float = 0.8) -> Non
     images = [frame_image(replay, frame) for frame in replay.frames]
     durations = [round(1000 * seconds_per_frame)] * len(images)
     durations[-1] *= 3
-    images[0].save(path, save_all=True, append_images=images[1:], duration=durations, loop=0, optimize=True)
+    with replacing(path) as scratch:
+        images[0].save(scratch, "GIF", save_all=True, append_images=images[1:], duration=durations, loop=0, optimize=True)
 
 
 def write_still(replay: Replay, path: Path, index: int) -> None:
     """Frame ``index`` as a PNG (the README shows one)."""
-    frame_image(replay, replay.frames[index]).save(path, optimize=True)
+    with replacing(path) as scratch:
+        frame_image(replay, replay.frames[index]).save(scratch, "PNG", optimize=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from battlelog.files import write_text
 from battlelog.templating import environment
 from battlelog.views.replay import colors
 from battlelog.views.replay.frames import Replay
@@ -58,4 +59,4 @@ def render_page(replay: Replay, seconds_per_frame: float = 0.8) -> str:
 
 def write_page(replay: Replay, path: Path, seconds_per_frame: float = 0.8) -> None:
     """Write the page (UTF-8)."""
-    path.write_text(render_page(replay, seconds_per_frame), encoding="utf-8")
+    write_text(path, render_page(replay, seconds_per_frame))
