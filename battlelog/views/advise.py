@@ -57,7 +57,8 @@ class Command:
     path: str | None = None
 
 
-_ANSWER = re.compile(r"(?:(?P<cell>[a-z]\s*\d+)\s+)?(?P<result>miss|hit|sunk)(?:\s+(?P<ship>\d+))?", re.IGNORECASE)
+# ASCII digits only (battlelog.digits); a ship's index of more than 4 digits is no ship of any fleet
+_ANSWER = re.compile(r"(?:(?P<cell>[a-z]\s*[0-9]+)\s+)?(?P<result>miss|hit|sunk)(?:\s+(?P<ship>[0-9]{1,4}))?", re.IGNORECASE)
 _FILE_COMMANDS, _PLAIN_COMMANDS = ("save", "load"), ("undo", "show", "help", "quit")
 
 
@@ -122,8 +123,9 @@ class Advisor:
 
     @classmethod
     def start(cls, state: GameState, engine: Engine, path: Path) -> Advisor:
-        """A session on ``state``, saved to ``path``; a contradictory state names the shot at fault."""
-        marginals = solve(state, engine)
+        """A session on ``state``, saved to ``path``; a contradictory state names the shot at fault and
+        ``path``, the file it was read from (a new game has none to find)."""
+        marginals = solve(state, engine, str(path))
         state.dump(path)
         return cls(state, marginals, engine, path)
 
@@ -256,7 +258,7 @@ class Advisor:
         if command.name == "load":
             assert command.path is not None
             state = GameState.load(command.path)
-            self._change(state, solve(state, self.engine), Path(command.path))
+            self._change(state, solve(state, self.engine, command.path), Path(command.path))
             return f"continuing the game in {self.path} ({count_noun(len(state.shots), 'shot')}), saved there after every answer\n{self.view(color)}"
         if not self.state.shots:
             raise StateError("nothing to undo: no shot yet")
