@@ -18,6 +18,7 @@ from pathlib import Path
 from battlelog.engines import Engine, Inconsistent, Marginals
 from battlelog.engines.solve import solve
 from battlelog.errors import BattlelogError, StateError
+from battlelog.rules.aim import volley_cells, volley_start
 from battlelog.rules.answers import SUNK
 from battlelog.rules.config import fleet_text
 from battlelog.rules.geometry import Cell, cell_name, parse_cell
@@ -85,31 +86,6 @@ def parse_command(line: str, rows: int, cols: int | None = None) -> Answer | Com
     return Answer(cell, result, None if match["ship"] is None else int(match["ship"]))
 
 
-def volley_start(state: GameState) -> int:
-    """Under salvo, the index of the first shot of the volley under way (``len(state.shots)`` when the
-    next shot starts a new one)."""
-    volley = state.next_volley()[0]
-    start = len(state.shots)
-    while start > 0 and state.shots[start - 1].volley == volley:
-        start -= 1
-    return start
-
-
-def volley_cells(state: GameState, before: Marginals) -> list[Cell]:
-    """Under salvo, the cells still to fire in the volley under way (a new one when none is): the most
-    probable unshot cells under ``before``, the marginals from before the volley's first answer (the
-    state's own when it starts a new volley), best first, ties in reading order."""
-    if state.over:
-        return []
-    plan: list[Cell] = []
-    for _ in range(state.next_volley()[1]):
-        best = most_likely(state.aiming(set(plan)), before.cells)
-        if not best:
-            break
-        plan.append(best[0])
-    return plan
-
-
 @dataclass
 class Advisor:
     """The game so far with its posterior, and the file it is saved to after every change."""
@@ -153,7 +129,7 @@ class Advisor:
             if self._volley_start is None or self._volley_start[0] != before:
                 self._volley_start = (before, solve(state.prefix(start), self.engine))
             marginals = self._volley_start[1]
-        return volley_cells(state, marginals)
+        return volley_cells(state, marginals.cells)
 
     def view(self, color: bool) -> str:
         """The heat map, what is left afloat, and the suggestion (or the end of the game)."""
