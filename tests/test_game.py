@@ -17,7 +17,7 @@ from battlelog.rules.layouts import layouts_overlap
 from battlelog.rules.referee import Referee
 from battlelog.runner.seeds import layout_for, layouts_for
 
-from brute import all_layouts
+from oracle import all_layouts
 
 # ----- fleets and placements ---------------------------------------------------------------------
 
