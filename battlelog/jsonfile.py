@@ -77,8 +77,16 @@ def read_text(path: Path, limit: int = MAX_BYTES) -> str:
 
 def read_json(path: str | Path) -> Any:
     """The JSON value stored in a file, read by :func:`read_text` and :func:`parse_json`."""
-    path = Path(path)
+    path = named_file(path)
     return parse_json(read_text(path), str(path))
+
+
+def named_file(path: str | Path) -> Path:
+    """``path`` as a Path, an empty or blank name refused in one line: ``Path("")`` is the current folder,
+    which would be reported as a folder that cannot be read rather than as the empty name it was."""
+    if isinstance(path, str) and not path.strip():
+        raise FileFormatError(f"the file name {path!r} is empty: give the path of the file to read")
+    return Path(path)
 
 
 def check_keys(data: dict[str, Any], allowed: Collection[str], where: str) -> None:

@@ -19,3 +19,15 @@ def clip(text: str, limit: int = ECHO_LIMIT) -> str:
     """``text`` as a message repeats it: at most ``limit`` characters, cut with `...` (a whole line of
     input must not become a line of error)."""
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+#: The most characters of a number that a message repeats (a size of 10**400 is not echoed whole).
+NUMBER_LIMIT = 20
+
+
+def number_text(value: int | float) -> str:
+    """``value`` as a message repeats it: whole when short, else its first digits and `...`."""
+    try:
+        return clip(str(value), NUMBER_LIMIT)
+    except ValueError:  # str() refuses an int of more than 4300 digits
+        return "a number of over 4300 digits"

@@ -26,7 +26,8 @@ from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement, cell_name
 from battlelog.rules.state import GameState, Shot
 
-from brute import all_layouts, brute_answers, brute_marginals, brute_placements, random_states
+from oracle import all_layouts, brute_answers, brute_marginals, brute_placements
+from oracle_states import random_states
 
 #: (config, number of states, seed). 105 states on the paper's three smallest configurations, plus
 #: a few on a tiny board with ships of length 1 (one placement per cell, two ships alike). The

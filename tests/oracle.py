@@ -1,7 +1,8 @@
-"""An independent brute-force oracle for every rule variant on square and rectangular boards, written from the spec.
+"""The independent brute-force oracle for every rule variant on square and rectangular boards, written from the spec.
 
-It shares nothing with battlelog's model stage, nor with its geometry: placements, contact and
-answers are defined here again, literally.
+It shares nothing with battlelog's model stage, nor with its geometry or its referee: placements,
+contact and answers are defined here again, literally. It is the one enumerator every engine, player
+and optimum test checks against.
 
 - the layouts: one placement per ship (a ship of length 1 has one per cell), no shared cell, and no
   contact the touch rule forbids (``diagonal``: no two cells of different ships side by side;
@@ -13,7 +14,11 @@ answers are defined here again, literally.
   equally likely; its count, cell marginals and placement marginals.
 
 The simulation runs over all layouts at once with numpy (one array of owners per layout), which is
-the same literal simulation, only vectorised.
+the same literal simulation, only vectorised. The last part reads the same oracle in battlelog's own
+types, a game state in and its layouts (as placements), marginals and answer shares out; only data
+crosses over (a placement is built from the oracle's spot, a state's shots are read as cells and
+answers), and a state late in a game on a board too large to list whole has its layouts found by
+backtracking over the oracle's spots.
 """
 
 from __future__ import annotations
@@ -22,6 +27,10 @@ from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
+
+from battlelog.rules.config import GameConfig
+from battlelog.rules.geometry import Placement
+from battlelog.rules.state import GameState
 
 #: An answer as the oracle writes it: ("miss", None), ("hit", None), ("sunk", ship) or ("sunk", None).
 Answer = tuple[str, "int | None"]
@@ -197,3 +206,149 @@ def weighted_placement_marginals(table: Layouts, chosen: np.ndarray, weights: np
         for i, spot in enumerate(table.spots[k]):
             out[i][spot] = out[i].get(spot, 0.0) + weights[k] / total
     return out
+
+
+# ----- the same oracle on battlelog's types: a game state in, its layouts and marginals out ----------
+Cell = tuple[int, int]
+
+
+def placement_of(ship: int, spot: Spot) -> Placement:
+    """Ship ``ship`` at ``spot`` as battlelog names a placement (a plain record: no geometry of battlelog's is used)."""
+    length, r, c, horizontal = spot
+    return Placement(ship, length, r, c, horizontal)
+
+
+def spot_of(placement: Placement) -> Spot:
+    """The oracle's spot of a battlelog placement."""
+    return (placement.length, placement.row, placement.col, placement.horizontal)
+
+
+def all_layouts(config: GameConfig) -> list[tuple[Placement, ...]]:
+    """Every legal layout of ``config`` (no shared cell, no contact its touch rule forbids), as placements."""
+    table = layouts(config.rows, config.ships, config.rules.touch, config.cols)
+    return [tuple(placement_of(i, spot) for i, spot in enumerate(layout)) for layout in table.spots]
+
+
+def referee(layout: tuple[Placement, ...], cells: list[Cell], sinks: str) -> list[Answer]:
+    """The answers one layout gives to ``cells`` in order, literally: miss, hit, or on a ship's last unhit
+    cell a sink as the sink rule words it (``silent``: hit)."""
+    owner = {cell: i for i, p in enumerate(layout) for cell in cells_of(spot_of(p))}
+    left = [p.length for p in layout]
+    out: list[Answer] = []
+    for cell in cells:
+        ship = owner.get(cell)
+        if ship is None:
+            out.append(("miss", None))
+            continue
+        left[ship] -= 1
+        sunk = left[ship] == 0 and sinks != "silent"
+        out.append(("sunk", ship if sinks == "named" else None) if sunk else ("hit", None))
+    return out
+
+
+def consistent(layout: tuple[Placement, ...], state: GameState) -> bool:
+    """Does ``layout`` give exactly the state's answers to its shots (the transcript rule)?"""
+    recorded = [(shot.result, shot.ship) for shot in state.shots]
+    return referee(layout, [shot.cell for shot in state.shots], state.config.rules.sinks) == recorded
+
+
+def consistent_layouts(state: GameState) -> list[tuple[Placement, ...]]:
+    """Every layout consistent with ``state``, by backtracking over the oracle's spots: feasible on any
+    board late in a game.
+
+    Each ship's spots are filtered by what the answers say of it alone (no miss covered; under named
+    sinks, a sunk ship inside the hits up to its sinking shot and through that shot's cell, a ship afloat
+    not inside all the hits); ships are tried fewest spots first, never clashing under the touch rule, a
+    branch is abandoned when an uncovered hit can no longer be covered, and every complete layout is
+    checked against the whole state with :func:`consistent`.
+    """
+    config = state.config
+    touch, named = config.rules.touch, config.rules.sinks == "named"
+    misses = {shot.cell for shot in state.shots if shot.result == "miss"}
+    hits = {shot.cell for shot in state.shots if shot.result != "miss"}
+    sunk = {shot.ship: t for t, shot in enumerate(state.shots) if shot.result == "sunk" and named}
+    options: list[list[Spot]] = []
+    for ship, length in enumerate(config.ships):
+        candidates = []
+        for spot in spots(config.rows, length, config.cols):
+            cells = set(cells_of(spot))
+            if cells & misses:
+                continue
+            if ship in sunk:
+                t = sunk[ship]
+                if state.shots[t].cell not in cells or not cells <= {s.cell for s in state.shots[: t + 1] if s.result != "miss"}:
+                    continue
+            elif named and cells <= hits:
+                continue
+            candidates.append(spot)
+        options.append(candidates)
+    order = sorted(range(len(options)), key=lambda i: len(options[i]))
+    found: list[tuple[Placement, ...]] = []
+    chosen: dict[int, Spot] = {}
+
+    def extend(k: int, covered: set[Cell]) -> None:
+        if k == len(order):
+            layout = tuple(placement_of(i, chosen[i]) for i in range(len(options)))
+            if consistent(layout, state):
+                found.append(layout)
+            return
+        for hit in hits - covered:
+            if not any(hit in cells_of(spot) and covered.isdisjoint(cells_of(spot)) for i in order[k:] for spot in options[i]):
+                return
+        for spot in options[order[k]]:
+            if not any(clash(spot, other, touch) for other in chosen.values()):
+                chosen[order[k]] = spot
+                extend(k + 1, covered | set(cells_of(spot)))
+                del chosen[order[k]]
+
+    extend(0, set())
+    return found
+
+
+def brute_marginals(state: GameState, layouts: list[tuple[Placement, ...]] | None = None) -> tuple[np.ndarray, int]:
+    """Occupancy marginals and the number of consistent layouts among ``layouts`` (every legal layout when
+    None); raises if there are none."""
+    counts = np.zeros((state.rows, state.cols))
+    models = 0
+    for layout in layouts if layouts is not None else all_layouts(state.config):
+        if consistent(layout, state):
+            models += 1
+            for p in layout:
+                for r, c in cells_of(spot_of(p)):
+                    counts[r, c] += 1
+    if models == 0:
+        raise ValueError("no consistent layout")
+    return counts / models, models
+
+
+def brute_placements(state: GameState, layouts: list[tuple[Placement, ...]]) -> tuple[np.ndarray, ...]:
+    """Per ship, the posterior probability of each of its placements, in the order of ``config.placements``
+    (the engines' order, read only to line the two up)."""
+    config = state.config
+    index = [{spot_of(p): k for k, p in enumerate(config.placements(i))} for i in range(len(config.ships))]
+    counts = [np.zeros(len(index[i])) for i in range(len(config.ships))]
+    models = 0
+    for layout in layouts:
+        if consistent(layout, state):
+            models += 1
+            for i, p in enumerate(layout):
+                counts[i][index[i][spot_of(p)]] += 1
+    if models == 0:
+        raise ValueError("no consistent layout")
+    return tuple(c / models for c in counts)
+
+
+def brute_answers(state: GameState, layouts: list[tuple[Placement, ...]]) -> np.ndarray:
+    """``out[r, c, a]``: the share of consistent layouts in which a shot at (r, c) gets answer ``a``
+    (0 miss, 1 hit, 2 + i sunk ship i), each layout's referee asked the state's shots and then that one."""
+    out = np.zeros((state.rows, state.cols, 2 + len(state.ships)))
+    sinks, shots = state.config.rules.sinks, [shot.cell for shot in state.shots]
+    models = 0
+    for layout in layouts:
+        if not consistent(layout, state):
+            continue
+        models += 1
+        for cell in state.unshot:
+            result, ship = referee(layout, [*shots, cell], sinks)[-1]
+            out[cell][2 + ship if ship is not None else 0 if result == "miss" else 1] += 1
+    return out / models

@@ -3,17 +3,21 @@ compare every engine against, on squares and rectangles, under every rule and pr
 
 A layout is drawn uniformly from the oracle's list, shot at until the game is over (a random unshot
 cell, half of the time next to a hit, so that sinks and adjacent ships happen), answered by
-battlelog's referee (whose answers must be the oracle's), and cut at a random shot.
+battlelog's referee (whose answers must be the oracle's), and cut at a random shot. On boards too large
+to list, :func:`random_states` draws the layout with battlelog's uniform sampler and plays it out the
+same way (the oracle then finds the states' layouts by backtracking: ``oracle.consistent_layouts``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from battlelog.players.base import Player
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement
 from battlelog.rules.referee import Referee
 from battlelog.rules.state import GameState, Shot
+from battlelog.runner.loop import play_game
 
 import oracle
 
@@ -63,3 +67,46 @@ def oracle_game(config: GameConfig, table: oracle.Layouts, rng: np.random.Genera
         cell = hunt_cell(rng, config.rows, config.cols, hits, set(states[-1].shot_cells))
         states.append(states[-1].with_shot(*cell, *referee.shoot(*cell)))
     return states
+
+
+class _ScriptedRandom(Player):
+    """A player that fires uniformly random shots; used only to produce true answers for test states."""
+
+    name = "scripted"
+
+    def choose(self, state: GameState):
+        cells = state.unshot
+        return cells[int(self.rng.integers(len(cells)))]
+
+
+def random_states(config: GameConfig, count: int, seed: int) -> list[GameState]:
+    """Consistent mid-game states: a uniform layout, then a random number of random shots answered truly.
+
+    Shots prefer neighbours of hits half of the time, so sinks and adjacent-ship situations are common.
+    """
+    from battlelog.rules.layouts import sample_layout
+
+    rng = np.random.default_rng(seed)
+    out: list[GameState] = []
+    while len(out) < count:
+        layout = sample_layout(config, rng)
+        full = play_game(config, layout, _HuntyRandom(rng)).state
+        stop = int(rng.integers(0, len(full.shots)))  # strictly before the end: the game is still on
+        out.append(full.prefix(stop))
+    return out
+
+
+class _HuntyRandom(_ScriptedRandom):
+    """Random shots, but half of the time next to an earlier hit: reaches sinks and adjacent ships."""
+
+    def choose(self, state: GameState):
+        if state.hits and self.rng.random() < 0.5:
+            near = [
+                (r + dr, c + dc)
+                for r, c in sorted(state.hits)
+                for dr, dc in ((0, 1), (1, 0), (0, -1), (-1, 0))
+                if 0 <= r + dr < state.rows and 0 <= c + dc < state.cols and (r + dr, c + dc) not in state.shot_cells
+            ]
+            if near:
+                return near[int(self.rng.integers(len(near)))]
+        return super().choose(state)

@@ -198,7 +198,7 @@ def test_save_writes_a_copy_and_load_moves_the_session(capsys, monkeypatch, tmp_
 def test_loading_a_contradictory_game_names_the_shot_at_fault(capsys, monkeypatch, tmp_path: Path) -> None:
     bad = Path(__file__).parent / "fixtures" / "contradictory_5x5.json"
     out = advise(capsys, monkeypatch, [*BOARD, "--state", str(tmp_path / "g.json")], [f"load {bad}"])
-    assert "refused: contradictory state: shot 3 (E5, sunk ship 0)" in out
+    assert f"refused: {bad}: contradictory state: shot 3 (E5, sunk ship 0)" in out
 
 
 def test_a_sink_names_its_ship_or_is_inferred_when_only_one_can_sink(capsys, monkeypatch, tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 """docs/api.md runs as shown: every Python block, in order, in one namespace and an empty directory.
 
 Each block must print exactly the text block shown under it. Then the figures the examples compute are
-checked against independent ones: brute-force enumeration of layouts (tests/brute.py), the closed form of
+checked against independent ones: brute-force enumeration of layouts (tests/oracle.py), the closed form of
 random's mean, the exact expectations tabled in docs/optimum.md, and a referee replaying the game.
 """
 
@@ -21,7 +21,7 @@ import pytest
 from battlelog.rules.referee import Referee
 from battlelog.runner.seeds import layout_for
 
-from brute import all_layouts, brute_marginals, brute_placements, consistent_layouts
+from oracle import all_layouts, brute_marginals, brute_placements, consistent_layouts
 
 #: Every test here reads the one run of the page: keep them on one xdist worker.
 pytestmark = pytest.mark.xdist_group("api_docs")

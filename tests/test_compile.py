@@ -18,8 +18,9 @@ from battlelog.engines.native.export import compile_state
 from battlelog.rules.config import GameConfig
 from battlelog.rules.state import GameState
 
-from brute import all_layouts, brute_marginals, brute_placements, random_states
 from engine_cases import shots
+from oracle import all_layouts, brute_marginals, brute_placements
+from oracle_states import random_states
 
 #: Names of the states the written model is checked on; :func:`state` builds them when a test runs.
 STATES = ["empty 4x4 3,2,2", *(f"5x5 3,3,2 random #{i}" for i in range(4)), "5x5 3,2 sunk", "6x6 4,3,3 random #0"]

@@ -33,7 +33,7 @@ def test_the_suggested_cells_are_the_exact_players_candidates_under_its_tie_rule
     cells = np.array([[0.30, 0.40, 0.30], [0.40, 0.0, 0.39], [0.30, 0.40, 0.30]])
     assert most_likely(state, cells) == [(0, 1), (1, 0), (2, 1)]
     # Under a wider tolerance, the player's rule (relative to the best) ties 0.39 in: the advice must follow it.
-    monkeypatch.setattr("battlelog.players.base.TIE_TOLERANCE", 0.05)
+    monkeypatch.setattr("battlelog.rules.aim.TIE_TOLERANCE", 0.05)
     assert most_likely(state, cells) == [(0, 1), (1, 0), (1, 2), (2, 1)]
     # On real marginals (a 3-ship on 3x3 around a missed centre: corners 1/2, edges 1/4) the advice and
     # the exact player name the same cells, under either tolerance.
@@ -41,7 +41,7 @@ def test_the_suggested_cells_are_the_exact_players_candidates_under_its_tie_rule
     player = ExactPlayer(seed=0)
     exact = player._engine.marginals(state).cells
     assert most_likely(state, exact) == player.candidates(state) == [(0, 0), (0, 2), (2, 0), (2, 2)]
-    monkeypatch.setattr("battlelog.players.base.TIE_TOLERANCE", 0.3)
+    monkeypatch.setattr("battlelog.rules.aim.TIE_TOLERANCE", 0.3)
     assert most_likely(state, exact) == player.candidates(state) == sorted(state.unshot)
     player.close()
 

@@ -78,7 +78,7 @@ def test_presets_are_habits_of_both_signs() -> None:
 
 @pytest.mark.parametrize(
     ("text", "message"),
-    [("edges=1", "unknown prior feature 'edges'"), ("edge=x", "edge=x is not a number"), ("hugger", "neither uniform, a preset"),
+    [("edges=1", "unknown prior feature 'edges'"), ("edge=x", "edge=x is not a finite number"), ("hugger", "neither uniform, a preset"),
      ("edge=1,edge=2", "gives edge twice")],
 )  # fmt: skip
 def test_a_bad_hider_is_one_line(text: str, message: str, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -32,8 +32,8 @@ from battlelog.rules.variants import Rules
 from battlelog.runner.loop import play_game
 from battlelog.runner.seeds import game_seeds, layout_for
 
-from brute import all_layouts, brute_marginals, consistent, consistent_layouts
 from engine_cases import move_asked_of, shots
+from oracle import all_layouts, brute_marginals, consistent, consistent_layouts
 
 STANDARD = GameConfig(10, (5, 4, 3, 3, 2))
 

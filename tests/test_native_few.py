@@ -1,6 +1,6 @@
 """The native engine's listing of states with few layouts (battlelog.engines.native.few).
 
-- late 10x10 states (standard rules) against consistent_layouts (tests/brute.py, from the spec);
+- late 10x10 states (standard rules) against consistent_layouts (tests/oracle.py, from the spec);
 - late states of games under each touch rule against the sweep, count for count (the sweep is
   itself checked against independent enumerators in tests/test_native_touch.py and
   tests/test_variant_oracle.py, which also checks the engine as shipped, listing included);
@@ -27,7 +27,7 @@ from battlelog.rules.variants import Rules
 from battlelog.runner.loop import play_game
 from battlelog.runner.seeds import game_seeds, layout_for
 
-from brute import brute_placements, consistent_layouts
+from oracle import brute_placements, consistent_layouts
 
 
 @cache

@@ -17,8 +17,7 @@ from battlelog.rules.state import GameState
 from battlelog.rules.variants import SINK_RULES, TOUCH_RULES, Rules
 
 import oracle
-from brute import random_states
-from oracle_states import oracle_state
+from oracle_states import oracle_state, random_states
 
 BOARDS = [
     GameConfig(5, (3, 2, 2)),

@@ -32,7 +32,7 @@ from battlelog.rules.state import GameState
 from battlelog.rules.symmetry import IDENTITY, SYMMETRIES
 from battlelog.rules.variants import Rules
 
-from brute import consistent
+from oracle import consistent
 
 RULES = ("allowed", "diagonal", "none")
 

@@ -32,7 +32,7 @@ from battlelog.rules.state import GameState
 from battlelog.runner.loop import play_game
 from battlelog.runner.seeds import game_seeds, layout_for
 
-from brute import all_layouts
+from oracle import all_layouts
 
 Cell = tuple[int, int]
 

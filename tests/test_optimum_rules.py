@@ -23,8 +23,8 @@ from battlelog.rules.variants import SINK_RULES, TOUCH_RULES, Rules
 from battlelog.runner.loop import play_game
 
 import oracle
-from brute import random_states
 from oracle_optimum import brute_optimum
+from oracle_states import random_states
 from runs import one_line_error
 
 RULES = [Rules(touch, sinks) for touch in TOUCH_RULES for sinks in SINK_RULES]

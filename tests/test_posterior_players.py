@@ -24,7 +24,8 @@ from battlelog.runner.loop import play_game
 from battlelog.runner.seeds import game_seeds, layout_for
 
 import oracle
-from brute import brute_answers, brute_marginals, consistent_layouts, random_states
+from oracle import brute_answers, brute_marginals, consistent_layouts
+from oracle_states import random_states
 
 SMALL = GameConfig(4, (3, 2, 2))
 

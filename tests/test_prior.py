@@ -54,9 +54,9 @@ def test_parse_json_and_text_round_trip() -> None:
     ("text", "message"),
     [
         ("edges=1", "unknown prior feature 'edges'"),
-        ("edge=abc", "edge=abc is not a number"),
-        ("edge=nan", "must be a finite number"),
-        ("edge=inf", "must be a finite number"),
+        ("edge=abc", "edge=abc is not a finite number"),
+        ("edge=nan", "edge=nan is not a finite number"),
+        ("edge=inf", "edge=inf is not a finite number"),
         ("edge", "not a list of feature=weight"),
         ("edge=1,edge=2", "gives edge twice"),
     ],

@@ -23,7 +23,8 @@ from test_variant_oracle import variant_states
 
 from battlelog.cli import main
 from battlelog.engines import make_engine
-from battlelog.errors import Inconsistent
+from battlelog.engines.solve import solve
+from battlelog.errors import Inconsistent, StateError
 from battlelog.model.render import render_program
 from battlelog.rules.config import GameConfig
 from battlelog.rules.state import GameState, Shot
@@ -115,14 +116,22 @@ def test_worked_examples_on_3x3(touch: str, sinks: str, shots: list[tuple[int, i
     else:
         state = state_of(3, (2, 1), rules, *shots)
     table = oracle.layouts(3, (2, 1), touch)
-    chosen = oracle.posterior(table, [((s.row, s.col), (s.result, s.ship)) for s in state.shots], sinks)
+    answers = [((s.row, s.col), (s.result, s.ship)) for s in state.shots]
+    chosen = oracle.posterior(table, answers, sinks)
     if touch == "allowed" and len(shots) == 2 and shots[0] == (0, 0, "hit"):
         assert len(chosen) == {"named": 7, "unnamed": 8, "silent": 10}[sinks]
     if len(chosen):
         assert_equals_oracle(state, chosen)
-    else:  # e.g. no contact: a sunk 1 on B2 leaves no room for the 2
-        with pytest.raises(Inconsistent):
-            ENGINE.marginals(state)
+        return
+    # No layout fits (e.g. no contact: a sunk 1 on B2 leaves no room for the 2): the engine refuses the
+    # state, and the one line people see names the first shot after which the oracle has no layout left.
+    with pytest.raises(Inconsistent):
+        ENGINE.marginals(state)
+    first = next(k for k in range(1, len(answers) + 1) if not len(oracle.posterior(table, answers[:k], sinks)))
+    with pytest.raises(StateError) as refused:
+        solve(state, ENGINE)
+    message = str(refused.value)
+    assert "\n" not in message and message.startswith(f"contradictory state: shot {first} ("), message
 
 
 def sample(touch: str, sinks: str, per_fleet: int) -> list[tuple[GameState, np.ndarray]]:

@@ -21,7 +21,7 @@ from battlelog.runner.seeds import game_seeds, layout_for
 from battlelog.runner.task import GameTask, play_task
 
 import oracle
-from brute import brute_marginals, consistent_layouts
+from oracle import brute_marginals, consistent_layouts
 
 
 def salvo_state(size: int, ships: list[int], salvo: Any, shots: list[tuple], sinks: str = "named") -> dict[str, Any]:

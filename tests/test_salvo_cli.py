@@ -24,7 +24,7 @@ from battlelog.runner.records import GAMES, MANIFEST, load_results
 from battlelog.runner.seeds import layout_for
 from battlelog.runner.task import GameTask, play_task
 
-from brute import brute_marginals, consistent_layouts
+from oracle import brute_marginals, consistent_layouts
 from runs import experiment_in, one_line_error
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -29,8 +29,9 @@ from battlelog.rules.state import GameState
 from battlelog.runner.loop import play_game
 from battlelog.runner.seeds import game_seeds, layout_for
 
-from brute import all_layouts, brute_marginals, random_states
 from engine_cases import move_asked_of, random_cases, reference, shots
+from oracle import all_layouts, brute_marginals
+from oracle_states import random_states
 
 ENGINE = SddEngine()
 

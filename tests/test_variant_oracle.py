@@ -26,8 +26,7 @@ from battlelog.rules.state import GameState, Shot
 from battlelog.rules.variants import SINK_RULES, TOUCH_RULES, Rules
 
 import oracle
-from brute import random_states
-from oracle_states import oracle_state
+from oracle_states import oracle_state, random_states
 
 #: (size, fleet, states per rule pair, seed): 120 states per touch and sink rule, ships of length 1 throughout.
 CONFIGS = ((4, (3, 2, 1), 40, 1), (4, (2, 2, 1, 1), 40, 2), (5, (3, 2, 1), 40, 3))

@@ -10,6 +10,7 @@ import argparse
 import secrets
 from pathlib import Path
 
+from battlelog.digits import real_number, whole_number
 from battlelog.engines import DEFAULT_ENGINE, ENGINES
 from battlelog.errors import BattlelogError
 from battlelog.rules.config import GameConfig, parse_ships
@@ -17,15 +18,33 @@ from battlelog.rules.hiders import parse_prior_spec
 from battlelog.rules.prior import FEATURES, Prior
 from battlelog.rules.state import GameState
 from battlelog.rules.variants import ALLOWED, NAMED, SINK_RULES, TOUCH_RULES, Rules, parse_salvo
+from battlelog.wording import NUMBER_LIMIT, clip, number_text
+
+
+def whole(text: str) -> int:
+    """argparse's type of a whole-number option: ASCII digits only (:mod:`battlelog.digits`: ``--size ٣``
+    is refused, not read as 3), a bad value echoed in a few characters."""
+    value = whole_number(text)
+    if value is None:
+        raise argparse.ArgumentTypeError(f"{clip(text, NUMBER_LIMIT)!r} is not a whole number (digits 0-9)")
+    return value
+
+
+def real(text: str) -> float:
+    """argparse's type of a real-number option: finite, ASCII digits only, a bad value echoed short."""
+    value = real_number(text)
+    if value is None:
+        raise argparse.ArgumentTypeError(f"{clip(text, NUMBER_LIMIT)!r} is not a finite number (digits 0-9)")
+    return value
 
 
 def add_board_arguments(parser: argparse.ArgumentParser, required: bool = True) -> None:
     """``--size`` (or ``--rows`` and ``--cols``) and ``--ships``, and the rules: ``--touch``, ``--sinks`` and ``--salvo``.
 
     The board is checked by :func:`board_from` rather than by argparse, so that giving it wrongly is one line."""
-    parser.add_argument("--size", type=int, help="board size N (an N x N board); or --rows and --cols")
-    parser.add_argument("--rows", type=int, help="rows R of an R x C board, lettered A.. (with --cols, instead of --size)")
-    parser.add_argument("--cols", type=int, help="columns C of an R x C board (with --rows, instead of --size)")
+    parser.add_argument("--size", type=whole, help="board size N (an N x N board); or --rows and --cols")
+    parser.add_argument("--rows", type=whole, help="rows R of an R x C board, lettered A.. (with --cols, instead of --size)")
+    parser.add_argument("--cols", type=whole, help="columns C of an R x C board (with --rows, instead of --size)")
     parser.add_argument("--ships", required=required, help="fleet as comma-separated ship lengths, e.g. 5,4,3,3,2")
     add_rules_arguments(parser)
 
@@ -106,7 +125,7 @@ def check_rules(state: GameState, args: argparse.Namespace, source: str) -> None
     prior = prior_from(args)
     if prior is not None and prior != state.config.prior:
         kept = f"prior {state.config.prior.text()}" if not state.config.prior.is_uniform else "the uniform prior"
-        raise BattlelogError(f"{source} holds a game with {kept}, not --prior {args.prior}")
+        raise BattlelogError(f"{source} holds a game with {kept}, not --prior {clip(args.prior)}")
     rules = state.config.rules
     salvo = None if args.salvo is None else named.salvo
     for option, given, held in (("--touch", args.touch, rules.touch), ("--sinks", args.sinks, rules.sinks), ("--salvo", salvo, rules.salvo)):
@@ -148,7 +167,7 @@ def add_engine_argument(parser: argparse.ArgumentParser, default: str | None = N
 
 def add_seed_argument(parser: argparse.ArgumentParser, what: str) -> None:
     """``--seed``, checked by :func:`seed_from`; without it a fresh seed is drawn (and shown)."""
-    parser.add_argument("--seed", type=int, help=f"seed of {what} (default: a fresh one, shown so the game can be replayed)")
+    parser.add_argument("--seed", type=whole, help=f"seed of {what} (default: a fresh one, shown so the game can be replayed)")
 
 
 def seed_from(args: argparse.Namespace) -> int:
@@ -156,7 +175,7 @@ def seed_from(args: argparse.Namespace) -> int:
     if args.seed is None:
         return secrets.randbelow(2**32)
     if args.seed < 0:
-        raise BattlelogError(f"--seed {args.seed}: the seed must be a non-negative whole number")
+        raise BattlelogError(f"--seed {number_text(args.seed)}: the seed must be a non-negative whole number")
     return int(args.seed)
 
 

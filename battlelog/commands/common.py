@@ -11,7 +11,8 @@ import re
 import sys
 from typing import TYPE_CHECKING
 
-from battlelog.commands.boards import add_board_arguments, add_engine_argument, config_from
+from battlelog.commands.boards import add_board_arguments, add_engine_argument, config_from, whole
+from battlelog.digits import real_number
 from battlelog.errors import BattlelogError
 from battlelog.runner.executors import (
     DEFAULT_EXECUTOR,
@@ -22,6 +23,7 @@ from battlelog.runner.executors import (
     available_cores,
     make_executor,
 )
+from battlelog.wording import NUMBER_LIMIT, clip
 
 if TYPE_CHECKING:
     from battlelog.runner.executors.base import Executor
@@ -39,27 +41,24 @@ def parse_memory(text: str) -> int | None:
     """``4G``, ``512M``, ``1.5G`` or a number of bytes; ``none`` for no limit."""
     if text.strip().lower() == "none":
         return None
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)B?\s*", text, re.IGNORECASE)
+    match = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([KMGT]?)B?\s*", text, re.IGNORECASE)
     if not match or float(match[1]) <= 0:
-        raise BattlelogError(f"--memory-limit {text!r} is not a size such as 512M or 4G (or none)")
-    size = int(float(match[1]) * _UNITS[match[2].upper()])
+        raise BattlelogError(f"--memory-limit {clip(text, NUMBER_LIMIT)!r} is not a size such as 512M or 4G (or none)")
+    size = float(match[1]) * _UNITS[match[2].upper()]  # 400 nines are inf as a float: refused just below
     if size > MAX_MEMORY_LIMIT:
-        raise BattlelogError(f"--memory-limit {text!r} is more than {MAX_MEMORY_LIMIT // 2**40}T; give none for no limit")
-    return size
+        raise BattlelogError(f"--memory-limit {clip(text, NUMBER_LIMIT)!r} is more than {MAX_MEMORY_LIMIT // 2**40}T; give none for no limit")
+    return int(size)
 
 
 def parse_seconds(text: str) -> float | None:
     """A positive number of seconds; ``none`` for no limit."""
     if text.strip().lower() == "none":
         return None
-    try:
-        seconds = float(text)
-    except ValueError:
-        seconds = -1.0
-    if not seconds > 0 or seconds == float("inf"):
-        raise BattlelogError(f"--time-limit {text!r} is not a positive number of seconds (or none)")
+    seconds = real_number(text)
+    if seconds is None or not seconds > 0:
+        raise BattlelogError(f"--time-limit {clip(text, NUMBER_LIMIT)!r} is not a positive number of seconds (or none)")
     if seconds > MAX_TIME_LIMIT:
-        raise BattlelogError(f"--time-limit {text!r} is more than a year ({MAX_TIME_LIMIT:.0f} s); give none for no limit")
+        raise BattlelogError(f"--time-limit {clip(text, NUMBER_LIMIT)!r} is more than a year ({MAX_TIME_LIMIT:.0f} s); give none for no limit")
     return seconds
 
 
@@ -71,7 +70,7 @@ def add_limit_arguments(parser: Arguments) -> None:
     """``--workers``, ``--memory-limit`` and ``--time-limit`` of commands that run experiments."""
     parser.add_argument(
         "--workers",
-        type=int,
+        type=whole,
         metavar="N",
         help="worker processes playing at once, on this machine (default: all cores)",
     )

@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             written = compile_state(state, sdd_scratch, vtree_scratch, memory_budget())
         except Inconsistent:
-            raise locate_fault(state, NativeEngine()) from None
+            raise locate_fault(state, NativeEngine(), args.state) from None
         variables = variables_json(written.variables)
         if not prior.is_uniform:
             for entry, p in zip(variables, written.variables):

@@ -39,7 +39,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from battlelog.commands.boards import output_path
+from battlelog.commands.boards import output_path, whole
 from battlelog.commands.common import (
     add_board_arguments,
     add_engine_argument,
@@ -63,8 +63,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"comma-separated players, each one of {', '.join(PLAYERS)} or module:Class of your own, with options "
         "as NAME[key=value,...], e.g. mc[samples=200] (default: random,hunt-target,pdf)",
     )
-    parser.add_argument("--games", type=int, metavar="N", default=100, help="games per player, numbered 0.. (default: 100)")
-    parser.add_argument("--seed", type=int, default=0, help="root seed: decides every board and every player's draws (default: 0)")
+    parser.add_argument("--games", type=whole, metavar="N", default=100, help="games per player, numbered 0.. (default: 100)")
+    parser.add_argument("--seed", type=whole, default=0, help="root seed: decides every board and every player's draws (default: 0)")
     parser.add_argument(
         "--hider",
         metavar="SPEC",
@@ -90,13 +90,13 @@ def run(args: argparse.Namespace) -> int:
     hider = parse_prior_spec(args.hider, "--hider")
     experiment = Experiment(config, tuple(players), args.games, args.seed, {spec.label: spec.options for spec in specs}, hider)
     executor = executor_from(args)
-    print(
+    start_line = (
         f"{config.label()}{'' if hider.is_uniform else ' hidden by ' + spec_text(hider)} with seed {args.seed}: games 0..{args.games - 1} for {', '.join(players)} "
         f"on {executor.describe()} -> {out / GAMES}"
     )
     try:
-        with executor:
-            report = run_experiment(experiment, out, executor)
+        with executor:  # the line is printed once --out is locked: a run refused as "in use" prints only that
+            report = run_experiment(experiment, out, executor, started=lambda: print(start_line, flush=True))
     except KeyboardInterrupt:
         print(
             f"battlelog: interrupted; {count_noun(recorded_games(out), 'game')} recorded in {out / GAMES}, all kept: "

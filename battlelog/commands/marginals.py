@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         engine = workspace.engine(args.engine)  # outside the timing: the first use imports the engine's libraries
         start = time.perf_counter()
-        marginals = solve(state, engine)
+        marginals = solve(state, engine, args.state)
         seconds = time.perf_counter() - start
     finally:
         workspace.close()

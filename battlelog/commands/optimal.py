@@ -43,7 +43,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from battlelog.commands.boards import add_board_arguments, config_from, output_path
+from battlelog.commands.boards import add_board_arguments, config_from, output_path, whole
 from battlelog.commands.common import parse_memory, parse_seconds
 from battlelog.engines.workspace import Workspace
 from battlelog.errors import BattlelogError
@@ -85,7 +85,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="solve each first shot's children apart, in --workers processes (each with --memory), keeping every "
         "child's exact total in FILE as it finishes: a run with the same FILE goes on with the rest",
     )  # fmt: skip
-    parser.add_argument("--workers", default=None, type=int, metavar="N", help="processes for --split, each with --memory for its table (default: 1)")
+    parser.add_argument("--workers", default=None, type=whole, metavar="N", help="processes for --split, each with --memory for its table (default: 1)")
     parser.add_argument(
         "--decide", action="store_true",
         help="with --split: search each first shot only until it cannot beat the best one solved, so that the "

@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     seed = seed_from(args)
     if args.human and args.quiet:
         raise BattlelogError("--quiet would hide the board you are shooting at: give --human or --quiet, not both")
-    specs = parse_players(args.player or ("problog" if args.human else "pdf"), args.engine)
+    specs = parse_players(("problog" if args.human else "pdf") if args.player is None else args.player, args.engine)
     if len(specs) != 1:
         raise BattlelogError(f"--player {args.player}: name one player")
     spec = specs[0]

@@ -20,11 +20,13 @@ import shlex
 import sys
 from typing import TYPE_CHECKING
 
-from battlelog.commands.boards import output_path
+from battlelog.commands.boards import output_path, whole
 from battlelog.commands.common import add_engine_argument, add_executor_arguments, add_limit_arguments, executor_from
+from battlelog.digits import whole_number
 from battlelog.engines import DEFAULT_ENGINE
 from battlelog.errors import BattlelogError
 from battlelog.rules.config import GameConfig, parse_ships
+from battlelog.wording import clip
 
 if TYPE_CHECKING:
     from battlelog.report.paper import PaperRow
@@ -36,11 +38,11 @@ QUICK_GAMES = 100
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, help="output directory (one experiment per configuration inside)")
-    parser.add_argument("--games", type=int, default=1000, help="games per configuration and player (default: 1000)")
+    parser.add_argument("--games", type=whole, default=1000, help="games per configuration and player (default: 1000)")
     parser.add_argument(
         "--quick", action="store_true", help=f"a small version: {QUICK_GAMES} games per cell (overrides --games)"
     )
-    parser.add_argument("--seed", type=int, default=0, help="root seed of every board and player (default: 0)")
+    parser.add_argument("--seed", type=whole, default=0, help="root seed of every board and player (default: 0)")
     parser.add_argument(
         "--config",
         action="append",
@@ -63,9 +65,10 @@ def _rows(specs: list[str] | None) -> list[PaperRow]:
     rows: list[PaperRow] = []
     for spec in specs:
         size, _, ships = spec.partition(":")
-        if not size.strip().isdigit() or not ships:
-            raise BattlelogError(f"--config {spec!r} is not SIZE:SHIPS such as 5:3,3,2")
-        config = GameConfig(int(size), parse_ships(ships))
+        board = whole_number(size)  # ASCII digits only: "²" passes str.isdigit but is no size
+        if board is None or not ships:
+            raise BattlelogError(f"--config {clip(spec)!r} is not SIZE:SHIPS such as 5:3,3,2")
+        config = GameConfig(board, parse_ships(ships))
         if config not in by_config:
             known = ", ".join(f"{r.config.size}:{','.join(map(str, r.config.ships))}" for r in table)
             raise BattlelogError(f"--config {spec} is not in the paper's table ({known})")

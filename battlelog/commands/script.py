@@ -32,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     output = None if args.output is None else output_path(args.output, "--output")
     state = state_from(args)
-    check_consistent(state, args.engine)
+    check_consistent(state, args.engine, args.state)
     from battlelog.model.render import render_program  # jinja2: only when a program is rendered
 
     program = render_program(state)

@@ -18,16 +18,17 @@ import socket
 import sys
 from pathlib import Path
 
+from battlelog.commands.boards import whole
 from battlelog.errors import BattlelogError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="the address to listen on (default: 127.0.0.1, this machine only)")
-    parser.add_argument("--port", type=int, default=8000, help="the port to listen on (default: 8000; 0 picks a free one)")
+    parser.add_argument("--port", type=whole, default=8000, help="the port to listen on (default: 8000; 0 picks a free one)")
     parser.add_argument("--results", metavar="DIR", help="a folder of experiment results to show (e.g. experiments/results)")
-    parser.add_argument("--workers", type=int, default=2, help="processes that run advice, and threads that run games against the computer (default: 2)")
+    parser.add_argument("--workers", type=whole, default=2, help="processes that run advice, and threads that run games against the computer (default: 2)")
     parser.add_argument(
-        "--book", type=int, default=4000, metavar="STATES",  # battlelog.web.book.SIZE (not imported: the CLI starts light)
+        "--book", type=whole, default=4000, metavar="STATES",  # battlelog.web.book.SIZE (not imported: the CLI starts light)
         help="the 10x10 opening book's size: the most likely early states of an advised game, answered in advance "
         "and kept in the user's cache folder (default: 4000; 0: none)",
     )  # fmt: skip

@@ -148,12 +148,14 @@ def check_prior_support(engine: type[Engine] | Engine, config: GameConfig) -> No
         raise BattlelogError(f"the {engine.name} engine does not weigh priors yet: it cannot answer {config.label()}")
 
 
-def locate_fault(state: GameState, engine: Engine) -> StateError:
-    """The error for an inconsistent state, naming the first shot after which no layout fits.
+def locate_fault(state: GameState, engine: Engine, source: str | None = None) -> StateError:
+    """The error for an inconsistent state, naming the first shot after which no layout fits, and the
+    file the state came from (``source``) when it came from one.
 
     Scans prefixes in order (consistency of prefixes need not be monotone, so no bisection); only
     called on the error path.
     """
+    where = "" if source is None else f"{source}: "
     if state.shots:
         for count in range(1, len(state.shots) + 1):
             try:
@@ -162,7 +164,7 @@ def locate_fault(state: GameState, engine: Engine) -> StateError:
                 shot = state.shots[count - 1]
                 answer = shot.result + (f" ship {shot.ship}" if shot.ship is not None else "")
                 return StateError(
-                    f"contradictory state: shot {count} ({cell_name(shot.cell)}, {answer}) leaves no layout "
+                    f"{where}contradictory state: shot {count} ({cell_name(shot.cell)}, {answer}) leaves no layout "
                     f"of fleet {','.join(map(str, state.ships))} consistent with the answers ({exc})"
                 )
-    return StateError("contradictory state: no layout fits the state")
+    return StateError(f"{where}contradictory state: no layout fits the state")

@@ -11,15 +11,16 @@ from battlelog.rules.prior import UNIFORM
 from battlelog.rules.state import GameState
 
 
-def solve(state: GameState, engine: Engine) -> Marginals:
-    """The engine's marginals; a contradictory state becomes the error naming the first shot at fault."""
+def solve(state: GameState, engine: Engine, source: str | None = None) -> Marginals:
+    """The engine's marginals; a contradictory state becomes the error naming the first shot at fault
+    (and ``source``, the file the state was read from, when there is one)."""
     try:
         return engine.marginals(state)
     except Inconsistent:
-        raise locate_fault(state, engine) from None
+        raise locate_fault(state, engine, source) from None
 
 
-def check_consistent(state: GameState, engine_name: str) -> None:
+def check_consistent(state: GameState, engine_name: str, source: str | None = None) -> None:
     """Refuse a state that no layout satisfies, with the error :func:`solve` gives. Every layout has a
     positive weight under any prior, so the state is checked under the uniform one, which every engine weighs."""
     if not state.shots:
@@ -28,6 +29,6 @@ def check_consistent(state: GameState, engine_name: str) -> None:
         state = GameState(state.config.with_prior(UNIFORM), state.shots)
     engine = make_engine(engine_name)
     try:
-        solve(state, engine)
+        solve(state, engine, source)
     finally:
         engine.close()

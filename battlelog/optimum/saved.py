@@ -65,8 +65,11 @@ def load(path: Path, about: dict[str, object]) -> tuple[tuple[np.ndarray, ...], 
         with np.load(path, allow_pickle=False) as data:
             header = json.loads(str(data["header"]))
             entries = tuple(data[name] for name in ("keys", "values", "flags", "actions", "works"))
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:  # JSONDecodeError is a ValueError
-        raise BattlelogError(f"{path}: not a table of solved states ({type(exc).__name__}: {exc})") from None
+    except OSError as exc:
+        raise BattlelogError(f"{path}: cannot read ({exc.strerror or type(exc).__name__})") from None
+    except (ValueError, KeyError, EOFError, zipfile.BadZipFile):  # JSONDecodeError is a ValueError
+        # numpy's own words would advise loading the file "unsafely" with allow_pickle: never passed on
+        raise BattlelogError(f"{path}: not a table of solved states (the file battlelog optimal --table writes)") from None
     if not isinstance(header, dict):
         raise BattlelogError(f"{path}: not a table of solved states (its header is not an object)")
     for key, want in about.items():

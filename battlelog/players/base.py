@@ -18,13 +18,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from battlelog.engines.workspace import Workspace
+from battlelog.rules.aim import best_cells, pick_tied, tied_best
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Cell
 from battlelog.rules.state import GameState
-
-#: Scores within this relative distance of the best are ties (exact marginals of symmetric cells
-#: can differ in the last bits of a float; those must not decide the shot).
-TIE_TOLERANCE = 1e-12
 
 #: What a player may be seeded with: an integer, a seed sequence, or a generator it then owns.
 Seed = int | np.random.SeedSequence | np.random.Generator | None
@@ -99,7 +96,7 @@ class Player(ABC):
         """
         values = self.scores(state)
         if values is not None:
-            return top_cells(state, values, k, self.rng)
+            return best_cells(state.unshot, values, k, self.rng)
         return self.one_at_a_time(state, k)
 
     def one_at_a_time(self, state: GameState, k: int) -> list[Cell]:
@@ -140,39 +137,10 @@ class ScoringPlayer(Player):
         """The unshot cells tied for the best score."""
         values = self.scores(state)
         cells = state.unshot
-        return best_cells(cells, [values[cell] for cell in cells])
+        return tied_best(cells, [values[cell] for cell in cells])
 
     def choose(self, state: GameState) -> Cell:
         return pick_tied(self.candidates(state), self.rng)
-
-
-def top_cells(state: GameState, values: np.ndarray, k: int, rng: np.random.Generator) -> list[Cell]:
-    """The ``k`` unshot cells of highest ``values``, best first: each in turn the best of those left,
-    ties (within TIE_TOLERANCE) drawn by ``rng`` as :func:`pick_best` draws them."""
-    cells = list(state.unshot)
-    picked: list[Cell] = []
-    for _ in range(min(k, len(cells))):
-        cell = pick_best(cells, [float(values[c]) for c in cells], rng)
-        picked.append(cell)
-        cells.remove(cell)
-    return picked
-
-
-def pick_best(cells: Sequence[Cell], scores: Sequence[float], rng: np.random.Generator) -> Cell:
-    """The highest-scoring cell, ties (within TIE_TOLERANCE) broken uniformly at random by ``rng``."""
-    return pick_tied(best_cells(cells, scores), rng)
-
-
-def pick_tied(tied: Sequence[Cell], rng: np.random.Generator) -> Cell:
-    """One of ``tied`` drawn uniformly by ``rng`` (no draw when there is only one)."""
-    return tied[int(rng.integers(len(tied)))] if len(tied) > 1 else tied[0]
-
-
-def best_cells(cells: Sequence[Cell], scores: Sequence[float]) -> list[Cell]:
-    """The cells whose score ties for the best (within TIE_TOLERANCE), in the given order."""
-    values = np.asarray(scores, dtype=float)
-    best = values.max()
-    return [cells[int(i)] for i in np.flatnonzero(values >= best - TIE_TOLERANCE * max(1.0, abs(best)))]
 
 
 def idle_cells(state: GameState, possible: frozenset[Cell]) -> frozenset[Cell]:

@@ -10,6 +10,7 @@ from battlelog.errors import BattlelogError
 from battlelog.players.base import Seed, masked
 from battlelog.players.belief import ALL_FEATURES, DEFAULT_BELIEF
 from battlelog.players.posterior import PosteriorPlayer
+from battlelog.rules.aim import best_cells
 from battlelog.rules.answers import HIT_CODE, MISS_CODE, decode_answer
 from battlelog.rules.geometry import Cell
 from battlelog.rules.state import GameState
@@ -62,11 +63,10 @@ class LookaheadPlayer(PosteriorPlayer):
         if marginals.models is None or marginals.models > self.max_layouts:
             return marginals, values
         cells = state.unshot
-        order = sorted(range(len(cells)), key=lambda i: -marginals.cells[cells[i]])
         answers = marginals.answers(state)
         exact = engine_class(self.engine).exact_ratios and self.belief == DEFAULT_BELIEF and state.config.effective_prior.is_uniform
-        for i in order[: self.width]:
-            values[cells[i]] = self.two_shots(state, cells[i], answers[cells[i]], marginals.models, marginals if exact else None)
+        for cell in best_cells(cells, marginals.cells, self.width):  # the rule every player ranks cells by
+            values[cell] = self.two_shots(state, cell, answers[cell], marginals.models, marginals if exact else None)
         return marginals, values
 
     def two_shots(self, state: GameState, cell: Cell, answers: np.ndarray, models: int, whole: Marginals | None = None) -> float:

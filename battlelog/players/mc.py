@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from battlelog.errors import BattlelogError
-from battlelog.players.base import Player, Seed, masked, pick_best
+from battlelog.players.base import Player, Seed, masked
+from battlelog.rules.aim import pick_best
 from battlelog.rules.geometry import Cell
 from battlelog.rules.state import GameState
 

@@ -9,8 +9,9 @@ from collections.abc import Hashable
 import numpy as np
 
 from battlelog.engines import Marginals
-from battlelog.players.base import ScoringPlayer, best_cells, top_cells
+from battlelog.players.base import ScoringPlayer
 from battlelog.players.belief import BelievingPlayer
+from battlelog.rules.aim import best_cells, tied_best
 from battlelog.rules.geometry import Cell
 from battlelog.rules.state import GameState
 
@@ -36,14 +37,14 @@ class PosteriorPlayer(BelievingPlayer, ScoringPlayer):
     def choose_volley(self, state: GameState, k: int) -> list[Cell]:
         """Under salvo, the ``k`` most probable unshot cells (ties drawn by the player's generator),
         whatever the player's own score: by linearity they maximise the volley's expected hits."""
-        return top_cells(state, self._engine.marginals(state).cells, k, self.rng)
+        return best_cells(state.unshot, self._engine.marginals(state).cells, k, self.rng)
 
     def candidates(self, state: GameState) -> list[Cell]:
         """The cells of best score; among those, the ones most likely to be hit."""
         marginals, values = self.posterior(state)
         cells = state.unshot
-        best = best_cells(cells, [values[cell] for cell in cells])
-        return best_cells(best, [marginals.cells[cell] for cell in best])
+        best = tied_best(cells, [values[cell] for cell in cells])
+        return tied_best(best, [marginals.cells[cell] for cell in best])
 
     def decision_key(self, state: GameState, possible: frozenset[Cell]) -> Hashable:
         """The hits: the scores are functions of the consistent layouts and the hits (a shot cell

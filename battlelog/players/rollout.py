@@ -21,7 +21,8 @@ import numpy as np
 from battlelog.engines import DEFAULT_ENGINE, Engine, engine_class
 from battlelog.engines.base import layout_owners
 from battlelog.errors import BattlelogError
-from battlelog.players.base import Player, Seed, top_cells
+from battlelog.players.base import Player, Seed
+from battlelog.rules.aim import best_cells
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Cell
 from battlelog.rules.state import GameState
@@ -74,7 +75,7 @@ class RolloutPlayer(Player):
     def choose_volley(self, state: GameState, k: int) -> list[Cell]:
         """Under salvo, the ``k`` most probable unshot cells (ties drawn by the player's generator), as
         ``problog`` does: the rollouts simulate single shots, each answered before the next."""
-        return top_cells(state, self._engine.marginals(state).cells, k, self.rng)
+        return best_cells(state.unshot, self._engine.marginals(state).cells, k, self.rng)
 
     def candidates(self, state: GameState) -> list[Cell] | None:
         """The one cell it shoots where it plays out every consistent layout (exact, deterministic);
@@ -91,16 +92,16 @@ class RolloutPlayer(Player):
 
         config = state.config
         marginals = self._engine.marginals(state)
-        unshot = [r * config.cols + c for r, c in state.unshot]
-        ranked = sorted(unshot, key=lambda x: (-float(marginals.cells.flat[x]), x))
-        firsts = [x for x in ranked[: self.candidates_count] if marginals.cells.flat[x] > 0] or ranked[:1]
+        top = best_cells(state.unshot, marginals.cells, self.candidates_count)  # ties in reading order
+        candidates = [cell for cell in top if marginals.cells[cell] > 0] or top[:1]
         layouts = listed_layouts(state) if config.prior.is_uniform and (marginals.models or 0) <= self.exact else None
         exact = layouts is not None
         if layouts is None:  # the base policy is then the compiled pdf rule: its own shot is a candidate
             board, start = tables(config), start_of(state)
-            base = int(kernel.choice(board, start))
-            if base not in firsts:
-                firsts = sorted([*firsts, base], key=ranked.index)
+            base = divmod(int(kernel.choice(board, start)), config.cols)
+            if base not in candidates:
+                candidates = best_cells([*candidates, base], marginals.cells, len(candidates) + 1)
+        firsts = [r * config.cols + c for r, c in candidates]
         if len(firsts) == 1:
             return divmod(firsts[0], config.cols), exact, [divmod(firsts[0], config.cols)], np.zeros((1, 0), dtype=np.int64)
         drawn = self._engine.sample_owners(state, self.samples, self.rng) if layouts is None else layout_owners(config, layouts)

@@ -10,13 +10,14 @@ the constructor parameter's default (or its annotation): int, float, str or bool
 from __future__ import annotations
 
 import inspect
-import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from battlelog.digits import real_number, whole_number
 from battlelog.errors import BattlelogError
+from battlelog.wording import NUMBER_LIMIT, clip
 
 if TYPE_CHECKING:
     from battlelog.players.base import Player
@@ -72,11 +73,16 @@ def parse_players(text: str, engine: str | None = None) -> list[PlayerSpec]:
 
     ``engine`` (``--engine``) is the engine of every player that takes one and whose spec does not
     set one; given while no player takes one, it would change nothing: a one-line error. Two specs of
-    the same configuration are a one-line error too.
+    the same configuration are a one-line error too, and so is a text that names no player (``""``).
     """
     specs: dict[str, PlayerSpec] = {}
     takes_engine = False
-    for part in _split(text):
+    parts = _split(text)
+    if not parts:  # an empty --player must not mean the default player
+        from battlelog.players import PLAYERS
+
+        raise BattlelogError(f"no players given in {clip(repr(text))}; choose from {', '.join(PLAYERS)} (or module:Class)")
+    for part in parts:
         name, parameters, given = _given(part)
         takes_engine |= ENGINE in parameters
         spec = player_spec(name, **given, **({ENGINE: engine} if engine and ENGINE in parameters and ENGINE not in given else {}))
@@ -104,12 +110,12 @@ def _split(text: str) -> list[str]:
     for i, char in enumerate(text):
         depth += {"[": 1, "]": -1}.get(char, 0)
         if depth not in (0, 1):
-            raise BattlelogError(f"players {text!r}: unbalanced brackets")
+            raise BattlelogError(f"players {clip(repr(text))}: unbalanced brackets")
         if char == "," and depth == 0:
             parts.append(text[start:i])
             start = i + 1
     if depth:
-        raise BattlelogError(f"players {text!r}: unbalanced brackets")
+        raise BattlelogError(f"players {clip(repr(text))}: unbalanced brackets")
     parts.append(text[start:])
     return [part for part in parts if part.strip()]
 
@@ -168,14 +174,14 @@ def _parse_value(name: str, key: str, text: str, parameters: Mapping[str, inspec
     value: Any = None
     if kind is bool:
         value = {"true": True, "false": False}.get(text.lower())
-    elif kind is int and re.fullmatch(r"[+-]?\d+", text):
-        value = int(text)
-    elif kind is float and re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", text) and math.isfinite(float(text)):
-        value = float(text)
+    elif kind is int:
+        value = whole_number(text)  # ASCII digits only (battlelog.digits)
+    elif kind is float:
+        value = real_number(text)
     elif kind is str:
         value = text
     if value is None:
-        raise BattlelogError(f"player {name}: option {key}={text} is not {_KIND_NAMES[kind]}")
+        raise BattlelogError(f"player {name}: option {key}={clip(text, NUMBER_LIMIT)} is not {_KIND_NAMES[kind]}")
     return value
 
 

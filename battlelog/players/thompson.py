@@ -6,8 +6,9 @@ import numpy as np
 
 from battlelog.engines import DEFAULT_ENGINE, engine_class
 from battlelog.errors import BattlelogError
-from battlelog.players.base import Seed, masked, pick_best, top_cells
+from battlelog.players.base import Seed, masked
 from battlelog.players.belief import ALL_FEATURES, DEFAULT_BELIEF, BelievingPlayer
+from battlelog.rules.aim import best_cells, pick_best
 from battlelog.rules.geometry import Cell
 from battlelog.rules.state import GameState
 
@@ -45,7 +46,7 @@ class ThompsonPlayer(BelievingPlayer):
     def choose_volley(self, state: GameState, k: int) -> list[Cell]:
         """Under salvo, as every exact player: the ``k`` most probable unshot cells (ties drawn by its
         generator), which maximise the volley's expected hits; no layout is drawn."""
-        return top_cells(state, self._engine.marginals(state).cells, k, self.rng)
+        return best_cells(state.unshot, self._engine.marginals(state).cells, k, self.rng)
 
     def choose(self, state: GameState) -> Cell:
         values = self.scores(state)

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from battlelog.players.base import best_cells, pick_tied
+from battlelog.rules.aim import pick_tied, tied_best
 from battlelog.rules.geometry import Cell, Placement
 from battlelog.rules.state import GameState
 
@@ -39,8 +39,8 @@ def entropy_volley(state: GameState, cells: np.ndarray, layouts: Sequence[tuple[
     left, picked = list(state.unshot), []
     for _ in range(min(k, len(left))):
         entropies = [_entropy(pattern * 2 + covered[:, r * n + c]) for r, c in left]
-        tied = best_cells(left, entropies)
-        cell = pick_tied(best_cells(tied, [float(cells[c]) for c in tied]), rng)
+        tied = tied_best(left, entropies)
+        cell = pick_tied(tied_best(tied, [float(cells[c]) for c in tied]), rng)
         picked.append(cell)
         left.remove(cell)
         pattern = np.unique(pattern * 2 + covered[:, cell[0] * n + cell[1]], return_inverse=True)[1].reshape(-1)

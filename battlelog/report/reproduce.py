@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 
 from battlelog.files import write_text
@@ -35,10 +36,10 @@ def run_all(
     specs): (games played now, found recorded)."""
     played = before = 0
     for k, row in enumerate(rows, 1):
-        if progress:
-            print(f"[{k}/{len(rows)}] {row.config.label()}: {count_noun(games, 'game')} x {count_noun(len(players), 'player')}", flush=True)
+        line = f"[{k}/{len(rows)}] {row.config.label()}: {count_noun(games, 'game')} x {count_noun(len(players), 'player')}"
         experiment = Experiment(row.config, tuple(players), games, seed)
-        report = run_experiment(experiment, out / slug(row.config), executor, progress=progress)
+        said = partial(print, line, flush=True) if progress else None  # once its folder is locked for this run
+        report = run_experiment(experiment, out / slug(row.config), executor, progress=progress, started=said)
         played, before = played + report.played, before + report.recorded_before
     return played, before
 

@@ -10,11 +10,12 @@ from typing import Any
 
 import numpy as np
 
+from battlelog.digits import whole_number
 from battlelog.errors import FileFormatError, FleetError
 from battlelog.rules.geometry import Cell, Placement, ship_placements
 from battlelog.rules.prior import UNIFORM, Prior, check_prior
 from battlelog.rules.variants import ALLOWED, STANDARD_RULES, Rules
-from battlelog.wording import ECHO_LIMIT, clip, count_noun
+from battlelog.wording import ECHO_LIMIT, clip, count_noun, number_text
 
 
 @dataclass(frozen=True)
@@ -51,20 +52,20 @@ class GameConfig:
         object.__setattr__(self, "rows", int(self.rows))
         object.__setattr__(self, "cols", int(self.cols))
         if self.rows > 26:
-            what = f"board size {self.rows}" if square else f"{self.rows} rows"
+            what = f"board size {number_text(self.rows)}" if square else f"{number_text(self.rows)} rows"
             raise FleetError(f"{what} is too large: rows are lettered A..Z, so at most 26")
         if self.cols > 26:
-            raise FleetError(f"{self.cols} columns is too many: boards are at most 26 wide")
+            raise FleetError(f"{number_text(self.cols)} columns is too many: boards are at most 26 wide")
         if not self.ships:
             raise FleetError("the fleet is empty: give at least one ship length")
         for i, length in enumerate(self.ships):
             if length < 1:
-                raise FleetError(f"ship {i} has length {length}: lengths must be at least 1")
+                raise FleetError(f"ship {i} has length {number_text(length)}: lengths must be at least 1")
             if length > max(self.rows, self.cols):
-                raise FleetError(f"ship {i} of length {length} does not fit on a {self.shape} board")
+                raise FleetError(f"ship {i} of length {number_text(length)} does not fit on a {self.shape} board")
         if sum(self.ships) > self.cell_count:
             raise FleetError(
-                f"fleet {fleet_text(self.ships)} has {sum(self.ships)} ship cells, "
+                f"fleet {fleet_text(self.ships)} has {number_text(sum(self.ships))} ship cells, "
                 f"more than the {self.cell_count} cells of a {self.shape} board"
             )
         check_prior(self.prior, self.rows, self.cols, self.ships)
@@ -228,12 +229,10 @@ def find_layout(config: GameConfig, node_limit: int = 200_000) -> tuple[Placemen
 
 def parse_ships(text: str) -> tuple[int, ...]:
     """Parse a fleet such as ``"5,4,3,3,2"``; a malformed one is a one-line error."""
-    parts = [p.strip() for p in str(text).split(",")]
-    try:
-        ships = tuple(int(p) for p in parts)
-    except ValueError:
-        raise FleetError(f"fleet {clip(text)!r} is not a comma-separated list of ship lengths such as 5,4,3,3,2") from None
-    return ships
+    lengths = [whole_number(part) for part in str(text).split(",")]
+    if None in lengths:  # ASCII digits only (battlelog.digits): "٣,٢" is not read as 3,2
+        raise FleetError(f"fleet {clip(text)!r} is not a comma-separated list of ship lengths such as 5,4,3,3,2")
+    return tuple(length for length in lengths if length is not None)
 
 
 def format_ships(ships: Sequence[int]) -> str:

@@ -114,7 +114,7 @@ def parse_cell(text: str, rows: int, cols: int | None = None) -> Cell:
     """A cell named as people name it (``C7``, ``c7``, ``C 7``) on a ``rows`` x ``cols`` board (square
     when ``cols`` is omitted); anything else is a ShotError."""
     cols = rows if cols is None else cols
-    match = re.fullmatch(r"\s*([A-Za-z])\s*(\d{1,2})\s*", text)
+    match = re.fullmatch(r"\s*([A-Za-z])\s*([0-9]{1,2})\s*", text)  # ASCII digits only: C٧ is not C7
     letters = string.ascii_uppercase[:rows]
     if match is None or match[1].upper() not in letters or not 1 <= int(match[2]) <= cols:
         raise ShotError(

@@ -49,18 +49,26 @@ def parse_prior_spec(text: str, what: str = "--hider") -> Prior:
         return UNIFORM
     if text in PRESETS:
         return PRESETS[text]
-    path = Path(text)
-    if path.is_file():
-        return prior_from_file(path)
+    if _is_file(text):
+        return prior_from_file(Path(text))
     try:
         return Prior.parse(text.replace(":", "=").replace(";", ","))
     except RulesError as exc:
         if "=" in text or ":" in text:
-            raise RulesError(f"{what} {clip(text)}: {exc}") from None
+            raise RulesError(f"{what}: {exc}") from None  # the error names the weight at fault itself
         raise BattlelogError(
             f"{what} {clip(text)!r} is neither uniform, a preset ({', '.join(PRESETS)}), a prior file, "
             f"nor a prior: {exc}"
         ) from None
+
+
+def _is_file(text: str) -> bool:
+    """Whether ``text`` names a file; a name the system refuses to look up (too long, a NUL byte) names none,
+    so ``--prior edge=1000...`` is read as a prior, not a traceback."""
+    try:
+        return Path(text).is_file()
+    except (OSError, ValueError):
+        return False
 
 
 def prior_from_file(path: Path) -> Prior:

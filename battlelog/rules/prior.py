@@ -19,9 +19,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from battlelog.digits import real_number
 from battlelog.errors import RulesError
 from battlelog.rules.geometry import Placement
-from battlelog.wording import clip
+from battlelog.wording import NUMBER_LIMIT, clip
 
 FEATURES = ("edge", "vertical", "touch")
 #: The largest |theta . f| a layout may reach: beyond it the ratio of two layouts' weights leaves
@@ -89,10 +90,10 @@ class Prior:
                 raise RulesError(f"unknown prior feature {clip(repr(name))}; expected only {', '.join(FEATURES)}")
             if name in weights:
                 raise RulesError(f"prior {clip(text)!r} gives {name} twice")
-            try:
-                weights[name] = float(value)
-            except ValueError:
-                raise RulesError(f"prior weight {name}={clip(value)} is not a number") from None
+            weight = real_number(value)  # ASCII digits only, finite (battlelog.digits)
+            if weight is None:
+                raise RulesError(f"prior weight {name}={clip(value, NUMBER_LIMIT)} is not a finite number")
+            weights[name] = weight
         return cls(**weights)
 
 
@@ -159,5 +160,6 @@ def check_prior(prior: Prior, rows: int, cols: int, ships: tuple[int, ...]) -> N
 
 
 def _number(value: float) -> str:
-    """A weight as short as it reads back exactly: ``1``, ``-0.5``, ``0.30000000000000004``."""
-    return str(int(value)) if value.is_integer() else repr(value)
+    """A weight as short as it reads back exactly: ``1``, ``-0.5``, ``0.30000000000000004``, ``1e+308``
+    (a whole number of more than 16 digits in float notation, not written out digit by digit)."""
+    return str(int(value)) if value.is_integer() and abs(value) < 1e16 else repr(value)

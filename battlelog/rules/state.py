@@ -26,7 +26,7 @@ from typing import Any
 
 from battlelog.errors import FileFormatError, FleetError, RulesError, StateError
 from battlelog.files import write_text
-from battlelog.jsonfile import check_keys, read_json
+from battlelog.jsonfile import check_keys, named_file, read_json
 from battlelog.rules.answers import HIT, MISS, SUNK
 from battlelog.rules.config import GameConfig, board_from_json
 from battlelog.rules.geometry import Cell
@@ -241,7 +241,7 @@ class GameState:
     @classmethod
     def load(cls, path: str | Path) -> GameState:
         """Read a game-state JSON file."""
-        path = Path(path)
+        path = named_file(path)
         data = read_json(path)
         try:
             return cls.from_json(data, source=str(path))

@@ -21,9 +21,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from battlelog.digits import whole_number
 from battlelog.errors import RulesError
 from battlelog.rules.geometry import Cell, Placement
-from battlelog.wording import clip
+from battlelog.wording import NUMBER_LIMIT, clip, number_text
 
 ALLOWED, DIAGONAL, NONE = "allowed", "diagonal", "none"
 NAMED, UNNAMED, SILENT = "named", "unnamed", "silent"
@@ -31,6 +32,9 @@ TOUCH_RULES = (ALLOWED, DIAGONAL, NONE)
 SINK_RULES = (NAMED, UNNAMED, SILENT)
 #: ``salvo`` by the fleet: one shot per ship still afloat at the start of the volley (Hasbro's rule).
 SHIPS = "ships"
+#: The most shots a volley may have: the cells of the largest board (26 x 26), so that no salvo is a
+#: number of hundreds of digits echoed in every label.
+MAX_SALVO = 26 * 26
 
 #: How labels and messages name a touch rule or a sink rule that is not the default.
 _TOUCH_TEXT = {DIAGONAL: "corner contact only", NONE: "no contact"}
@@ -40,16 +44,18 @@ _SINKS_TEXT = {UNNAMED: "sinks unnamed", SILENT: "sinks silent"}
 def parse_salvo(value: Any) -> int | str:
     """A salvo as the command line or the state JSON gives it: a whole number >= 1 (``"5"`` or ``5``)
     or ``ships``; anything else (``0``, ``-1``, ``foo``) is a one-line RulesError."""
-    if isinstance(value, str) and re.fullmatch(r"[0-9]+", value.strip()):
-        value = int(value.strip())
+    number = whole_number(value) if isinstance(value, str) and re.fullmatch(r"[0-9]+", value.strip()) else None
+    value = value if number is None else number
     if not _is_salvo(value):
-        raise RulesError(f"unknown salvo {clip(repr(value))}; give a whole number of shots per volley >= 1, or {SHIPS!r}")
+        shown = number_text(value) if isinstance(value, int) else clip(repr(value), NUMBER_LIMIT)
+        raise RulesError(f"unknown salvo {shown}; give a whole number of shots per volley from 1 to {MAX_SALVO}, or {SHIPS!r}")
     return value
 
 
 def _is_salvo(value: Any) -> bool:
-    """Whether ``value`` is a salvo as the rules hold it: ``ships`` or a whole number >= 1 (not a bool)."""
-    return value == SHIPS or (isinstance(value, int) and not isinstance(value, bool) and value >= 1)
+    """Whether ``value`` is a salvo as the rules hold it: ``ships`` or a whole number from 1 to
+    :data:`MAX_SALVO` (not a bool)."""
+    return value == SHIPS or (isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_SALVO)
 
 
 @dataclass(frozen=True)
@@ -66,7 +72,7 @@ class Rules:
             if not isinstance(value, str) or value not in choices:
                 raise RulesError(f"unknown {what} rule {clip(repr(value))}; choose one of {', '.join(choices)}")
         if not _is_salvo(self.salvo):
-            raise RulesError(f"unknown salvo {clip(repr(self.salvo))}; give a whole number of shots per volley >= 1, or {SHIPS!r}")
+            raise RulesError(f"unknown salvo {clip(repr(self.salvo), NUMBER_LIMIT)}; give a whole number of shots per volley from 1 to {MAX_SALVO}, or {SHIPS!r}")
         if self.salvo == SHIPS and self.sinks == SILENT:
             raise RulesError(
                 "salvo by ships needs sinks announced: under silent sinks the shooter could not know how many "

@@ -14,7 +14,7 @@ counts as recorded; :func:`retry_failed` replays the failed games, under new lim
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -157,15 +157,21 @@ def _play(
     return played, failed
 
 
-def run_experiment(experiment: Experiment, out: Path, executor: Executor, progress: bool = True) -> RunReport:
+def run_experiment(
+    experiment: Experiment, out: Path, executor: Executor, progress: bool = True, started: Callable[[], None] | None = None
+) -> RunReport:
     """Play every (player, game) pair not yet recorded in ``out`` on ``executor``, appending each game as it ends.
 
+    ``started`` is called once ``out`` is locked for this run and its records are read: a command's first
+    line printed there is never printed by a run that another one, holding ``out``, refuses.
     On Ctrl-C the games in progress are abandoned, every finished game stays recorded, and
     KeyboardInterrupt propagates; running the same experiment again resumes.
     """
     with open_journal(out, experiment.manifest()) as journal:
         records = journal.records
         _check_options(records, experiment)
+        if started is not None:
+            started()
         done = {(r["player"], r["game"]) for r in records}
         # Counted, not listed: the pairs asked for may be far more than memory holds (the tasks are streamed).
         players = set(experiment.players)

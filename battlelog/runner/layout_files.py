@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from battlelog.errors import BattlelogError, FileFormatError, RulesError
-from battlelog.jsonfile import parse_json
+from battlelog.jsonfile import named_file, parse_json
 from battlelog.rules.config import GameConfig, board_from_json, format_ships
 from battlelog.rules.geometry import Placement
 from battlelog.rules.layouts import layouts_overlap
@@ -42,7 +42,7 @@ def read_layouts(paths: Iterable[str | Path], config: GameConfig) -> tuple[list[
     seen: set[tuple[Any, ...]] = set()
     out: list[Observed] = []
     repeats = 0
-    for path in map(Path, paths):
+    for path in map(named_file, paths):
         lines = _lines(path)
         for number, line in enumerate(lines, start=1):
             if not line.strip():

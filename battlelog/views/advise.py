@@ -18,6 +18,7 @@ from pathlib import Path
 from battlelog.engines import Engine, Inconsistent, Marginals
 from battlelog.engines.solve import solve
 from battlelog.errors import BattlelogError, StateError
+from battlelog.rules.aim import volley_cells, volley_start
 from battlelog.rules.answers import SUNK
 from battlelog.rules.config import fleet_text
 from battlelog.rules.geometry import Cell, cell_name, parse_cell
@@ -57,7 +58,8 @@ class Command:
     path: str | None = None
 
 
-_ANSWER = re.compile(r"(?:(?P<cell>[a-z]\s*\d+)\s+)?(?P<result>miss|hit|sunk)(?:\s+(?P<ship>\d+))?", re.IGNORECASE)
+# ASCII digits only (battlelog.digits); a ship's index of more than 4 digits is no ship of any fleet
+_ANSWER = re.compile(r"(?:(?P<cell>[a-z]\s*[0-9]+)\s+)?(?P<result>miss|hit|sunk)(?:\s+(?P<ship>[0-9]{1,4}))?", re.IGNORECASE)
 _FILE_COMMANDS, _PLAIN_COMMANDS = ("save", "load"), ("undo", "show", "help", "quit")
 
 
@@ -84,31 +86,6 @@ def parse_command(line: str, rows: int, cols: int | None = None) -> Answer | Com
     return Answer(cell, result, None if match["ship"] is None else int(match["ship"]))
 
 
-def volley_start(state: GameState) -> int:
-    """Under salvo, the index of the first shot of the volley under way (``len(state.shots)`` when the
-    next shot starts a new one)."""
-    volley = state.next_volley()[0]
-    start = len(state.shots)
-    while start > 0 and state.shots[start - 1].volley == volley:
-        start -= 1
-    return start
-
-
-def volley_cells(state: GameState, before: Marginals) -> list[Cell]:
-    """Under salvo, the cells still to fire in the volley under way (a new one when none is): the most
-    probable unshot cells under ``before``, the marginals from before the volley's first answer (the
-    state's own when it starts a new volley), best first, ties in reading order."""
-    if state.over:
-        return []
-    plan: list[Cell] = []
-    for _ in range(state.next_volley()[1]):
-        best = most_likely(state.aiming(set(plan)), before.cells)
-        if not best:
-            break
-        plan.append(best[0])
-    return plan
-
-
 @dataclass
 class Advisor:
     """The game so far with its posterior, and the file it is saved to after every change."""
@@ -122,8 +99,9 @@ class Advisor:
 
     @classmethod
     def start(cls, state: GameState, engine: Engine, path: Path) -> Advisor:
-        """A session on ``state``, saved to ``path``; a contradictory state names the shot at fault."""
-        marginals = solve(state, engine)
+        """A session on ``state``, saved to ``path``; a contradictory state names the shot at fault and
+        ``path``, the file it was read from (a new game has none to find)."""
+        marginals = solve(state, engine, str(path))
         state.dump(path)
         return cls(state, marginals, engine, path)
 
@@ -151,7 +129,7 @@ class Advisor:
             if self._volley_start is None or self._volley_start[0] != before:
                 self._volley_start = (before, solve(state.prefix(start), self.engine))
             marginals = self._volley_start[1]
-        return volley_cells(state, marginals)
+        return volley_cells(state, marginals.cells)
 
     def view(self, color: bool) -> str:
         """The heat map, what is left afloat, and the suggestion (or the end of the game)."""
@@ -256,7 +234,7 @@ class Advisor:
         if command.name == "load":
             assert command.path is not None
             state = GameState.load(command.path)
-            self._change(state, solve(state, self.engine), Path(command.path))
+            self._change(state, solve(state, self.engine, command.path), Path(command.path))
             return f"continuing the game in {self.path} ({count_noun(len(state.shots), 'shot')}), saved there after every answer\n{self.view(color)}"
         if not self.state.shots:
             raise StateError("nothing to undo: no shot yet")

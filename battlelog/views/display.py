@@ -8,7 +8,7 @@ from typing import TextIO
 
 import numpy as np
 
-from battlelog.players.base import best_cells
+from battlelog.rules.aim import tied_best
 from battlelog.rules.answers import MISS, SUNK
 from battlelog.rules.geometry import Cell, Placement
 from battlelog.rules.state import GameState
@@ -34,7 +34,7 @@ def most_likely(state: GameState, cells: np.ndarray) -> list[Cell]:
     exactly the cells the problog player draws from); empty once the game is over."""
     if state.over or not state.unshot:
         return []
-    return best_cells(state.unshot, [float(cells[cell]) for cell in state.unshot])
+    return tied_best(state.unshot, [float(cells[cell]) for cell in state.unshot])
 
 
 def _header(cols: int, width: int) -> str:

@@ -23,11 +23,11 @@ from battlelog.engines.solve import solve
 from battlelog.engines.workspace import Workspace
 from battlelog.errors import BattlelogError, StateError
 from battlelog.players import PLAYERS
+from battlelog.rules.aim import volley_cells, volley_start
 from battlelog.rules.answers import HIT, MISS
 from battlelog.rules.config import GameConfig
 from battlelog.rules.state import GameState
 from battlelog.rules.variants import SINK_RULES, TOUCH_RULES
-from battlelog.views.advise import volley_cells, volley_start
 from battlelog.views.display import most_likely
 from battlelog.web import book
 from battlelog.web.jobs import Job
@@ -46,7 +46,7 @@ def advice(state: GameState, engine: Engine) -> dict[str, Any]:
         marginals = solve(state, engine)
         if state.config.rules.is_salvo and not state.over:
             start = volley_start(state)
-            plan = volley_cells(state, marginals if start == len(state.shots) else solve(state.prefix(start), engine))
+            plan = volley_cells(state, (marginals if start == len(state.shots) else solve(state.prefix(start), engine)).cells)
         else:
             best = most_likely(state, marginals.cells)
             plan = best[:1]

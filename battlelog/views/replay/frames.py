@@ -76,7 +76,7 @@ def build_replay(
         player.new_game(state.config)
     for k in range(len(state.shots) + 1):
         prefix = state.prefix(k)
-        marginals = solve(prefix, engine)
+        marginals = solve(prefix, engine, game.source)
         scores = None if player is None else player.scores(prefix)
         next_shot = state.shots[k].cell if k < len(state.shots) else None
         frames.append(Frame(prefix, marginals.cells, marginals.models, next_shot, scores))

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from battlelog.errors import BattlelogError, FileFormatError, StateError
-from battlelog.jsonfile import read_json
+from battlelog.jsonfile import named_file, read_json
 from battlelog.players import PLAYERS
 from battlelog.players.spec import spec_name
 from battlelog.rules.geometry import Placement, cell_name
@@ -41,11 +41,14 @@ class Game:
     seed: int | None = None
     number: int | None = None
     hider: Prior = UNIFORM
+    #: The state file the game was read from, which an error about its answers names (a record's answers
+    #: are checked against its layout when it is read).
+    source: str | None = None
 
 
 def load_game(source: str | Path, game: int | None = None, player: str | None = None) -> Game:
     """The game in ``source``: an experiment folder (or its games.jsonl), a record file, or a state file."""
-    path = Path(source)
+    path = named_file(source)
     if path.is_dir() or path.name == GAMES_FILE:
         return _from_experiment(path if path.is_dir() else path.parent, game, player)
     if game is not None:
@@ -56,7 +59,7 @@ def load_game(source: str | Path, game: int | None = None, player: str | None = 
     state = GameState.load(path)
     if player is not None and spec_name(player) not in PLAYERS:
         raise BattlelogError(f"unknown player {player!r} for --player; choose from {', '.join(PLAYERS)}")
-    return Game(state, f"{state.config.label()} from {path.name}", player=player)
+    return Game(state, f"{state.config.label()} from {path.name}", player=player, source=str(path))
 
 
 def _from_experiment(out: Path, game: int | None, player: str | None) -> Game:
