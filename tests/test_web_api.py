@@ -19,6 +19,8 @@ from battlelog.web.requests import MAX_BODY
 
 from web_cases import one_line_error, small_experiment
 
+#: The content type every JSON endpoint requires.
+JSON = {"Content-Type": "application/json"}
 STATE: dict[str, Any] = {"size": 6, "ships": [3, 2], "shots": [{"row": 2, "col": 2, "result": "hit"}, {"row": 2, "col": 3, "result": "miss"}]}
 
 
@@ -81,7 +83,7 @@ def test_a_contradictory_state_is_refused_naming_the_shot(client: TestClient) ->
     ids=["bad-json", "empty", "not-object", "repeated-key", "unknown-key", "off-board", "too-large-board", "too-many-ships", "not-utf8", "oversized"],
 )
 def test_bad_bodies_are_one_line_and_the_server_keeps_serving(client: TestClient, body: bytes, status: int, words: str) -> None:
-    one_line_error(client.post("/api/marginals", content=body), status, words)
+    one_line_error(client.post("/api/marginals", content=body, headers=JSON), status, words)
     assert client.post("/api/marginals", json=STATE).status_code == 200
 
 
@@ -314,5 +316,5 @@ def test_an_unexpected_failure_is_one_line_and_the_server_keeps_serving(monkeypa
 
 def test_a_streamed_body_is_cut_at_the_limit_too(client: TestClient) -> None:
     chunks = iter([b"{" + b" " * (MAX_BODY // 2), b" " * (MAX_BODY // 2), b"}"])  # no Content-Length: chunked
-    one_line_error(client.post("/api/marginals", content=chunks), 413, "larger than")
-    one_line_error(client.post("/api/marginals", content=b"{}", headers={"Content-Length": "x"}), 400, "Content-Length")
+    one_line_error(client.post("/api/marginals", content=chunks, headers=JSON), 413, "larger than")
+    one_line_error(client.post("/api/marginals", content=b"{}", headers={**JSON, "Content-Length": "x"}), 400, "Content-Length")

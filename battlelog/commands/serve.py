@@ -77,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn  # imported here: the other commands never load the web stack
 
     from battlelog.web.app import create_app
+    from battlelog.web.connections import server_config
     from battlelog.web.service import EngineService
 
     sock = bind(args.host, args.port)
@@ -86,10 +87,9 @@ def run(args: argparse.Namespace) -> int:
         print(warning, file=sys.stderr)
     shown = f"[{args.host}]" if ":" in args.host else args.host
     print(f"battlelog: serving on http://{shown}:{port}/ (Ctrl-C stops it)", flush=True)
-    app = create_app(results, EngineService(args.workers), book_states=args.book)
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=5)
+    app = create_app(results, EngineService(args.workers), book_states=args.book, hosts=[args.host])
     try:
-        uvicorn.Server(config).run(sockets=[sock])  # shuts down gracefully on Ctrl-C, then raises it again
+        uvicorn.Server(server_config(app)).run(sockets=[sock])  # shuts down gracefully on Ctrl-C, then raises it again
     except KeyboardInterrupt:
         pass  # Ctrl-C is how a server is stopped: not an error
     finally:

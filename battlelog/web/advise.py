@@ -89,11 +89,15 @@ def answer_key(state: GameState, service: EngineService) -> str:
     return json.dumps([service.engine_name, state.to_json()], separators=(",", ":"))
 
 
-async def computed(state: GameState, service: EngineService, job: Job | None) -> bytes:
-    """The answer's JSON text, computed in a worker process."""
+async def computed(state: GameState, service: EngineService, job: Job | None, queued: bool = True) -> bytes:
+    """The answer's JSON text, computed in a worker process; a request's call waits in the service's
+    bounded queue (``queued``), the opening book's calls (two at a time) do not."""
     if job is not None:
         job.what = state.config.label()
-    return await service.processes.call(advice_text, service.engine_name, state.to_json(), job=job)
+    if not queued:
+        return await service.processes.call(advice_text, service.engine_name, state.to_json(), job=job)
+    with service.queue.slot():
+        return await service.processes.call(advice_text, service.engine_name, state.to_json(), job=job)
 
 
 async def book_answer(state: GameState, service: EngineService) -> bytes:
@@ -105,7 +109,7 @@ async def book_answer(state: GameState, service: EngineService) -> bytes:
         raise WebError("refused by the engine when the book was computed", 409)
     if key not in service.book:
         try:
-            service.book[key] = await service.cached(key, lambda: computed(state, service, None))
+            service.book[key] = await service.cached(key, lambda: computed(state, service, None, queued=False))
         except WebError as exc:
             if exc.status == 409:
                 service.book_refused.add(key)
