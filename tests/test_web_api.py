@@ -105,6 +105,18 @@ def test_the_page_and_its_files_are_served_with_a_policy_against_other_hosts(cli
     assert "http" not in "".join(client.get(f"/static/{n}").text for n in ("app.js", "board.js", "play.js", "results.js"))
 
 
+def test_the_play_tab_has_a_legend_of_its_marks(client: TestClient) -> None:
+    import re
+
+    page = client.get("/").text
+    legend = re.search(r'<div id="play-legend".*?</div>', page, re.S)
+    assert legend is not None and page.index('id="view-play"') < legend.start() < page.index('id="view-results"')
+    marks = re.findall(r'<span class="cell (\w+)">([^<]*)</span> (\w[^<]+)</span>', legend[0])
+    assert {mark: symbol for mark, symbol, _ in marks} == {"miss": "·", "hit": "X", "sunk": "#", "ship": "", "volley": "", "heat": ""}
+    board = client.get("/static/board.js").text  # the symbols the boards draw
+    assert 'shot.result === "miss" ? "·" : shot.result === "sunk" ? "#" : "X"' in board
+
+
 def test_options_name_every_registered_player(client: TestClient) -> None:
     from battlelog.players import PLAYERS
 

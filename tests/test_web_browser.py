@@ -217,7 +217,23 @@ def test_a_whole_game_against_the_computer(browser: Any, server: LiveServer) -> 
     assert re.fullmatch(r"(You|The computer) won: you shot \d+ times, the computer \d+ times\.", status), status
     hidden = browser.find_elements(By.CSS_SELECTOR, "#play-theirs .ship")
     assert len(hidden) == 3 + 2 + 2  # the computer's fleet is revealed at the end
+    _legend_matches_the_boards(browser)
     _no_errors(browser)
+
+
+def _legend_matches_the_boards(browser: Any) -> None:
+    """The play tab's legend shows each mark as the boards draw it: the same symbol, the same colours."""
+    from selenium.webdriver.common.by import By
+
+    look = """const e = arguments[0], s = getComputedStyle(e);
+      return [e.textContent, s.backgroundColor, s.color, s.boxShadow, e.offsetWidth > 0];"""
+    for mark in ("miss", "hit", "sunk", "ship"):
+        shown = browser.execute_script(look, browser.find_element(By.CSS_SELECTOR, f"#play-legend .cell.{mark}"))
+        cells = browser.find_elements(By.CSS_SELECTOR, f"#view-play .board:not(.legend) .cell.{mark}:not(.ship)" if mark != "ship" else "#play-mine .cell.ship:not(.miss):not(.hit):not(.sunk)")
+        assert cells, mark
+        assert shown == browser.execute_script(look, cells[0]), mark
+    heat = browser.find_element(By.CSS_SELECTOR, "#play-legend .cell.heat").value_of_css_property("background-image")
+    assert "rgb(255, 255, 255)" in heat and "rgb(255, 65, 0)" in heat  # heatColor(0) and heatColor(1) of board.js
 
 
 def test_the_results_view_opens_a_replay(browser: Any, server: LiveServer) -> None:
