@@ -15,10 +15,19 @@ empty board (the first request of a game) and after the first shot (issue 19's t
 and how the server answered them (from the book, remembered, computed). With --think S a client waits
 a random 0 to 2S seconds before each answer, as a person would (the default, 0, answers at once).
 
+With --distinct N it measures instead what the server adds to the engine's own work (issue 37): N
+distinct 10x10 mid-game states (seeded random games, 20 to 35 shots in, each answered by a referee)
+are computed twice, directly by the engine in --workers worker processes (the server's own call,
+`advice_text`, in a spawned process pool: no HTTP, no event loop), and through `battlelog serve
+--workers W --book 0` by --clients concurrent connections (every answer checked byte for byte against
+the direct one), alternately --repeat times; it prints a table of the wall times, the states a
+second and the ratio server/direct (each run its own N states, the order of the two ways alternating).
+
 usage:
   python experiments/bench_web.py                          # 50 clients for 60 s
   python experiments/bench_web.py --clients 10 --seconds 10
   python experiments/bench_web.py --think 2                # people who take 2 s per answer on average
+  python experiments/bench_web.py --distinct 150 --clients 8 --repeat 2   # the server's overhead
 """
 
 from __future__ import annotations
@@ -26,9 +35,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -36,6 +49,8 @@ from urllib.parse import urlsplit
 import httpx2 as httpx
 import numpy as np
 
+from battlelog.engines import DEFAULT_ENGINE
+from battlelog.engines.workspace import Workspace
 from battlelog.rules.config import GameConfig
 from battlelog.rules.layouts import sample_layout
 from battlelog.rules.referee import Referee
@@ -157,6 +172,111 @@ async def load(url: str, clients: int, seconds: float, think: float) -> Tally:
     return tally
 
 
+# ----- --distinct: the server's overhead over the engine's own work --------------------------------
+def distinct_states(count: int, seed: int = 37) -> list[bytes]:
+    """``count`` distinct mid-game states of seeded random games (20 to 35 random shots, a referee's
+    answers), as the JSON bodies the page posts."""
+    rng = np.random.default_rng(seed)
+    cells = [(r, c) for r in range(CONFIG.size) for c in range(CONFIG.size)]
+    states: dict[bytes, None] = {}
+    while len(states) < count:
+        referee = Referee(CONFIG, sample_layout(CONFIG, rng))
+        state = GameState.empty(CONFIG)
+        for k in rng.permutation(len(cells))[: rng.integers(20, 36)]:
+            row, col = cells[int(k)]
+            result, ship = referee.shoot(row, col)
+            state = state.with_shot(row, col, result, ship)
+            if referee.over:
+                break
+        if not referee.over:
+            states[json.dumps(state.to_json()).encode()] = None
+    return list(states)
+
+
+class _Direct:
+    """A direct worker's workspace (set by :func:`_direct_start`)."""
+
+    workspace: Workspace | None = None
+
+
+def _direct_start() -> None:
+    _Direct.workspace = Workspace()
+
+
+def _direct_advice(body: bytes) -> bytes:
+    from battlelog.web.advise import advice_text
+
+    assert _Direct.workspace is not None
+    return advice_text(_Direct.workspace, DEFAULT_ENGINE, json.loads(body))
+
+
+def direct(states: list[bytes], pool: ProcessPoolExecutor) -> tuple[float, list[bytes]]:
+    """The wall time of the engine's answers to ``states`` computed by ``pool``, and the answers."""
+    start = time.perf_counter()
+    answers = list(pool.map(_direct_advice, states))
+    return time.perf_counter() - start, answers
+
+
+async def served(url: str, states: list[bytes], clients: int) -> tuple[float, list[bytes]]:
+    """The wall time of the server's answers to ``states``, asked by ``clients`` connections at once
+    (each takes the next state not yet asked), and the answers; a refused state stops the run."""
+    address = urlsplit(url)
+    assert address.hostname is not None and address.port is not None
+    answers: list[bytes] = [b""] * len(states)
+    queue = iter(range(len(states)))
+
+    async def ask(connection: Connection) -> None:
+        for k in queue:
+            status, answers[k] = await asyncio.wait_for(connection.post("/api/marginals", states[k]), TIMEOUT)
+            if status != 200:
+                raise SystemExit(f"bench_web: state {k} answered {status}: {answers[k][:200]!r}")
+
+    connections = [Connection(address.hostname, address.port) for _ in range(clients)]
+    start = time.perf_counter()
+    try:
+        await asyncio.gather(*(ask(connection) for connection in connections))
+    finally:
+        for connection in connections:
+            connection.close()
+    return time.perf_counter() - start, answers
+
+
+def overhead(states: list[bytes], workers: int, clients: int, repeat: int) -> int:
+    """Print the table of the engine's time on ``states`` directly and through the server."""
+    warm = [json.dumps(GameState.empty(CONFIG).to_json()).encode(), *distinct_states(workers, seed=1)]
+    rows = []
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_direct_start) as pool, serving(workers, 0) as (url, _):
+        ready(url)
+        asyncio.run(served(url, warm, workers))  # every engine worker started and its kernel loaded
+        list(pool.map(_direct_advice, warm))
+        for run in range(repeat):
+            batch = states[run::repeat]  # each run its own states: neither side has seen them
+            if run % 2:
+                through, answers = asyncio.run(served(url, batch, clients))
+                alone, expected = direct(batch, pool)
+            else:
+                alone, expected = direct(batch, pool)
+                through, answers = asyncio.run(served(url, batch, clients))
+            mismatched = sum(a != b for a, b in zip(answers, expected, strict=True))
+            if mismatched:
+                raise SystemExit(f"bench_web: {mismatched} answers of the server differ from the engine's own")
+            rows.append((run + 1, alone, through))
+        computed = httpx.get(f"{url}api/options").json()["served"]
+    count = len(states) // repeat
+    print(f"{count} distinct 10x10 mid-game states a run, {workers} engine processes; the server asked by {clients} connections at once:")
+    print()
+    print("| run | engine in worker processes: s (states/s) | through `battlelog serve`: s (states/s) | server / engine |")
+    print("|---|---|---|---|")
+    for run, alone, through in rows:
+        print(f"| {run} | {alone:.2f} ({count / alone:.1f}) | {through:.2f} ({count / through:.1f}) | {through / alone:.3f} |")
+    total = sum(alone for _, alone, _ in rows), sum(through for _, _, through in rows)
+    print(f"| all | {total[0]:.2f} ({len(states) / total[0]:.1f}) | {total[1]:.2f} ({len(states) / total[1]:.1f}) | {total[1] / total[0]:.3f} |")
+    print()
+    print("the server answered: " + ", ".join(f"{n} {how}" for how, n in computed.items()) + " (computed includes its prefetches)")
+    return 0
+
+
 def worker_peaks(server: int) -> list[int]:
     """The peak resident memory (bytes) of each process the server started that lives now (Linux's /proc)."""
     peaks = []
@@ -167,6 +287,22 @@ def worker_peaks(server: int) -> list[int]:
     return sorted(peaks, reverse=True)
 
 
+@contextmanager
+def serving(workers: int, book: int) -> Iterator[tuple[str, int]]:
+    """`battlelog serve --port 0` in a child process on 127.0.0.1: its address and process id."""
+    argv = [sys.executable, "-m", "battlelog.cli", "serve", "--port", "0", "--workers", str(workers), "--book", str(book)]
+    server = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        if not line.startswith("battlelog: serving on "):
+            raise SystemExit(f"bench_web: the server did not start: {line!r}")
+        yield line.split()[3], server.pid
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--clients", type=int, default=50)
@@ -174,16 +310,12 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2, help="the server's engine processes (serve --workers)")
     parser.add_argument("--book", type=int, default=4000, help="the server's opening book (serve --book; default 4000)")
     parser.add_argument("--think", type=float, default=0.0, help="a client's mean pause before an answer (s; default 0)")
+    parser.add_argument("--distinct", type=int, default=0, metavar="N", help="measure the server's overhead on N distinct states instead")
+    parser.add_argument("--repeat", type=int, default=2, help="with --distinct: how many times each way (default 2)")
     args = parser.parse_args()
-    argv = [sys.executable, "-m", "battlelog.cli", "serve", "--port", "0", "--workers", str(args.workers), "--book", str(args.book)]
-    server = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
-    try:
-        assert server.stdout is not None
-        line = server.stdout.readline()
-        if not line.startswith("battlelog: serving on "):
-            print(f"bench_web: the server did not start: {line!r}", file=sys.stderr)
-            return 1
-        url = line.split()[3]
+    if args.distinct:
+        return overhead(distinct_states(args.distinct * args.repeat), args.workers, args.clients, args.repeat)
+    with serving(args.workers, args.book) as (url, pid):
         waited = time.perf_counter()
         book = ready(url)
         waited = time.perf_counter() - waited
@@ -192,10 +324,7 @@ def main() -> int:
         tally = asyncio.run(load(url, args.clients, args.seconds, args.think))
         took = time.perf_counter() - began
         after = httpx.get(f"{url}api/options").json()["served"]
-        peaks = worker_peaks(server.pid)
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+        peaks = worker_peaks(pid)
     total = len(tally.first) + len(tally.later)
     think = f", thinking {args.think:g} s per answer on average" if args.think else ", answering at once"
     print(f"{args.clients} clients for {args.seconds:g} s against `battlelog serve --workers {args.workers} --book {args.book}` on {CONFIG.label()}{think}:")

@@ -214,14 +214,43 @@ def test_engine_calls_past_the_queue_are_refused_at_once_with_retry_after() -> N
 
 def test_the_queue_counts_what_runs_and_waits_and_frees_it_on_failure() -> None:
     queue = WorkQueue(limit=1)
-    with pytest.raises(RuntimeError):
-        with queue.slot():
-            assert queue.taken == 1
-            with pytest.raises(Exception, match="busy") as refused:
-                with queue.slot():
-                    pass
-            assert getattr(refused.value, "status", None) == 503
-            raise RuntimeError("the call failed")
+    with pytest.raises(RuntimeError), queue.slot():
+        assert queue.taken == 1
+        with pytest.raises(Exception, match="busy") as refused, queue.slot():
+            pass
+        assert getattr(refused.value, "status", None) == 503
+        raise RuntimeError("the call failed")
     assert queue.taken == 0
     with queue.slot():
         pass
+
+
+def test_one_client_may_take_only_half_of_the_queue() -> None:
+    queue = WorkQueue(limit=4)
+    with queue.slot("10.0.0.1"), queue.slot("10.0.0.1"):
+        with pytest.raises(Exception, match="10.0.0.1's engine calls"), queue.slot("10.0.0.1"):
+            pass
+        with queue.slot("10.0.0.2"), queue.slot(None):  # another client, and a prefetch of the server's own
+            assert queue.taken == 4
+            with pytest.raises(Exception, match="4 engine calls"), queue.slot("10.0.0.3"):
+                pass
+    assert queue.taken == 0
+    with queue.slot("10.0.0.1"), queue.slot("10.0.0.1"):  # its share is free again
+        pass
+
+
+@pytest.mark.parametrize(
+    ("path", "words"),
+    [
+        ("/api/options?x=1", "takes no query parameters"),
+        ("/api/progress?job=a&job=b", "appears twice"),
+        ("/api/progress?job=a&jobs=b", "unknown query parameter 'jobs'"),
+        ("/api/results/experiment?path=a&game=0", "unknown query parameter 'game'"),
+    ],
+)
+def test_query_parameters_are_read_as_strictly_as_keys(client: TestClient, path: str, words: str) -> None:
+    one_line_error(client.get(path), 400, words)
+
+
+def test_a_json_endpoint_takes_no_query_parameters(client: TestClient) -> None:
+    one_line_error(client.post("/api/marginals?size=5", json=STATE), 400, "takes no query parameters")

@@ -31,7 +31,7 @@ from battlelog.views.advise import volley_cells, volley_start
 from battlelog.views.display import most_likely
 from battlelog.web import book
 from battlelog.web.jobs import Job
-from battlelog.web.requests import WebError, game_state, read_body
+from battlelog.web.requests import WebError, check_query, client_of, game_state, read_body
 from battlelog.web.service import MAX_CELLS, MAX_SHIPS, EngineService, check_budget
 
 
@@ -71,7 +71,7 @@ async def marginals_endpoint(request: Request) -> Response:
     check_budget(state.config, service.engine_name)
 
     with request.app.state.jobs.of(request) as job:
-        answer = await service.cached(answer_key(state, service), lambda: computed(state, service, job))
+        answer = await service.cached(answer_key(state, service), lambda: computed(state, service, job, client_of(request)))
     suggest = json.loads(answer)["suggest"] if service.idle else None  # no worker to spare: nothing to prefetch
     if suggest is not None:  # the next answer is most likely a miss or a hit at the suggested cell
         volley = state.next_volley()[0] if state.config.rules.is_salvo else None
@@ -89,14 +89,15 @@ def answer_key(state: GameState, service: EngineService) -> str:
     return json.dumps([service.engine_name, state.to_json()], separators=(",", ":"))
 
 
-async def computed(state: GameState, service: EngineService, job: Job | None, queued: bool = True) -> bytes:
-    """The answer's JSON text, computed in a worker process; a request's call waits in the service's
-    bounded queue (``queued``), the opening book's calls (two at a time) do not."""
+async def computed(state: GameState, service: EngineService, job: Job | None, owner: str | None = None, queued: bool = True) -> bytes:
+    """The answer's JSON text, computed in a worker process; a call waits in the service's bounded
+    queue (``queued``: not the opening book's, two at a time), counted against its ``owner``'s share
+    (a prefetch has none)."""
     if job is not None:
         job.what = state.config.label()
     if not queued:
         return await service.processes.call(advice_text, service.engine_name, state.to_json(), job=job)
-    with service.queue.slot():
+    with service.queue.slot(owner):
         return await service.processes.call(advice_text, service.engine_name, state.to_json(), job=job)
 
 
@@ -139,6 +140,7 @@ async def keep_book(service: EngineService, config: GameConfig, size: int = book
 async def options_endpoint(request: Request) -> JSONResponse:
     """What the page offers: rule variants, players, the server's limits, whether results are served,
     and the opening book's progress."""
+    check_query(request)
     service: EngineService = request.app.state.service
     return JSONResponse(
         {

@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from battlelog.web.requests import WebError, json_object, read_body
+from battlelog.web.requests import WebError, check_query, json_object, read_body
 
 HEADER = "x-battlelog-job"
 JOB_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -80,6 +80,7 @@ class Jobs:
 
 
 async def progress_endpoint(request: Request) -> JSONResponse:
+    check_query(request, ("job",))
     job = request.app.state.jobs.find(request.query_params.get("job"))
     if job is None:
         return JSONResponse({"running": False, "what": "", "fraction": None})

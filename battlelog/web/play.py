@@ -31,7 +31,7 @@ from battlelog.rules.geometry import Cell, Placement
 from battlelog.rules.layouts import layouts_overlap, sample_layout
 from battlelog.rules.referee import Referee
 from battlelog.rules.state import GameState
-from battlelog.web.requests import WebError, game_state, json_object, read_body
+from battlelog.web.requests import WebError, client_of, game_state, json_object, read_body
 from battlelog.web.service import MAX_CELLS, EngineService, check_budget
 from battlelog.wording import count_noun
 
@@ -183,11 +183,6 @@ class Games:
             self._drop(next(iter(self._kept)))
 
 
-def client_of(request: Request) -> str:
-    """Who sent ``request``: its address (every request from this machine is one client)."""
-    return request.client.host if request.client is not None else "unknown"
-
-
 def _games(request: Request) -> Games:
     games: Games = request.app.state.games
     return games
@@ -241,7 +236,7 @@ async def shoot(request: Request) -> JSONResponse:
     if not all(isinstance(v, int) and not isinstance(v, bool) for cell in cells for v in cell):
         raise BattlelogError("row and col must be whole numbers")
     service: EngineService = request.app.state.service
-    return JSONResponse(await service.run(lambda: match.fire(cells)))
+    return JSONResponse(await service.run(lambda: match.fire(cells), owner=client_of(request)))
 
 
 async def heat(request: Request) -> JSONResponse:
@@ -249,7 +244,7 @@ async def heat(request: Request) -> JSONResponse:
     data = json_object(await read_body(request), ("game",), ("game",))
     match = _match(request, data)
     service: EngineService = request.app.state.service
-    marginals = await service.run(lambda: solve(match.its, service.engine()))
+    marginals = await service.run(lambda: solve(match.its, service.engine()), owner=client_of(request))
     return JSONResponse(marginals.to_json())
 
 

@@ -55,9 +55,28 @@ def check_json_type(request: Request) -> None:
         raise WebError(f"Content-Type {shown}: send the body as application/json", 415)
 
 
+def client_of(request: Request) -> str:
+    """Who sent ``request``: its address (every request from this machine is one client)."""
+    return request.client.host if request.client is not None else "unknown"
+
+
+def check_query(request: Request, allowed: Collection[str] = ()) -> None:
+    """Refuse a query parameter that is not ``allowed``, or one given twice, as a file's unknown or
+    repeated key is refused."""
+    seen: set[str] = set()
+    for name, _ in request.query_params.multi_items():
+        if name not in allowed:
+            takes = f"takes only {', '.join(repr(a) for a in allowed)}" if allowed else "takes no query parameters"
+            raise WebError(f"unknown query parameter {name[:40]!r}: {request.url.path} {takes}")
+        if name in seen:
+            raise WebError(f"query parameter {name!r} appears twice")
+        seen.add(name)
+
+
 async def read_body(request: Request, limit: int = MAX_BODY) -> Any:
     """The request's JSON value; a body not declared JSON is refused, and one over ``limit`` bytes
-    before it is read whole."""
+    before it is read whole (and the endpoint takes no query parameters)."""
+    check_query(request)
     check_json_type(request)
     declared = request.headers.get("content-length")
     if declared is not None and not declared.isdigit():

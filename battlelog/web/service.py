@@ -47,32 +47,45 @@ ANSWERS = 8192
 QUEUE_PER_WORKER = 32
 
 
-def busy(waiting: int, retry_after: int) -> WebError:
+def busy(reason: str, retry_after: int) -> WebError:
     """The engine's queue is full: 503, with the seconds after which to try again (``Retry-After``)."""
-    return WebError(f"the server is busy: {waiting} engine calls are running or waiting; try again in {retry_after} s", 503, retry_after)
+    return WebError(f"the server is busy: {reason}; try again in {retry_after} s", 503, retry_after)
 
 
 class WorkQueue:
-    """A bound on the engine calls running or waiting: a call past ``limit`` is refused at once
-    (:func:`busy`) rather than left to wait behind all the others; ``Retry-After`` is how long a call
-    has lately taken from its entry to its answer. Used on the event loop only: needs no lock."""
+    """A bound on the engine calls running or waiting: a call past ``limit``, or past half of it for
+    one client, is refused at once (:func:`busy`) rather than left to wait behind all the others;
+    ``Retry-After`` is how long a call has lately taken from its entry to its answer. Used on the event
+    loop only: needs no lock."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
+        self.per_client = max(1, limit // 2)
         self.taken = 0
+        self._owners: dict[str, int] = {}
         self._latency = 1.0  # seconds, a running mean
 
     @contextmanager
-    def slot(self) -> Iterator[None]:
-        """A place in the queue for the time of the block, or :func:`busy`."""
+    def slot(self, owner: str | None = None) -> Iterator[None]:
+        """A place in the queue for the time of the block, or :func:`busy`; ``owner``'s calls (a client
+        address; None: the server's own, a prefetch) count against its share too."""
+        mine = self._owners.get(owner, 0) if owner is not None else 0
         if self.taken >= self.limit:
-            raise busy(self.taken, max(1, math.ceil(self._latency)))
+            raise busy(f"{self.taken} engine calls are running or waiting", max(1, math.ceil(self._latency)))
+        if mine >= self.per_client:
+            raise busy(f"{mine} of {owner}'s engine calls are running or waiting, its share", max(1, math.ceil(self._latency)))
         self.taken += 1
+        if owner is not None:
+            self._owners[owner] = mine + 1
         start = time.perf_counter()
         try:
             yield
         finally:
             self.taken -= 1
+            if owner is not None:
+                self._owners[owner] -= 1
+                if not self._owners[owner]:
+                    del self._owners[owner]
             self._latency += 0.2 * (time.perf_counter() - start - self._latency)
 
 
@@ -123,9 +136,9 @@ class EngineService:
         """This worker thread's engine (call only from inside :meth:`run`)."""
         return self._workspace().engine(self.engine_name)
 
-    async def run(self, call: Callable[[], Result], job: Job | None = None) -> Result:
+    async def run(self, call: Callable[[], Result], job: Job | None = None, owner: str | None = None) -> Result:
         """``call()`` on a worker thread, awaited without blocking the event loop (in :attr:`queue`, or
-        refused when it is full); with a ``job``, the engine's progress goes to it, and a cancelled job
+        refused when it or ``owner``'s share is full); with a ``job``, the engine's progress goes to it, and a cancelled job
         stops the call at its next report."""
 
         def watched() -> Result:
@@ -135,7 +148,7 @@ class EngineService:
             with progress.listening(job.listen):
                 return call()
 
-        with self.queue.slot():
+        with self.queue.slot(owner):
             return await asyncio.get_running_loop().run_in_executor(self._pool, watched)
 
     @property
