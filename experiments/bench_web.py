@@ -36,6 +36,7 @@ import argparse
 import asyncio
 import json
 import multiprocessing
+import os
 import subprocess
 import sys
 import time
@@ -241,39 +242,59 @@ async def served(url: str, states: list[bytes], clients: int) -> tuple[float, li
     return time.perf_counter() - start, answers
 
 
+def cpu_seconds(pids: list[int]) -> float:
+    """The processor time (user and system, seconds) that the processes ``pids`` have used (Linux's /proc)."""
+    ticks = 0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        ticks += int(fields[11]) + int(fields[12])  # utime and stime, fields 14 and 15 of stat
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def children(pid: int) -> list[int]:
+    """The processes ``pid`` started that live now."""
+    return [int(child) for task in Path(f"/proc/{pid}/task").iterdir() for child in (task / "children").read_text().split()]
+
+
 def overhead(states: list[bytes], workers: int, clients: int, repeat: int) -> int:
-    """Print the table of the engine's time on ``states`` directly and through the server."""
+    """Print the table of the engine's time on ``states`` directly and through the server: the wall
+    time, and the processor time of the engine's processes and of the server's own."""
     warm = [json.dumps(GameState.empty(CONFIG).to_json()).encode(), *distinct_states(workers, seed=1)]
-    rows = []
+    rows: list[tuple[str, int, float, float, float, float, float, int]] = []
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=_direct_start) as pool, serving(workers, 0) as (url, _):
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_direct_start) as pool, serving(workers, 0) as (url, server):
         ready(url)
         asyncio.run(served(url, warm, workers))  # every engine worker started and its kernel loaded
         list(pool.map(_direct_advice, warm))
+        mine, theirs = list(pool._processes), children(server)  # the pool's own processes and the server's, to time them
         for run in range(repeat):
             batch = states[run::repeat]  # each run its own states: neither side has seen them
-            if run % 2:
-                through, answers = asyncio.run(served(url, batch, clients))
-                alone, expected = direct(batch, pool)
-            else:
-                alone, expected = direct(batch, pool)
-                through, answers = asyncio.run(served(url, batch, clients))
+            for way in ("served", "direct") if run % 2 else ("direct", "served"):
+                if way == "direct":
+                    before = cpu_seconds(mine)
+                    alone, expected = direct(batch, pool)
+                    alone_cpu = cpu_seconds(mine) - before
+                else:
+                    before, own, asked = cpu_seconds(theirs), cpu_seconds([server]), httpx.get(f"{url}api/options").json()["served"]["computed"]
+                    through, answers = asyncio.run(served(url, batch, clients))
+                    through_cpu, own = cpu_seconds(theirs) - before, cpu_seconds([server]) - own
+                    extra = httpx.get(f"{url}api/options").json()["served"]["computed"] - asked - len(batch)
             mismatched = sum(a != b for a, b in zip(answers, expected, strict=True))
             if mismatched:
                 raise SystemExit(f"bench_web: {mismatched} answers of the server differ from the engine's own")
-            rows.append((run + 1, alone, through))
-        computed = httpx.get(f"{url}api/options").json()["served"]
-    count = len(states) // repeat
-    print(f"{count} distinct 10x10 mid-game states a run, {workers} engine processes; the server asked by {clients} connections at once:")
+            rows.append((f"{run + 1}", len(batch), alone, alone_cpu, through, through_cpu, own, extra))
+    sums: list[Any] = [sum(column) for column in list(zip(*rows, strict=True))[1:]]
+    rows.append(("all", *sums))
+    print(f"{len(states) // repeat} distinct 10x10 mid-game states a run, {workers} engine processes; the server asked by {clients} connections at once")
+    print("(CPU: processor seconds used; the server's engine processes' include the states it computed ahead, prefetched):")
     print()
-    print("| run | engine in worker processes: s (states/s) | through `battlelog serve`: s (states/s) | server / engine |")
-    print("|---|---|---|---|")
-    for run, alone, through in rows:
-        print(f"| {run} | {alone:.2f} ({count / alone:.1f}) | {through:.2f} ({count / through:.1f}) | {through / alone:.3f} |")
-    total = sum(alone for _, alone, _ in rows), sum(through for _, _, through in rows)
-    print(f"| all | {total[0]:.2f} ({len(states) / total[0]:.1f}) | {total[1]:.2f} ({len(states) / total[1]:.1f}) | {total[1] / total[0]:.3f} |")
-    print()
-    print("the server answered: " + ", ".join(f"{n} {how}" for how, n in computed.items()) + " (computed includes its prefetches)")
+    print("| run | engine alone: s (states/s), CPU s | through the server: s (states/s), engine CPU s, server process CPU s, prefetched | wall time server / alone | CPU server / alone |")
+    print("|---|---|---|---|---|")
+    for label, count, alone, alone_cpu, through, through_cpu, own, extra in rows:
+        print(
+            f"| {label} | {alone:.2f} ({count / alone:.1f}), {alone_cpu:.2f} | {through:.2f} ({count / through:.1f}), {through_cpu:.2f}, {own:.2f}, {extra} "
+            f"| {through / alone:.3f} | {(through_cpu + own) / alone_cpu:.3f} |"
+        )
     return 0
 
 

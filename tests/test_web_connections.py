@@ -184,3 +184,16 @@ def test_a_client_gone_mid_body_leaves_no_traceback_in_the_log() -> None:
         process.kill()
     assert "Traceback" not in err and "ClientDisconnect" not in err, err
     assert len(err.strip().splitlines()) <= 3, err  # at most one line per disconnect
+
+
+def test_a_client_is_its_address_whatever_x_forwarded_for_says(server: LiveServer) -> None:
+    board = json.dumps({"board": {"size": 5, "ships": [3, 2]}, "player": "random", "seed": 1}).encode()
+    with connect(server) as sock:
+        sock.sendall(request(server, board, "/api/play/new").replace(b"Connection: close", b"X-Forwarded-For: 10.9.9.9\r\nConnection: close"))
+        data, _ = answer(sock)
+    assert data.startswith(b"HTTP/1.1 200 "), data
+    game = json.loads(data.split(b"\r\n\r\n", 1)[1])["game"]
+    with connect(server) as sock:  # the same address without the header: the same client, its game
+        sock.sendall(request(server, json.dumps({"game": game}).encode(), "/api/play/heat"))
+        data, _ = answer(sock)
+    assert data.startswith(b"HTTP/1.1 200 "), data

@@ -7,7 +7,7 @@ otherwise (with a warning: the server has no login). Ctrl-C stops it.
 examples:
   battlelog serve                                   # http://127.0.0.1:8000/
   battlelog serve --port 8080 --results experiments/results
-  curl -s -X POST localhost:8000/api/marginals -d '{"size": 5, "ships": [3, 2], "shots": []}'
+  curl -s --json '{"size": 5, "ships": [3, 2], "shots": []}' localhost:8000/api/marginals
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from battlelog.errors import BattlelogError
 from battlelog.rules.config import GameConfig
 from battlelog.web import advise, book, jobs, play, results
+from battlelog.web.games import Games
 from battlelog.web.guard import Guard
 from battlelog.web.requests import WebError
 from battlelog.web.service import EngineService
@@ -115,6 +116,6 @@ def create_app(
     )
     app.state.service = engines
     app.state.results = None if results_dir is None else Path(results_dir)
-    app.state.games = play.Games()
+    app.state.games = Games()
     app.state.jobs = jobs.Jobs()
     return app

@@ -137,8 +137,17 @@ def protocol(limits: Limits) -> type[GuardedProtocol]:
 
 
 def server_config(app: Any, limits: Limits | None = None) -> Config:
-    """The uvicorn configuration of ``battlelog serve``: the guarded protocol, no websockets, quiet logs."""
+    """The uvicorn configuration of ``battlelog serve``: the guarded protocol, no websockets, quiet logs,
+    and no proxy: a client is the address it connects from, whatever its ``X-Forwarded-For`` says (uvicorn
+    believes that header from 127.0.0.1 by default, so any local program could pass for another client)."""
     limits = limits or Limits()
     return Config(
-        app, http=protocol(limits), ws="none", log_level="warning", lifespan="on", timeout_graceful_shutdown=5, timeout_keep_alive=int(max(1, limits.keep_alive))
+        app,
+        http=protocol(limits),
+        ws="none",
+        log_level="warning",
+        lifespan="on",
+        timeout_graceful_shutdown=5,
+        timeout_keep_alive=int(max(1, limits.keep_alive)),
+        proxy_headers=False,
     )

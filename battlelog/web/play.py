@@ -3,18 +3,13 @@
 The computer's fleet is hidden on the server (a :class:`Referee` per side); the page only learns the
 answers, and the layout once the game is over. The board comes as a game state without shots (the file
 format, read by its own reader); the computer's player is one of the registry's names, never
-``module:Class``: no request loads code. Games are kept in memory (:class:`Games`) under an unguessable
-id, each belonging to the address that started it; no client can push out another's recent games.
+``module:Class``: no request loads code. Games are kept in memory under an unguessable
+id, each belonging to the address that started it (:class:`battlelog.web.games.Games`).
 """
 
 from __future__ import annotations
 
-import math
-import secrets
 import threading
-import time
-from collections import OrderedDict
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,16 +26,10 @@ from battlelog.rules.geometry import Cell, Placement
 from battlelog.rules.layouts import layouts_overlap, sample_layout
 from battlelog.rules.referee import Referee
 from battlelog.rules.state import GameState
+from battlelog.web.games import Games
 from battlelog.web.requests import WebError, client_of, game_state, json_object, read_body
 from battlelog.web.service import MAX_CELLS, EngineService, check_budget
 from battlelog.wording import count_noun
-
-#: How many games the server keeps at once: each computer player keeps its engine's recent states, a few MB at most.
-MAX_GAMES = 128
-#: How many games one client (address) keeps at once: its least recently played goes when it starts one more.
-GAMES_PER_CLIENT = 16
-#: Seconds after which a game nobody plays may give way to another client's new one.
-IDLE = 10 * 60
 
 
 def layout_json(layout: tuple[Placement, ...]) -> list[dict[str, Any]]:
@@ -81,6 +70,10 @@ class Match:
     its: GameState  # the computer's shots at your fleet
     winner: str | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def close(self) -> None:
+        """Release the computer player's engine (the game is dropped)."""
+        self.computer.close()
 
     def view(self) -> dict[str, Any]:
         out: dict[str, Any] = {"you": self.yours.to_json(), "computer": self.its.to_json(), "winner": self.winner}
@@ -127,64 +120,8 @@ def fired(referee: Referee, state: GameState, cells: list[Cell], volley: int) ->
     return state
 
 
-@dataclass
-class Kept:
-    """A game, who started it (an address) and when it was last played (monotonic seconds)."""
-
-    owner: str
-    match: Match
-    played: float
-
-
-class Games:
-    """The live games, least recently played first. A client keeps at most ``per_client`` (its own
-    least recently played goes for a new one); when ``limit`` games are kept, a new one takes the place
-    of the least recently played game only if that one has been idle ``idle`` seconds, else it is
-    refused (503, ``Retry-After``): one client cannot push out the games others are playing."""
-
-    def __init__(self, limit: int = MAX_GAMES, per_client: int = GAMES_PER_CLIENT, idle: float = IDLE, clock: Callable[[], float] = time.monotonic) -> None:
-        self.limit, self.per_client, self.idle, self._clock = limit, per_client, idle, clock
-        self._kept: OrderedDict[str, Kept] = OrderedDict()
-
-    def __len__(self) -> int:
-        return len(self._kept)
-
-    def add(self, owner: str, match: Match) -> str:
-        """Keep ``match`` for ``owner`` (making room as the class says); its new id (128 random bits)."""
-        now = self._clock()
-        mine = [game for game, kept in self._kept.items() if kept.owner == owner]
-        if len(mine) >= self.per_client:
-            self._drop(mine[0])
-        elif len(self._kept) >= self.limit:
-            oldest, kept = next(iter(self._kept.items()))
-            if now - kept.played < self.idle:
-                wait = math.ceil(self.idle - (now - kept.played))
-                raise WebError(f"the server keeps {self.limit} games, all played in the last {self.idle:g} s: try again in {wait} s", 503, retry_after=wait)
-            self._drop(oldest)
-        game = secrets.token_urlsafe(16)
-        self._kept[game] = Kept(owner, match, now)
-        return game
-
-    def get(self, owner: str, game: object) -> Match:
-        """``owner``'s game ``game``, now the most recently played; another client's game is unknown (404)."""
-        kept = self._kept.get(game) if isinstance(game, str) else None
-        if kept is None or kept.owner != owner:
-            raise WebError(f"no game {str(game)[:40]!r}: start one with /api/play/new", 404)
-        kept.played = self._clock()
-        self._kept.move_to_end(game)  # type: ignore[arg-type]
-        return kept.match
-
-    def _drop(self, game: str) -> None:
-        self._kept.pop(game).match.computer.close()
-
-    def close(self) -> None:
-        """Drop every game (the server stops)."""
-        while self._kept:
-            self._drop(next(iter(self._kept)))
-
-
-def _games(request: Request) -> Games:
-    games: Games = request.app.state.games
+def _games(request: Request) -> Games[Match]:
+    games: Games[Match] = request.app.state.games
     return games
 
 
