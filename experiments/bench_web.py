@@ -205,10 +205,11 @@ def _direct_start() -> None:
 
 
 def _direct_advice(body: bytes) -> bytes:
+    """The server's own call on the state ``body`` names, read as any reader of a state reads it."""
     from battlelog.web.advise import advice_text
 
     assert _Direct.workspace is not None
-    return advice_text(_Direct.workspace, DEFAULT_ENGINE, json.loads(body))
+    return advice_text(_Direct.workspace, DEFAULT_ENGINE, GameState.from_json(json.loads(body)))
 
 
 def direct(states: list[bytes], pool: ProcessPoolExecutor) -> tuple[float, list[bytes]]:

@@ -59,9 +59,11 @@ def advice(state: GameState, engine: Engine) -> dict[str, Any]:
     return out
 
 
-def advice_text(workspace: Workspace, engine: str, state: dict[str, Any]) -> bytes:
-    """:func:`advice` as JSON text; runs in a worker process (:mod:`battlelog.web.workers`)."""
-    answer = advice(GameState.from_json(state), workspace.engine(engine))
+def advice_text(workspace: Workspace, engine: str, state: GameState) -> bytes:
+    """:func:`advice` as JSON text; runs in a worker process (:mod:`battlelog.web.workers`). The state
+    crosses the processes as the object the server read and checked: unpickled as it is, not checked a
+    second time (a 10x10 state's reading is a fifth of a millisecond to a millisecond, some 3% of its answer)."""
+    answer = advice(state, workspace.engine(engine))
     return json.dumps(answer, separators=(",", ":")).encode()
 
 
@@ -96,9 +98,9 @@ async def computed(state: GameState, service: EngineService, job: Job | None, ow
     if job is not None:
         job.what = state.config.label()
     if not queued:
-        return await service.processes.call(advice_text, service.engine_name, state.to_json(), job=job)
+        return await service.processes.call(advice_text, service.engine_name, state, job=job)
     with service.queue.slot(owner):
-        return await service.processes.call(advice_text, service.engine_name, state.to_json(), job=job)
+        return await service.processes.call(advice_text, service.engine_name, state, job=job)
 
 
 async def book_answer(state: GameState, service: EngineService) -> bytes:
