@@ -225,13 +225,17 @@ def _legend_matches_the_boards(browser: Any) -> None:
     """The play tab's legend shows each mark as the boards draw it: the same symbol, the same colours."""
     from selenium.webdriver.common.by import By
 
+    browser.find_element(By.ID, "play-heat").click()  # the heat map off: a ship's cell is drawn in its own colour
     look = """const e = arguments[0], s = getComputedStyle(e);
-      return [e.textContent, s.backgroundColor, s.color, s.boxShadow, e.offsetWidth > 0];"""
-    for mark in ("miss", "hit", "sunk", "ship"):
-        shown = browser.execute_script(look, browser.find_element(By.CSS_SELECTOR, f"#play-legend .cell.{mark}"))
-        cells = browser.find_elements(By.CSS_SELECTOR, f"#view-play .board:not(.legend) .cell.{mark}:not(.ship)" if mark != "ship" else "#play-mine .cell.ship:not(.miss):not(.hit):not(.sunk)")
+      return {text: e.textContent, background: s.backgroundColor, color: s.color, frame: s.boxShadow};"""
+    # A shot's mark is its symbol and colours (on a ship's cell or not); a ship is its colour and frame.
+    for mark, board, seen in (("miss", ".cell.miss:not(.ship)", ("text", "background", "color")), ("hit", ".cell.hit", ("text", "background", "color")),
+                              ("sunk", ".cell.sunk", ("text", "background", "color")), ("ship", ".cell.ship:not(.miss):not(.hit):not(.sunk)", ("background", "frame"))):  # fmt: skip
+        cells = browser.find_elements(By.CSS_SELECTOR, f"#view-play .board:not(.legend) {board}")
         assert cells, mark
-        assert shown == browser.execute_script(look, cells[0]), mark
+        legend = browser.execute_script(look, browser.find_element(By.CSS_SELECTOR, f"#play-legend .cell.{mark}"))
+        drawn = browser.execute_script(look, cells[0])
+        assert {k: legend[k] for k in seen} == {k: drawn[k] for k in seen}, mark
     heat = browser.find_element(By.CSS_SELECTOR, "#play-legend .cell.heat").value_of_css_property("background-image")
     assert "rgb(255, 255, 255)" in heat and "rgb(255, 65, 0)" in heat  # heatColor(0) and heatColor(1) of board.js
 
