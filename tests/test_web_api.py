@@ -316,7 +316,7 @@ def test_the_likely_next_answers_are_computed_while_the_person_decides(client: T
 def test_an_unexpected_failure_is_one_line_and_the_server_keeps_serving(monkeypatch: pytest.MonkeyPatch, results: Path) -> None:
     from battlelog.web import advise
 
-    async def broken(state: object, service: object, job: object) -> bytes:
+    async def broken(*args: object) -> bytes:
         raise RuntimeError("a bug\nwith two lines")
 
     with TestClient(create_app(results, warm=False), raise_server_exceptions=False) as fresh:
