@@ -16,7 +16,7 @@ and how the server answered them (from the book, remembered, computed). With --t
 a random 0 to 2S seconds before each answer, as a person would (the default, 0, answers at once).
 
 With --distinct N it measures instead what the server adds to the engine's own work (issue 37): N
-distinct 10x10 mid-game states (seeded random games, 20 to 35 shots in, each answered by a referee)
+distinct 10x10 mid-game states (seeded games of the hunt-target player, 20 to 35 shots in)
 are computed twice, directly by the engine in --workers worker processes (the server's own call,
 `advice_text`, in a spawned process pool: no HTTP, no event loop), and through `battlelog serve
 --workers W --book 0` by --clients concurrent connections (every answer checked byte for byte against
@@ -52,6 +52,7 @@ import numpy as np
 
 from battlelog.engines import DEFAULT_ENGINE
 from battlelog.engines.workspace import Workspace
+from battlelog.players import make_player
 from battlelog.rules.config import GameConfig
 from battlelog.rules.layouts import sample_layout
 from battlelog.rules.referee import Referee
@@ -175,20 +176,23 @@ async def load(url: str, clients: int, seconds: float, think: float) -> Tally:
 
 # ----- --distinct: the server's overhead over the engine's own work --------------------------------
 def distinct_states(count: int, seed: int = 37) -> list[bytes]:
-    """``count`` distinct mid-game states of seeded random games (20 to 35 random shots, a referee's
-    answers), as the JSON bodies the page posts."""
+    """``count`` distinct mid-game states, as the JSON bodies the page posts: seeded games of the
+    hunt-target player (random shots until a hit, then its neighbours: hits in clusters, as in a game
+    a person plays), each taken 20 to 35 shots in and answered by a referee."""
     rng = np.random.default_rng(seed)
-    cells = [(r, c) for r in range(CONFIG.size) for c in range(CONFIG.size)]
     states: dict[bytes, None] = {}
     while len(states) < count:
         referee = Referee(CONFIG, sample_layout(CONFIG, rng))
+        player = make_player("hunt-target", int(rng.integers(2**63)))
+        player.new_game(CONFIG)
         state = GameState.empty(CONFIG)
-        for k in rng.permutation(len(cells))[: rng.integers(20, 36)]:
-            row, col = cells[int(k)]
+        for _ in range(rng.integers(20, 36)):
+            row, col = player.choose(state)
             result, ship = referee.shoot(row, col)
             state = state.with_shot(row, col, result, ship)
             if referee.over:
                 break
+        player.close()
         if not referee.over:
             states[json.dumps(state.to_json()).encode()] = None
     return list(states)

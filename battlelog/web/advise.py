@@ -91,7 +91,9 @@ def answer_key(state: GameState, service: EngineService) -> str:
     return json.dumps([service.engine_name, state.to_json()], separators=(",", ":"))
 
 
-async def computed(state: GameState, service: EngineService, job: Job | None, owner: str | None = None, queued: bool = True) -> bytes:
+async def computed(
+    state: GameState, service: EngineService, job: Job | None, owner: str | None = None, queued: bool = True
+) -> bytes:
     """The answer's JSON text, computed in a worker process; a call waits in the service's bounded
     queue (``queued``: not the opening book's, two at a time), counted against its ``owner``'s share
     (a prefetch has none)."""

@@ -84,7 +84,11 @@ async def page(request: Request) -> Response:
 
 
 def create_app(
-    results_dir: Path | None = None, service: EngineService | None = None, warm: bool = True, book_states: int = book.SIZE, hosts: Sequence[str] = ()
+    results_dir: Path | None = None,
+    service: EngineService | None = None,
+    warm: bool = True,
+    book_states: int = book.SIZE,
+    hosts: Sequence[str] = (),
 ) -> Starlette:
     """The app; ``results_dir`` (or None) is the folder whose experiments it shows. ``warm``: start the
     worker processes at once, and read or compute the standard board's opening book of ``book_states``

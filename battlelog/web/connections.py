@@ -65,9 +65,11 @@ class GuardedProtocol(HttpToolsProtocol):
         super().connection_made(transport)
         address = None if self.client is None else self.client[0]
         if len(self.connections) > self.limits.connections:
-            self._refuse(503, "Service Unavailable", f"the server has {self.limits.connections} connections open: try again shortly", retry_after=1)
+            message = f"the server has {self.limits.connections} connections open: try again shortly"
+            self._refuse(503, "Service Unavailable", message, retry_after=1)
         elif sum(_address(other) == address for other in self.connections) > self.limits.per_client:
-            self._refuse(503, "Service Unavailable", f"{self.limits.per_client} connections from {address} are open: close some first", retry_after=1)
+            message = f"{self.limits.per_client} connections from {address} are open: close some first"
+            self._refuse(503, "Service Unavailable", message, retry_after=1)
         else:
             self._expect("headers", self.limits.headers)
 
@@ -80,7 +82,8 @@ class GuardedProtocol(HttpToolsProtocol):
             self._head_bytes += len(data)
         super().data_received(data)
         if self._arriving == "headers" and self._head_bytes > self.limits.header_bytes and not self.transport.is_closing():
-            self._refuse(431, "Request Header Fields Too Large", f"request headers larger than {self.limits.header_bytes:,} bytes")
+            message = f"request headers larger than {self.limits.header_bytes:,} bytes"
+            self._refuse(431, "Request Header Fields Too Large", message)
 
     def on_message_begin(self) -> None:
         super().on_message_begin()

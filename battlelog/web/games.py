@@ -51,7 +51,13 @@ class Games(Generic[G]):
     of the least recently played game only if that one has been idle ``idle`` seconds, else it is
     refused (503, ``Retry-After``): one client cannot push out the games others are playing."""
 
-    def __init__(self, limit: int = MAX_GAMES, per_client: int = GAMES_PER_CLIENT, idle: float = IDLE, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        limit: int = MAX_GAMES,
+        per_client: int = GAMES_PER_CLIENT,
+        idle: float = IDLE,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.limit, self.per_client, self.idle, self._clock = limit, per_client, idle, clock
         self._kept: OrderedDict[str, Kept[G]] = OrderedDict()
 
@@ -68,7 +74,8 @@ class Games(Generic[G]):
             oldest, kept = next(iter(self._kept.items()))
             if now - kept.played < self.idle:
                 wait = math.ceil(self.idle - (now - kept.played))
-                raise WebError(f"the server keeps {self.limit} games, all played in the last {self.idle:g} s: try again in {wait} s", 503, retry_after=wait)
+                message = f"the server keeps {self.limit} games, all played in the last {self.idle:g} s: try again in {wait} s"
+                raise WebError(message, 503, retry_after=wait)
             self._drop(oldest)
         key = secrets.token_urlsafe(16)
         self._kept[key] = Kept(owner, game, now)

@@ -101,6 +101,6 @@ class Guard:
             await self.app(scope, receive, send)
             return
         body = json.dumps({"error": reason}).encode()
-        start = {"type": "http.response.start", "status": 403, "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]}
-        await send(start)
+        fields = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+        await send({"type": "http.response.start", "status": 403, "headers": fields})
         await send({"type": "http.response.body", "body": body})
