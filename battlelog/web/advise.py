@@ -82,7 +82,7 @@ async def marginals_endpoint(request: Request) -> Response:
                 following = state.with_shot(suggest["row"], suggest["col"], result, None, volley)
             except BattlelogError:
                 continue
-            service.prefetch(answer_key(following, service), partial(computed, following, service, None))
+            service.prefetch(answer_key(following, service), partial(computed, following, service, None, queued=False))
     return Response(answer, media_type="application/json")
 
 
@@ -94,9 +94,10 @@ def answer_key(state: GameState, service: EngineService) -> str:
 async def computed(
     state: GameState, service: EngineService, job: Job | None, owner: str | None = None, queued: bool = True
 ) -> bytes:
-    """The answer's JSON text, computed in a worker process; a call waits in the service's bounded
-    queue (``queued``: not the opening book's, two at a time), counted against its ``owner``'s share
-    (a prefetch has none)."""
+    """The answer's JSON text, computed in a worker process; a request's call waits in the service's
+    bounded queue, counted against its ``owner``'s share. The server's own calls are not ``queued``:
+    the opening book's (two at a time) and the prefetches (only when a worker is idle), so that they
+    never take a request's place."""
     if job is not None:
         job.what = state.config.label()
     if not queued:
