@@ -4,8 +4,9 @@ Starts `battlelog serve --port 0` in a child process (on 127.0.0.1 only), then r
 at once for SECONDS: each draws a hidden layout, asks POST /api/marginals with the game so far, answers
 the suggested shot as a referee would, and starts a new game when every ship is sunk. Every answer must
 be 200 with a suggestion on an unshot cell (or none once the game is over); any other answer counts as
-an error (as is no answer within a minute). The loop is bounded in time and stops by itself; only the
-loopback address is used. Each client holds one keep-alive connection and speaks HTTP/1.1 itself, so
+an error (as is no answer within a minute). The loop is bounded in time and stops by itself; only
+loopback addresses are used (each client connects from its own, 127.0.0.2 and up, as people on their
+own machines would: the server bounds one address's share of its engine queue). Each client holds one keep-alive connection and speaks HTTP/1.1 itself, so
 that the clients take little of the cores they share with the server (docs/web.md, "Load").
 
 The clock starts once the server has answered the empty board once (it computes it at start) and its
@@ -78,13 +79,14 @@ class Connection:
     the status and the body back, and nothing more, so that the clients' own work stays small beside
     the server's on the machine they share (an HTTP library's client took a third of a core here)."""
 
-    def __init__(self, host: str, port: int) -> None:
-        self.host, self.port = host, port
+    def __init__(self, host: str, port: int, source: str | None = None) -> None:
+        self.host, self.port, self.source = host, port, source
         self._streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
 
     async def post(self, path: str, body: bytes) -> tuple[int, bytes]:
         if self._streams is None:
-            self._streams = await asyncio.open_connection(self.host, self.port)
+            local = None if self.source is None else (self.source, 0)
+            self._streams = await asyncio.open_connection(self.host, self.port, local_addr=local)
         reader, writer = self._streams
         head = f"POST {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
         writer.write(head.encode() + body)
@@ -164,7 +166,9 @@ async def load(url: str, clients: int, seconds: float, think: float) -> Tally:
     tally = Tally()
     address = urlsplit(url)
     assert address.hostname is not None and address.port is not None
-    connections = [Connection(address.hostname, address.port) for _ in range(clients)]
+    # Each client from its own loopback address (127.0.0.2, ...: Linux answers the whole 127/8), as people
+    # on their own machines: the server bounds each address's share of its engine queue.
+    connections = [Connection(address.hostname, address.port, f"127.0.{2 + k // 250}.{2 + k % 250}") for k in range(clients)]
     until = time.monotonic() + seconds
     try:
         await asyncio.gather(*(client(connection, seed, until, tally, think) for seed, connection in enumerate(connections)))
