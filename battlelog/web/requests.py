@@ -24,7 +24,7 @@ MAX_BODY = 256 * 1024
 
 
 class WebError(BattlelogError):
-    """A refused request with its HTTP status (4xx)."""
+    """A refused request with its HTTP status (4xx, or 503 with the seconds of its ``Retry-After``)."""
 
     def __init__(self, message: str, status: int = 400, retry_after: int | None = None) -> None:
         super().__init__(message)
