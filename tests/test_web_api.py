@@ -276,14 +276,14 @@ def test_a_running_job_is_watched_and_cancelled_over_http(client: TestClient) ->
     from battlelog.web.jobs import Job
 
     jobs = client.app.state.jobs  # type: ignore[attr-defined]
-    job = jobs._jobs["running-1"] = Job("10x10 5,4,3,3,2", 0.25)  # as a request in progress holds it
+    job = jobs._jobs["testclient", "running-1"] = Job("10x10 5,4,3,3,2", 0.25)  # as a request in progress holds it
     try:
         assert client.get("/api/progress", params={"job": "running-1"}).json() == {"running": True, "what": "10x10 5,4,3,3,2", "fraction": 0.25}
         assert not job.cancelled
         assert client.post("/api/cancel", json={"job": "running-1"}).json() == {"cancelled": True}
         assert job.cancelled
     finally:
-        del jobs._jobs["running-1"]
+        del jobs._jobs["testclient", "running-1"]
 
 
 def test_the_likely_next_answers_are_computed_while_the_person_decides(client: TestClient) -> None:

@@ -251,3 +251,19 @@ def test_query_parameters_are_read_as_strictly_as_keys(client: TestClient, path:
 
 def test_a_json_endpoint_takes_no_query_parameters(client: TestClient) -> None:
     one_line_error(client.post("/api/marginals?size=5", json=STATE), 400, "takes no query parameters")
+
+
+def test_a_client_watches_and_cancels_only_its_own_jobs() -> None:
+    from battlelog.web.jobs import Job
+
+    app = create_app(None, warm=False)
+    with TestClient(app, base_url=OWN, client=("10.0.0.1", 1)) as owner, TestClient(app, base_url=OWN, client=("10.0.0.2", 1)) as other:
+        job = app.state.jobs._jobs["10.0.0.1", "page-1"] = Job("10x10 5,4,3,3,2", 0.5)  # as a request in progress holds it
+        try:
+            assert other.get("/api/progress", params={"job": "page-1"}).json()["running"] is False
+            assert other.post("/api/cancel", json={"job": "page-1"}).json() == {"cancelled": False}
+            assert not job.cancelled
+            assert owner.get("/api/progress", params={"job": "page-1"}).json() == {"running": True, "what": "10x10 5,4,3,3,2", "fraction": 0.5}
+            assert owner.post("/api/cancel", json={"job": "page-1"}).json() == {"cancelled": True} and job.cancelled
+        finally:
+            del app.state.jobs._jobs["10.0.0.1", "page-1"]
