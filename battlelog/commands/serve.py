@@ -1,8 +1,11 @@
 """Serve battlelog in the browser: advice in a real game, a game against the computer, and experiments.
 
 Starts a local web server and prints its address; open it in a browser. The page's JSON API (under
-/api/, see docs/web.md) can be used by scripts too. It listens on 127.0.0.1 only, unless --host says
-otherwise (with a warning: the server has no login). Ctrl-C stops it.
+/api/, see docs/web.md) can be used by scripts too, with JSON bodies (Content-Type: application/json).
+It listens on 127.0.0.1 only, unless --host says otherwise (with a warning: the server has no login),
+answers only requests for its own names and from its own page (not other web sites), and bounds how
+long a request may take to arrive, the connections, each client's games and the engine's queue
+(docs/web.md, "Safety"). Ctrl-C stops it.
 
 examples:
   battlelog serve                                   # http://127.0.0.1:8000/
