@@ -4,8 +4,9 @@ Starts `battlelog serve --port 0` in a child process (on 127.0.0.1 only), then r
 at once for SECONDS: each draws a hidden layout, asks POST /api/marginals with the game so far, answers
 the suggested shot as a referee would, and starts a new game when every ship is sunk. Every answer must
 be 200 with a suggestion on an unshot cell (or none once the game is over); any other answer counts as
-an error (as is no answer within a minute). The loop is bounded in time and stops by itself; only the
-loopback address is used. Each client holds one keep-alive connection and speaks HTTP/1.1 itself, so
+an error (as is no answer within a minute). The loop is bounded in time and stops by itself; only
+loopback addresses are used (each client connects from its own, 127.0.0.2 and up, as people on their
+own machines would: the server bounds one address's share of its engine queue). Each client holds one keep-alive connection and speaks HTTP/1.1 itself, so
 that the clients take little of the cores they share with the server (docs/web.md, "Load").
 
 The clock starts once the server has answered the empty board once (it computes it at start) and its
@@ -15,10 +16,19 @@ empty board (the first request of a game) and after the first shot (issue 19's t
 and how the server answered them (from the book, remembered, computed). With --think S a client waits
 a random 0 to 2S seconds before each answer, as a person would (the default, 0, answers at once).
 
+With --distinct N it measures instead what the server adds to the engine's own work (issue 37): N
+distinct 10x10 mid-game states (seeded games of the hunt-target player, 20 to 35 shots in)
+are computed twice, directly by the engine in --workers worker processes (the server's own call,
+`advice_text`, in a spawned process pool: no HTTP, no event loop), and through `battlelog serve
+--workers W --book 0` by --clients concurrent connections (every answer checked byte for byte against
+the direct one), alternately --repeat times; it prints a table of the wall times, the states a
+second and the ratio server/direct (each run its own N states, the order of the two ways alternating).
+
 usage:
   python experiments/bench_web.py                          # 50 clients for 60 s
   python experiments/bench_web.py --clients 10 --seconds 10
   python experiments/bench_web.py --think 2                # people who take 2 s per answer on average
+  python experiments/bench_web.py --distinct 150 --clients 8 --repeat 2   # the server's overhead
 """
 
 from __future__ import annotations
@@ -26,9 +36,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
+import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -36,6 +51,9 @@ from urllib.parse import urlsplit
 import httpx2 as httpx
 import numpy as np
 
+from battlelog.engines import DEFAULT_ENGINE
+from battlelog.engines.workspace import Workspace
+from battlelog.players import make_player
 from battlelog.rules.config import GameConfig
 from battlelog.rules.layouts import sample_layout
 from battlelog.rules.referee import Referee
@@ -61,13 +79,14 @@ class Connection:
     the status and the body back, and nothing more, so that the clients' own work stays small beside
     the server's on the machine they share (an HTTP library's client took a third of a core here)."""
 
-    def __init__(self, host: str, port: int) -> None:
-        self.host, self.port = host, port
+    def __init__(self, host: str, port: int, source: str | None = None) -> None:
+        self.host, self.port, self.source = host, port, source
         self._streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
 
     async def post(self, path: str, body: bytes) -> tuple[int, bytes]:
         if self._streams is None:
-            self._streams = await asyncio.open_connection(self.host, self.port)
+            local = None if self.source is None else (self.source, 0)
+            self._streams = await asyncio.open_connection(self.host, self.port, local_addr=local)
         reader, writer = self._streams
         head = f"POST {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
         writer.write(head.encode() + body)
@@ -147,7 +166,9 @@ async def load(url: str, clients: int, seconds: float, think: float) -> Tally:
     tally = Tally()
     address = urlsplit(url)
     assert address.hostname is not None and address.port is not None
-    connections = [Connection(address.hostname, address.port) for _ in range(clients)]
+    # Each client from its own loopback address (127.0.0.2, ...: Linux answers the whole 127/8), as people
+    # on their own machines: the server bounds each address's share of its engine queue.
+    connections = [Connection(address.hostname, address.port, f"127.0.{2 + k // 250}.{2 + k % 250}") for k in range(clients)]
     until = time.monotonic() + seconds
     try:
         await asyncio.gather(*(client(connection, seed, until, tally, think) for seed, connection in enumerate(connections)))
@@ -155,6 +176,135 @@ async def load(url: str, clients: int, seconds: float, think: float) -> Tally:
         for connection in connections:
             connection.close()
     return tally
+
+
+# ----- --distinct: the server's overhead over the engine's own work --------------------------------
+def distinct_states(count: int, seed: int = 37) -> list[bytes]:
+    """``count`` distinct mid-game states, as the JSON bodies the page posts: seeded games of the
+    hunt-target player (random shots until a hit, then its neighbours: hits in clusters, as in a game
+    a person plays), each taken 20 to 35 shots in and answered by a referee."""
+    rng = np.random.default_rng(seed)
+    states: dict[bytes, None] = {}
+    while len(states) < count:
+        referee = Referee(CONFIG, sample_layout(CONFIG, rng))
+        player = make_player("hunt-target", int(rng.integers(2**63)))
+        player.new_game(CONFIG)
+        state = GameState.empty(CONFIG)
+        for _ in range(rng.integers(20, 36)):
+            row, col = player.choose(state)
+            result, ship = referee.shoot(row, col)
+            state = state.with_shot(row, col, result, ship)
+            if referee.over:
+                break
+        player.close()
+        if not referee.over:
+            states[json.dumps(state.to_json()).encode()] = None
+    return list(states)
+
+
+class _Direct:
+    """A direct worker's workspace (set by :func:`_direct_start`)."""
+
+    workspace: Workspace | None = None
+
+
+def _direct_start() -> None:
+    _Direct.workspace = Workspace()
+
+
+def _direct_advice(body: bytes) -> bytes:
+    """The server's own call on the state ``body`` names, read as any reader of a state reads it."""
+    from battlelog.web.advise import advice_text
+
+    assert _Direct.workspace is not None
+    return advice_text(_Direct.workspace, DEFAULT_ENGINE, GameState.from_json(json.loads(body)))
+
+
+def direct(states: list[bytes], pool: ProcessPoolExecutor) -> tuple[float, list[bytes]]:
+    """The wall time of the engine's answers to ``states`` computed by ``pool``, and the answers."""
+    start = time.perf_counter()
+    answers = list(pool.map(_direct_advice, states))
+    return time.perf_counter() - start, answers
+
+
+async def served(url: str, states: list[bytes], clients: int) -> tuple[float, list[bytes]]:
+    """The wall time of the server's answers to ``states``, asked by ``clients`` connections at once
+    (each takes the next state not yet asked), and the answers; a refused state stops the run."""
+    address = urlsplit(url)
+    assert address.hostname is not None and address.port is not None
+    answers: list[bytes] = [b""] * len(states)
+    queue = iter(range(len(states)))
+
+    async def ask(connection: Connection) -> None:
+        for k in queue:
+            status, answers[k] = await asyncio.wait_for(connection.post("/api/marginals", states[k]), TIMEOUT)
+            if status != 200:
+                raise SystemExit(f"bench_web: state {k} answered {status}: {answers[k][:200]!r}")
+
+    connections = [Connection(address.hostname, address.port) for _ in range(clients)]
+    start = time.perf_counter()
+    try:
+        await asyncio.gather(*(ask(connection) for connection in connections))
+    finally:
+        for connection in connections:
+            connection.close()
+    return time.perf_counter() - start, answers
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """The processor time (user and system, seconds) that the processes ``pids`` have used (Linux's /proc)."""
+    ticks = 0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        ticks += int(fields[11]) + int(fields[12])  # utime and stime, fields 14 and 15 of stat
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def children(pid: int) -> list[int]:
+    """The processes ``pid`` started that live now."""
+    return [int(child) for task in Path(f"/proc/{pid}/task").iterdir() for child in (task / "children").read_text().split()]
+
+
+def overhead(states: list[bytes], workers: int, clients: int, repeat: int) -> int:
+    """Print the table of the engine's time on ``states`` directly and through the server: the wall
+    time, and the processor time of the engine's processes and of the server's own."""
+    warm = [json.dumps(GameState.empty(CONFIG).to_json()).encode(), *distinct_states(workers, seed=1)]
+    rows: list[tuple[str, int, float, float, float, float, float, int]] = []
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_direct_start) as pool, serving(workers, 0) as (url, server):
+        ready(url)
+        asyncio.run(served(url, warm, workers))  # every engine worker started and its kernel loaded
+        list(pool.map(_direct_advice, warm))
+        mine, theirs = list(pool._processes), children(server)  # the pool's own processes and the server's, to time them
+        for run in range(repeat):
+            batch = states[run::repeat]  # each run its own states: neither side has seen them
+            for way in ("served", "direct") if run % 2 else ("direct", "served"):
+                if way == "direct":
+                    before = cpu_seconds(mine)
+                    alone, expected = direct(batch, pool)
+                    alone_cpu = cpu_seconds(mine) - before
+                else:
+                    before, own, asked = cpu_seconds(theirs), cpu_seconds([server]), httpx.get(f"{url}api/options").json()["served"]["computed"]
+                    through, answers = asyncio.run(served(url, batch, clients))
+                    through_cpu, own = cpu_seconds(theirs) - before, cpu_seconds([server]) - own
+                    extra = httpx.get(f"{url}api/options").json()["served"]["computed"] - asked - len(batch)
+            mismatched = sum(a != b for a, b in zip(answers, expected, strict=True))
+            if mismatched:
+                raise SystemExit(f"bench_web: {mismatched} answers of the server differ from the engine's own")
+            rows.append((f"{run + 1}", len(batch), alone, alone_cpu, through, through_cpu, own, extra))
+    sums: list[Any] = [sum(column) for column in list(zip(*rows, strict=True))[1:]]
+    rows.append(("all", *sums))
+    print(f"{len(states) // repeat} distinct 10x10 mid-game states a run, {workers} engine processes; the server asked by {clients} connections at once")
+    print("(CPU: processor seconds used; the server's engine processes' include the states it computed ahead, prefetched):")
+    print()
+    print("| run | engine alone: s (states/s), CPU s | through the server: s (states/s), engine CPU s, server process CPU s, prefetched | wall time server / alone | CPU server / alone |")
+    print("|---|---|---|---|---|")
+    for label, count, alone, alone_cpu, through, through_cpu, own, extra in rows:
+        print(
+            f"| {label} | {alone:.2f} ({count / alone:.1f}), {alone_cpu:.2f} | {through:.2f} ({count / through:.1f}), {through_cpu:.2f}, {own:.2f}, {extra} "
+            f"| {through / alone:.3f} | {(through_cpu + own) / alone_cpu:.3f} |"
+        )
+    return 0
 
 
 def worker_peaks(server: int) -> list[int]:
@@ -167,6 +317,22 @@ def worker_peaks(server: int) -> list[int]:
     return sorted(peaks, reverse=True)
 
 
+@contextmanager
+def serving(workers: int, book: int) -> Iterator[tuple[str, int]]:
+    """`battlelog serve --port 0` in a child process on 127.0.0.1: its address and process id."""
+    argv = [sys.executable, "-m", "battlelog.cli", "serve", "--port", "0", "--workers", str(workers), "--book", str(book)]
+    server = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        if not line.startswith("battlelog: serving on "):
+            raise SystemExit(f"bench_web: the server did not start: {line!r}")
+        yield line.split()[3], server.pid
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--clients", type=int, default=50)
@@ -174,16 +340,12 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2, help="the server's engine processes (serve --workers)")
     parser.add_argument("--book", type=int, default=4000, help="the server's opening book (serve --book; default 4000)")
     parser.add_argument("--think", type=float, default=0.0, help="a client's mean pause before an answer (s; default 0)")
+    parser.add_argument("--distinct", type=int, default=0, metavar="N", help="measure the server's overhead on N distinct states instead")
+    parser.add_argument("--repeat", type=int, default=2, help="with --distinct: how many times each way (default 2)")
     args = parser.parse_args()
-    argv = [sys.executable, "-m", "battlelog.cli", "serve", "--port", "0", "--workers", str(args.workers), "--book", str(args.book)]
-    server = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
-    try:
-        assert server.stdout is not None
-        line = server.stdout.readline()
-        if not line.startswith("battlelog: serving on "):
-            print(f"bench_web: the server did not start: {line!r}", file=sys.stderr)
-            return 1
-        url = line.split()[3]
+    if args.distinct:
+        return overhead(distinct_states(args.distinct * args.repeat), args.workers, args.clients, args.repeat)
+    with serving(args.workers, args.book) as (url, pid):
         waited = time.perf_counter()
         book = ready(url)
         waited = time.perf_counter() - waited
@@ -192,10 +354,7 @@ def main() -> int:
         tally = asyncio.run(load(url, args.clients, args.seconds, args.think))
         took = time.perf_counter() - began
         after = httpx.get(f"{url}api/options").json()["served"]
-        peaks = worker_peaks(server.pid)
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+        peaks = worker_peaks(pid)
     total = len(tally.first) + len(tally.later)
     think = f", thinking {args.think:g} s per answer on average" if args.think else ", answering at once"
     print(f"{args.clients} clients for {args.seconds:g} s against `battlelog serve --workers {args.workers} --book {args.book}` on {CONFIG.label()}{think}:")

@@ -19,6 +19,8 @@ from battlelog.web.requests import MAX_BODY
 
 from web_cases import one_line_error, small_experiment
 
+#: The content type every JSON endpoint requires.
+JSON = {"Content-Type": "application/json"}
 STATE: dict[str, Any] = {"size": 6, "ships": [3, 2], "shots": [{"row": 2, "col": 2, "result": "hit"}, {"row": 2, "col": 3, "result": "miss"}]}
 
 
@@ -81,7 +83,7 @@ def test_a_contradictory_state_is_refused_naming_the_shot(client: TestClient) ->
     ids=["bad-json", "empty", "not-object", "repeated-key", "unknown-key", "off-board", "too-large-board", "too-many-ships", "not-utf8", "oversized"],
 )
 def test_bad_bodies_are_one_line_and_the_server_keeps_serving(client: TestClient, body: bytes, status: int, words: str) -> None:
-    one_line_error(client.post("/api/marginals", content=body), status, words)
+    one_line_error(client.post("/api/marginals", content=body, headers=JSON), status, words)
     assert client.post("/api/marginals", json=STATE).status_code == 200
 
 
@@ -101,6 +103,18 @@ def test_the_page_and_its_files_are_served_with_a_policy_against_other_hosts(cli
         assert client.get(f"/static/{name}").status_code == 200, name
         assert f"/static/{name}" in page.text
     assert "http" not in "".join(client.get(f"/static/{n}").text for n in ("app.js", "board.js", "play.js", "results.js"))
+
+
+def test_the_play_tab_has_a_legend_of_its_marks(client: TestClient) -> None:
+    import re
+
+    page = client.get("/").text
+    legend = re.search(r'<div id="play-legend".*?</div>', page, re.S)
+    assert legend is not None and page.index('id="view-play"') < legend.start() < page.index('id="view-results"')
+    marks = re.findall(r'<span class="cell (\w+)">([^<]*)</span> (\w[^<]+)</span>', legend[0])
+    assert {mark: symbol for mark, symbol, _ in marks} == {"miss": "·", "hit": "X", "sunk": "#", "ship": "", "volley": "", "heat": ""}
+    board = client.get("/static/board.js").text  # the symbols the boards draw
+    assert 'shot.result === "miss" ? "·" : shot.result === "sunk" ? "#" : "X"' in board
 
 
 def test_options_name_every_registered_player(client: TestClient) -> None:
@@ -262,14 +276,14 @@ def test_a_running_job_is_watched_and_cancelled_over_http(client: TestClient) ->
     from battlelog.web.jobs import Job
 
     jobs = client.app.state.jobs  # type: ignore[attr-defined]
-    job = jobs._jobs["running-1"] = Job("10x10 5,4,3,3,2", 0.25)  # as a request in progress holds it
+    job = jobs._jobs["testclient", "running-1"] = Job("10x10 5,4,3,3,2", 0.25)  # as a request in progress holds it
     try:
         assert client.get("/api/progress", params={"job": "running-1"}).json() == {"running": True, "what": "10x10 5,4,3,3,2", "fraction": 0.25}
         assert not job.cancelled
         assert client.post("/api/cancel", json={"job": "running-1"}).json() == {"cancelled": True}
         assert job.cancelled
     finally:
-        del jobs._jobs["running-1"]
+        del jobs._jobs["testclient", "running-1"]
 
 
 def test_the_likely_next_answers_are_computed_while_the_person_decides(client: TestClient) -> None:
@@ -302,7 +316,7 @@ def test_the_likely_next_answers_are_computed_while_the_person_decides(client: T
 def test_an_unexpected_failure_is_one_line_and_the_server_keeps_serving(monkeypatch: pytest.MonkeyPatch, results: Path) -> None:
     from battlelog.web import advise
 
-    async def broken(state: object, service: object, job: object) -> bytes:
+    async def broken(*args: object) -> bytes:
         raise RuntimeError("a bug\nwith two lines")
 
     with TestClient(create_app(results, warm=False), raise_server_exceptions=False) as fresh:
@@ -314,5 +328,5 @@ def test_an_unexpected_failure_is_one_line_and_the_server_keeps_serving(monkeypa
 
 def test_a_streamed_body_is_cut_at_the_limit_too(client: TestClient) -> None:
     chunks = iter([b"{" + b" " * (MAX_BODY // 2), b" " * (MAX_BODY // 2), b"}"])  # no Content-Length: chunked
-    one_line_error(client.post("/api/marginals", content=chunks), 413, "larger than")
-    one_line_error(client.post("/api/marginals", content=b"{}", headers={"Content-Length": "x"}), 400, "Content-Length")
+    one_line_error(client.post("/api/marginals", content=chunks, headers=JSON), 413, "larger than")
+    one_line_error(client.post("/api/marginals", content=b"{}", headers={**JSON, "Content-Length": "x"}), 400, "Content-Length")

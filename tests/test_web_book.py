@@ -119,7 +119,7 @@ def test_the_server_answers_book_states_from_the_book(built: tuple[EngineService
 
 def test_a_call_in_a_worker_process_is_watched_and_cancelled() -> None:
     service = EngineService(workers=1)
-    slow = GameState.empty(STANDARD).with_shot(0, 3, "miss").to_json()  # some seconds of the engine
+    slow = GameState.empty(STANDARD).with_shot(0, 3, "miss")  # some seconds of the engine
 
     async def cancelled_midway() -> Job:
         job = Job()
@@ -137,7 +137,7 @@ def test_a_call_in_a_worker_process_is_watched_and_cancelled() -> None:
         job = asyncio.run(cancelled_midway())
         assert job.fraction is not None and 0 <= job.fraction < 1
         small = GameState.from_json({"size": 5, "ships": [3, 2], "shots": [{"row": 2, "col": 2, "result": "hit"}]})
-        text = asyncio.run(service.processes.call(advice_text, "native", small.to_json()))
+        text = asyncio.run(service.processes.call(advice_text, "native", small))
         check_answer(small, text)  # the worker goes on serving
     finally:
         service.close()

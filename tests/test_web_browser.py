@@ -217,7 +217,27 @@ def test_a_whole_game_against_the_computer(browser: Any, server: LiveServer) -> 
     assert re.fullmatch(r"(You|The computer) won: you shot \d+ times, the computer \d+ times\.", status), status
     hidden = browser.find_elements(By.CSS_SELECTOR, "#play-theirs .ship")
     assert len(hidden) == 3 + 2 + 2  # the computer's fleet is revealed at the end
+    _legend_matches_the_boards(browser)
     _no_errors(browser)
+
+
+def _legend_matches_the_boards(browser: Any) -> None:
+    """The play tab's legend shows each mark as the boards draw it: the same symbol, the same colours."""
+    from selenium.webdriver.common.by import By
+
+    browser.find_element(By.ID, "play-heat").click()  # the heat map off: a ship's cell is drawn in its own colour
+    look = """const e = arguments[0], s = getComputedStyle(e);
+      return {text: e.textContent, background: s.backgroundColor, color: s.color, frame: s.boxShadow};"""
+    # A shot's mark is its symbol and colours (on a ship's cell or not); a ship is its colour and frame.
+    for mark, board, seen in (("miss", ".cell.miss:not(.ship)", ("text", "background", "color")), ("hit", ".cell.hit", ("text", "background", "color")),
+                              ("sunk", ".cell.sunk", ("text", "background", "color")), ("ship", ".cell.ship:not(.miss):not(.hit):not(.sunk)", ("background", "frame"))):  # fmt: skip
+        cells = browser.find_elements(By.CSS_SELECTOR, f"#view-play .board:not(.legend) {board}")
+        assert cells, mark
+        legend = browser.execute_script(look, browser.find_element(By.CSS_SELECTOR, f"#play-legend .cell.{mark}"))
+        drawn = browser.execute_script(look, cells[0])
+        assert {k: legend[k] for k in seen} == {k: drawn[k] for k in seen}, mark
+    heat = browser.find_element(By.CSS_SELECTOR, "#play-legend .cell.heat").value_of_css_property("background-image")
+    assert "rgb(255, 255, 255)" in heat and "rgb(255, 65, 0)" in heat  # heatColor(0) and heatColor(1) of board.js
 
 
 def test_the_results_view_opens_a_replay(browser: Any, server: LiveServer) -> None:

@@ -6,6 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from battlelog.cli import main
+from battlelog.web.connections import Limits
+from battlelog.web.service import EngineService
 
 
 def small_experiment(root: Path) -> Path:
@@ -30,20 +32,22 @@ def one_line_error(response: Any, status: int, words: str) -> None:
 
 class LiveServer:
     """The app under uvicorn on a free port of 127.0.0.1, in a thread of this process, as `battlelog serve` runs it
-    (without the opening book unless ``book_states``: computing it would take the tests' cores for minutes)."""
+    (without the opening book unless ``book_states``: computing it would take the tests' cores for minutes;
+    with ``limits``, other deadlines and caps on connections)."""
 
-    def __init__(self, results: Path | None, book_states: int = 0) -> None:
+    def __init__(self, results: Path | None, book_states: int = 0, limits: Limits | None = None, warm: bool = True, service: EngineService | None = None) -> None:
         import threading
 
         import uvicorn
 
         from battlelog.commands.serve import bind
         from battlelog.web.app import create_app
+        from battlelog.web.connections import server_config
 
         self.socket = bind("127.0.0.1", 0)
-        self.url = f"http://127.0.0.1:{self.socket.getsockname()[1]}"
-        config = uvicorn.Config(create_app(results, book_states=book_states), log_level="warning", lifespan="on")
-        self.server = uvicorn.Server(config)
+        self.port = self.socket.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.server = uvicorn.Server(server_config(create_app(results, book_states=book_states, warm=warm, service=service), limits))
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.socket]}, daemon=True)
         self.thread.start()
         import time

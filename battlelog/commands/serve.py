@@ -1,13 +1,16 @@
 """Serve battlelog in the browser: advice in a real game, a game against the computer, and experiments.
 
 Starts a local web server and prints its address; open it in a browser. The page's JSON API (under
-/api/, see docs/web.md) can be used by scripts too. It listens on 127.0.0.1 only, unless --host says
-otherwise (with a warning: the server has no login). Ctrl-C stops it.
+/api/, see docs/web.md) can be used by scripts too, with JSON bodies (Content-Type: application/json).
+It listens on 127.0.0.1 only, unless --host says otherwise (with a warning: the server has no login),
+answers only requests for its own names and from its own page (not other web sites), and bounds how
+long a request may take to arrive, the connections, each client's games and the engine's queue
+(docs/web.md, "Safety"). Ctrl-C stops it.
 
 examples:
   battlelog serve                                   # http://127.0.0.1:8000/
   battlelog serve --port 8080 --results experiments/results
-  curl -s -X POST localhost:8000/api/marginals -d '{"size": 5, "ships": [3, 2], "shots": []}'
+  curl -s --json '{"size": 5, "ships": [3, 2], "shots": []}' localhost:8000/api/marginals
 """
 
 from __future__ import annotations
@@ -78,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn  # imported here: the other commands never load the web stack
 
     from battlelog.web.app import create_app
+    from battlelog.web.connections import server_config
     from battlelog.web.service import EngineService
 
     sock = bind(args.host, args.port)
@@ -87,10 +91,9 @@ def run(args: argparse.Namespace) -> int:
         print(warning, file=sys.stderr)
     shown = f"[{args.host}]" if ":" in args.host else args.host
     print(f"battlelog: serving on http://{shown}:{port}/ (Ctrl-C stops it)", flush=True)
-    app = create_app(results, EngineService(args.workers), book_states=args.book)
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=5)
+    app = create_app(results, EngineService(args.workers), book_states=args.book, hosts=[args.host])
     try:
-        uvicorn.Server(config).run(sockets=[sock])  # shuts down gracefully on Ctrl-C, then raises it again
+        uvicorn.Server(server_config(app)).run(sockets=[sock])  # shuts down gracefully on Ctrl-C, then raises it again
     except KeyboardInterrupt:
         pass  # Ctrl-C is how a server is stopped: not an error
     finally:

@@ -4,6 +4,7 @@ be laid out under the rules never reaches a game; and fleets as people write the
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -160,6 +161,7 @@ def board_from_json(data: Mapping[str, Any], source: str) -> tuple[int, int]:
     return (data["size"], data["size"]) if has == ["size"] else (data["rows"], data["cols"])
 
 
+@functools.lru_cache(maxsize=256)  # every state read builds its config: the search once per configuration
 def find_layout(config: GameConfig, node_limit: int = 200_000) -> tuple[Placement, ...] | None:
     """Some layout of the fleet legal under the configuration's touch rule, or None if there is none.
 

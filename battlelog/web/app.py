@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import OrderedDict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -27,6 +26,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from battlelog.errors import BattlelogError
 from battlelog.rules.config import GameConfig
 from battlelog.web import advise, book, jobs, play, results
+from battlelog.web.games import Games
+from battlelog.web.guard import Guard
 from battlelog.web.requests import WebError
 from battlelog.web.service import EngineService
 
@@ -45,7 +46,9 @@ def _one_line(text: str) -> str:
 
 async def battlelog_error(request: Request, exc: Exception) -> Response:
     status = exc.status if isinstance(exc, WebError) else 400
-    return JSONResponse({"error": _one_line(str(exc))}, status_code=status)
+    retry = exc.retry_after if isinstance(exc, WebError) else None
+    headers = None if retry is None else {"Retry-After": str(retry)}
+    return JSONResponse({"error": _one_line(str(exc))}, status_code=status, headers=headers)
 
 
 async def http_error(request: Request, exc: Exception) -> Response:
@@ -80,10 +83,17 @@ async def page(request: Request) -> Response:
     return FileResponse(STATIC / "index.html", media_type="text/html; charset=utf-8")
 
 
-def create_app(results_dir: Path | None = None, service: EngineService | None = None, warm: bool = True, book_states: int = book.SIZE) -> Starlette:
+def create_app(
+    results_dir: Path | None = None,
+    service: EngineService | None = None,
+    warm: bool = True,
+    book_states: int = book.SIZE,
+    hosts: Sequence[str] = (),
+) -> Starlette:
     """The app; ``results_dir`` (or None) is the folder whose experiments it shows. ``warm``: start the
     worker processes at once, and read or compute the standard board's opening book of ``book_states``
-    states in the background (:mod:`battlelog.web.book`)."""
+    states in the background (:mod:`battlelog.web.book`). ``hosts``: the names it answers to besides
+    the loopback ones (:mod:`battlelog.web.guard`)."""
     engines = service or EngineService()
 
     @asynccontextmanager
@@ -99,16 +109,17 @@ def create_app(results_dir: Path | None = None, service: EngineService | None = 
         finally:
             if opening is not None:
                 opening.cancel()
+            app.state.games.close()
             engines.close()
 
     app = Starlette(
         routes=[Route("/", page), *advise.ROUTES, *jobs.ROUTES, *play.ROUTES, *results.ROUTES, Mount("/static", StaticFiles(directory=STATIC))],
-        middleware=[Middleware(Policy)],
+        middleware=[Middleware(Policy), Middleware(Guard, hosts=hosts)],
         exception_handlers={BattlelogError: battlelog_error, HTTPException: http_error, Exception: server_error},
         lifespan=lifespan,
     )
     app.state.service = engines
     app.state.results = None if results_dir is None else Path(results_dir)
-    app.state.games = OrderedDict()
+    app.state.games = Games()
     app.state.jobs = jobs.Jobs()
     return app

@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from battlelog.web.requests import WebError, json_object, read_body
+from battlelog.web.requests import WebError, check_query, client_of, json_object, read_body
 
 HEADER = "x-battlelog-job"
 JOB_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -49,10 +49,11 @@ class Job:
 
 
 class Jobs:
-    """The jobs named by requests in progress, by id."""
+    """The jobs named by requests in progress, by client (address) and id: a client watches and cancels
+    only its own calls, whatever ids another's page makes up."""
 
     def __init__(self) -> None:
-        self._jobs: dict[str, Job] = {}
+        self._jobs: dict[tuple[str, str], Job] = {}
 
     @contextmanager
     def of(self, request: Request) -> Iterator[Job | None]:
@@ -63,24 +64,26 @@ class Jobs:
             return
         if not JOB_ID.fullmatch(ident):
             raise WebError(f"{HEADER} must be 1 to 64 letters, digits, - or _")
-        if ident in self._jobs or len(self._jobs) >= MAX_JOBS:
+        key = (client_of(request), ident)
+        if key in self._jobs or len(self._jobs) >= MAX_JOBS:
             raise WebError(f"job {ident!r} is already running, or too many are", 409)
-        job = self._jobs[ident] = Job()
+        job = self._jobs[key] = Job()
         try:
             yield job
         finally:
-            del self._jobs[ident]
+            del self._jobs[key]
 
-    def find(self, ident: object) -> Job | None:
-        """The running job ``ident`` names; None when it has not started yet or has ended (the page
-        asks about its own calls, which race with their answers: that is not an error)."""
+    def find(self, request: Request, ident: object) -> Job | None:
+        """The running job ``ident`` of ``request``'s client; None when it has not started yet or has
+        ended (the page asks about its own calls, which race with their answers: that is not an error)."""
         if not isinstance(ident, str) or not JOB_ID.fullmatch(ident):
             raise WebError("job must be 1 to 64 letters, digits, - or _")
-        return self._jobs.get(ident)
+        return self._jobs.get((client_of(request), ident))
 
 
 async def progress_endpoint(request: Request) -> JSONResponse:
-    job = request.app.state.jobs.find(request.query_params.get("job"))
+    check_query(request, ("job",))
+    job = request.app.state.jobs.find(request, request.query_params.get("job"))
     if job is None:
         return JSONResponse({"running": False, "what": "", "fraction": None})
     return JSONResponse({"running": True, "what": job.what, "fraction": job.fraction})
@@ -88,7 +91,7 @@ async def progress_endpoint(request: Request) -> JSONResponse:
 
 async def cancel_endpoint(request: Request) -> JSONResponse:
     data = json_object(await read_body(request), ("job",), ("job",))
-    job = request.app.state.jobs.find(data["job"])
+    job = request.app.state.jobs.find(request, data["job"])
     if job is not None:
         job.cancelled = True
     return JSONResponse({"cancelled": job is not None})

@@ -3,14 +3,13 @@
 The computer's fleet is hidden on the server (a :class:`Referee` per side); the page only learns the
 answers, and the layout once the game is over. The board comes as a game state without shots (the file
 format, read by its own reader); the computer's player is one of the registry's names, never
-``module:Class``: no request loads code. Games are kept in memory, the oldest dropped past MAX_GAMES.
+``module:Class``: no request loads code. Games are kept in memory under an unguessable
+id, each belonging to the address that started it (:class:`battlelog.web.games.Games`).
 """
 
 from __future__ import annotations
 
-import secrets
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,13 +26,10 @@ from battlelog.rules.geometry import Cell, Placement
 from battlelog.rules.layouts import layouts_overlap, sample_layout
 from battlelog.rules.referee import Referee
 from battlelog.rules.state import GameState
-from battlelog.web.requests import WebError, game_state, json_object, read_body
+from battlelog.web.games import Games
+from battlelog.web.requests import WebError, client_of, game_state, json_object, read_body
 from battlelog.web.service import MAX_CELLS, EngineService, check_budget
 from battlelog.wording import count_noun
-
-#: How many games the server keeps at once (the oldest goes first): each computer player keeps its engine's
-#: recent states, a few MB at most.
-MAX_GAMES = 64
 
 
 def layout_json(layout: tuple[Placement, ...]) -> list[dict[str, Any]]:
@@ -74,6 +70,10 @@ class Match:
     its: GameState  # the computer's shots at your fleet
     winner: str | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def close(self) -> None:
+        """Release the computer player's engine (the game is dropped)."""
+        self.computer.close()
 
     def view(self) -> dict[str, Any]:
         out: dict[str, Any] = {"you": self.yours.to_json(), "computer": self.its.to_json(), "winner": self.winner}
@@ -120,17 +120,13 @@ def fired(referee: Referee, state: GameState, cells: list[Cell], volley: int) ->
     return state
 
 
-def _games(request: Request) -> OrderedDict[str, Match]:
-    games: OrderedDict[str, Match] = request.app.state.games
+def _games(request: Request) -> Games[Match]:
+    games: Games[Match] = request.app.state.games
     return games
 
 
 def _match(request: Request, data: dict[str, Any]) -> Match:
-    game = data["game"]
-    match = _games(request).get(game) if isinstance(game, str) else None
-    if match is None:
-        raise WebError(f"no game {str(game)[:40]!r}: start one with /api/play/new", 404)
-    return match
+    return _games(request).get(client_of(request), data["game"])
 
 
 async def new_game(request: Request) -> JSONResponse:
@@ -152,11 +148,11 @@ async def new_game(request: Request) -> JSONResponse:
     computer = make_player(name, int(rng.integers(2**63)))
     computer.new_game(config)
     match = Match(computer, Referee(config, fleet), Referee(config, sample_layout(config, rng)), state, state)
-    games = _games(request)
-    game = secrets.token_hex(8)
-    games[game] = match
-    while len(games) > MAX_GAMES:
-        games.popitem(last=False)[1].computer.close()
+    try:
+        game = _games(request).add(client_of(request), match)
+    except WebError:
+        computer.close()
+        raise
     return JSONResponse({"game": game, **match.view()})
 
 
@@ -177,7 +173,7 @@ async def shoot(request: Request) -> JSONResponse:
     if not all(isinstance(v, int) and not isinstance(v, bool) for cell in cells for v in cell):
         raise BattlelogError("row and col must be whole numbers")
     service: EngineService = request.app.state.service
-    return JSONResponse(await service.run(lambda: match.fire(cells)))
+    return JSONResponse(await service.run(lambda: match.fire(cells), owner=client_of(request)))
 
 
 async def heat(request: Request) -> JSONResponse:
@@ -185,7 +181,7 @@ async def heat(request: Request) -> JSONResponse:
     data = json_object(await read_body(request), ("game",), ("game",))
     match = _match(request, data)
     service: EngineService = request.app.state.service
-    marginals = await service.run(lambda: solve(match.its, service.engine()))
+    marginals = await service.run(lambda: solve(match.its, service.engine()), owner=client_of(request))
     return JSONResponse(marginals.to_json())
 
 

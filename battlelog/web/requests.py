@@ -1,7 +1,10 @@
-"""Reading requests strictly: a bounded body, plain JSON (the file readers' rules), known keys only.
+"""Reading requests strictly: a JSON content type, a bounded body, plain JSON (the file readers' rules),
+known keys only.
 
 Every error a request can cause is a :class:`WebError` (or a BattlelogError, which the app turns into
-a 400): one line, answered as ``{"error": "..."}`` with a 4xx status, never a traceback.
+a 400): one line, answered as ``{"error": "..."}`` with a 4xx status, never a traceback. A client that
+goes away before its body is whole is :class:`Disconnected`: nobody is left to answer, nothing is logged.
+A body that arrives too slowly is cut by the connection's deadline (:mod:`battlelog.web.connections`).
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 
 from battlelog.errors import BattlelogError, FileFormatError
 from battlelog.jsonfile import check_keys, parse_json
@@ -21,28 +24,73 @@ MAX_BODY = 256 * 1024
 
 
 class WebError(BattlelogError):
-    """A refused request with its HTTP status (4xx)."""
+    """A refused request with its HTTP status (4xx, or 503 with the seconds of its ``Retry-After``)."""
 
-    def __init__(self, message: str, status: int = 400) -> None:
+    def __init__(self, message: str, status: int = 400, retry_after: int | None = None) -> None:
         super().__init__(message)
         self.status = status
+        #: Seconds after which to try again (a 503's ``Retry-After``), or None.
+        self.retry_after = retry_after
 
-    def __reduce__(self) -> tuple[type[WebError], tuple[str, int]]:  # raised in a worker process: keep the status
-        return type(self), (str(self), self.status)
+    def __reduce__(self) -> tuple[type[WebError], tuple[str, int, int | None]]:  # raised in a worker process: keep the status
+        return type(self), (str(self), self.status, self.retry_after)
+
+
+class Disconnected(WebError):
+    """The client closed its connection before its request body was whole (no one reads the answer)."""
+
+    def __init__(self) -> None:
+        super().__init__("the client disconnected before its request body was whole", 400)
+
+
+def check_json_type(request: Request) -> None:
+    """Refuse (415) a body not declared ``application/json`` (a charset, if given, must be UTF-8): a
+    cross-site form or ``text/plain`` fetch, which browsers send without asking the server first,
+    never reaches a JSON endpoint."""
+    declared = request.headers.get("content-type")
+    media, _, parameters = (declared or "").partition(";")
+    extras = [p.strip().lower().replace('"', "") for p in parameters.split(";") if p.strip()]
+    if media.strip().lower() != "application/json" or any(p != "charset=utf-8" for p in extras):
+        shown = "none" if declared is None else repr(declared[:60])
+        raise WebError(f"Content-Type {shown}: send the body as application/json", 415)
+
+
+def client_of(request: Request) -> str:
+    """Who sent ``request``: its address (every request from this machine is one client)."""
+    return request.client.host if request.client is not None else "unknown"
+
+
+def check_query(request: Request, allowed: Collection[str] = ()) -> None:
+    """Refuse a query parameter that is not ``allowed``, or one given twice, as a file's unknown or
+    repeated key is refused."""
+    seen: set[str] = set()
+    for name, _ in request.query_params.multi_items():
+        if name not in allowed:
+            takes = f"takes only {', '.join(repr(a) for a in allowed)}" if allowed else "takes no query parameters"
+            raise WebError(f"unknown query parameter {name[:40]!r}: {request.url.path} {takes}")
+        if name in seen:
+            raise WebError(f"query parameter {name!r} appears twice")
+        seen.add(name)
 
 
 async def read_body(request: Request, limit: int = MAX_BODY) -> Any:
-    """The request's JSON value; a body over ``limit`` bytes is refused before it is read whole."""
+    """The request's JSON value; a body not declared JSON is refused, and one over ``limit`` bytes
+    before it is read whole (and the endpoint takes no query parameters)."""
+    check_query(request)
+    check_json_type(request)
     declared = request.headers.get("content-length")
     if declared is not None and not declared.isdigit():
         raise WebError(f"Content-Length {declared[:20]!r} is not a number of bytes")
     if declared is not None and int(declared) > limit:
         raise WebError(f"request body larger than {limit:,} bytes", 413)
     data = bytearray()
-    async for chunk in request.stream():
-        data += chunk
-        if len(data) > limit:
-            raise WebError(f"request body larger than {limit:,} bytes", 413)
+    try:
+        async for chunk in request.stream():
+            data += chunk
+            if len(data) > limit:
+                raise WebError(f"request body larger than {limit:,} bytes", 413)
+    except ClientDisconnect:
+        raise Disconnected from None
     if not data:
         raise WebError("empty request body: send a JSON object")
     return parse_json(bytes(data), "request body")

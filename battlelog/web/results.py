@@ -20,7 +20,7 @@ from battlelog.runner.records import MANIFEST, describe_experiment, load_results
 from battlelog.views.replay.frames import Frame
 from battlelog.views.replay.sources import load_game
 from battlelog.web.play import layout_json
-from battlelog.web.requests import WebError, safe_path
+from battlelog.web.requests import WebError, check_query, client_of, safe_path
 from battlelog.web.service import EngineService, check_budget
 
 #: The most experiments and plots listed (a results folder may hold many).
@@ -29,7 +29,12 @@ MAX_LISTED = 500
 FILE_TYPES = {".png": "image/png", ".svg": "image/svg+xml", ".md": "text/plain; charset=utf-8", ".csv": "text/plain; charset=utf-8"}
 
 
+#: The query parameters each endpoint takes.
+QUERIES = {"/api/results/experiment": ("path",), "/api/results/replay": ("path", "game", "player"), "/api/results/file": ("path",)}
+
+
 def _root(request: Request) -> Path:
+    check_query(request, QUERIES.get(request.url.path, ()))
     root: Path | None = request.app.state.results
     if root is None:
         raise WebError("this server shows no results: start it with --results DIR", 404)
@@ -115,7 +120,7 @@ async def replay(request: Request) -> JSONResponse:
 
     layout = None if game.layout is None else layout_json(game.layout)
     with request.app.state.jobs.of(request) as job:
-        computed = await service.run(frames, job)
+        computed = await service.run(frames, job, client_of(request))
     return JSONResponse({"title": game.title, "player": game.player, "layout": layout, "frames": computed})
 
 

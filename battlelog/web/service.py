@@ -17,10 +17,13 @@ several requests at once is computed once, the others wait for it. An opening bo
 from __future__ import annotations
 
 import asyncio
+import math
 import threading
+import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from typing import TypeVar
 
 from battlelog.engines import DEFAULT_ENGINE, Engine, engine_class, progress
@@ -29,6 +32,7 @@ from battlelog.errors import BattlelogError
 from battlelog.rules.config import GameConfig
 from battlelog.rules.state import GameState
 from battlelog.web.jobs import Job
+from battlelog.web.requests import WebError
 from battlelog.web.workers import ProcessPool
 
 Result = TypeVar("Result")
@@ -39,6 +43,50 @@ MAX_CELLS = 12 * 12
 MAX_SHIPS = 8
 #: How many answers the server remembers (a 10x10 answer is some 2 kB of JSON).
 ANSWERS = 8192
+#: How many engine calls may run or wait at once, per worker; one more is answered 503 (:func:`busy`).
+QUEUE_PER_WORKER = 32
+
+
+def busy(reason: str, retry_after: int) -> WebError:
+    """The engine's queue is full: 503, with the seconds after which to try again (``Retry-After``)."""
+    return WebError(f"the server is busy: {reason}; try again in {retry_after} s", 503, retry_after)
+
+
+class WorkQueue:
+    """A bound on the engine calls running or waiting: a call past ``limit``, or past half of it for
+    one client, is refused at once (:func:`busy`) rather than left to wait behind all the others;
+    ``Retry-After`` is how long a call has lately taken from its entry to its answer. Used on the event
+    loop only: needs no lock."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.per_client = max(1, limit // 2)
+        self.taken = 0
+        self._owners: dict[str, int] = {}
+        self._latency = 1.0  # seconds, a running mean
+
+    @contextmanager
+    def slot(self, owner: str | None = None) -> Iterator[None]:
+        """A place in the queue for the time of the block, or :func:`busy`; ``owner``'s calls (a client
+        address; None: the server's own, a prefetch) count against its share too."""
+        mine = self._owners.get(owner, 0) if owner is not None else 0
+        if self.taken >= self.limit:
+            raise busy(f"{self.taken} engine calls are running or waiting", max(1, math.ceil(self._latency)))
+        if mine >= self.per_client:
+            raise busy(f"{mine} of {owner}'s engine calls are running or waiting, its share", max(1, math.ceil(self._latency)))
+        self.taken += 1
+        if owner is not None:
+            self._owners[owner] = mine + 1
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.taken -= 1
+            if owner is not None:
+                self._owners[owner] -= 1
+                if not self._owners[owner]:
+                    del self._owners[owner]
+            self._latency += 0.2 * (time.perf_counter() - start - self._latency)
 
 
 def check_budget(config: GameConfig, engine: str = DEFAULT_ENGINE) -> None:
@@ -54,8 +102,10 @@ class EngineService:
     """Worker processes (:attr:`processes`) and threads (:meth:`run`), each with a Workspace, and the
     answers remembered."""
 
-    def __init__(self, workers: int = 2, engine: str = DEFAULT_ENGINE) -> None:
+    def __init__(self, workers: int = 2, engine: str = DEFAULT_ENGINE, queue: int | None = None) -> None:
         self.engine_name = engine
+        #: The engine calls that requests make (not the opening book's), bounded.
+        self.queue = WorkQueue(QUEUE_PER_WORKER * workers if queue is None else queue)
         self._local = threading.local()
         self._workspaces: list[Workspace] = []
         self._lock = threading.Lock()
@@ -86,9 +136,10 @@ class EngineService:
         """This worker thread's engine (call only from inside :meth:`run`)."""
         return self._workspace().engine(self.engine_name)
 
-    async def run(self, call: Callable[[], Result], job: Job | None = None) -> Result:
-        """``call()`` on a worker thread, awaited without blocking the event loop; with a ``job``, the
-        engine's progress goes to it, and a cancelled job stops the call at its next report."""
+    async def run(self, call: Callable[[], Result], job: Job | None = None, owner: str | None = None) -> Result:
+        """``call()`` on a worker thread, awaited without blocking the event loop (in :attr:`queue`, or
+        refused when it or ``owner``'s share is full); with a ``job``, the engine's progress goes to it, and a cancelled job
+        stops the call at its next report."""
 
         def watched() -> Result:
             if job is None:
@@ -97,7 +148,8 @@ class EngineService:
             with progress.listening(job.listen):
                 return call()
 
-        return await asyncio.get_running_loop().run_in_executor(self._pool, watched)
+        with self.queue.slot(owner):
+            return await asyncio.get_running_loop().run_in_executor(self._pool, watched)
 
     @property
     def idle(self) -> bool:

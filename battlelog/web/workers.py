@@ -125,7 +125,7 @@ class ProcessPool:
                 return await waiting
             except BrokenProcessPool:
                 self._pool = None
-                raise WebError("the engine's worker process died (out of memory?): try again", 503) from None
+                raise WebError("the engine's worker process died (out of memory?): try again", 503, retry_after=1) from None
         finally:
             self.running -= 1
 

@@ -1,0 +1,156 @@
+"""Connections that cannot be held: deadlines on a request's arrival and caps on open connections.
+
+uvicorn closes an idle keep-alive connection after a few seconds, but waits forever for a request
+that never finishes its headers, or for a body that stops after 10 of its 1000 bytes: a few hundred
+such connections hold the server's file descriptors. :class:`GuardedProtocol` (uvicorn's httptools
+protocol, with the deadlines of :class:`Limits`) gives every request
+
+- ``headers`` seconds from its first byte (or from the connection's opening) to its last header, and at
+  most ``header_bytes`` bytes of them (431 beyond);
+- ``body`` seconds from its last header to its body's last byte, whether or not the app reads it;
+
+and answers 408 (``Connection: close``) and closes when one runs out: the app's read of the body sees
+the client gone (:class:`battlelog.web.requests.Disconnected`), and nothing is logged. The time the
+app takes to answer is not counted. A new connection beyond ``connections`` open ones, or beyond
+``per_client`` from one address, is answered 503 with ``Retry-After`` and closed at once.
+:func:`server_config` is the uvicorn configuration ``battlelog serve`` runs with.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from uvicorn import Config
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How long a request may take to arrive, and how many connections may be open."""
+
+    headers: float = 10.0
+    body: float = 10.0
+    header_bytes: int = 64 * 1024
+    connections: int = 256
+    per_client: int = 64
+    #: Seconds an idle keep-alive connection is kept (uvicorn's own timer).
+    keep_alive: float = 5.0
+
+
+def refusal(status: int, reason: str, message: str, retry_after: int | None = None) -> bytes:
+    """A whole HTTP answer that closes the connection: ``{"error": message}``."""
+    body = json.dumps({"error": message}).encode()
+    head = [f"HTTP/1.1 {status} {reason}", "content-type: application/json", f"content-length: {len(body)}", "connection: close"]
+    if retry_after is not None:
+        head.append(f"retry-after: {retry_after}")
+    return ("\r\n".join(head) + "\r\n\r\n").encode() + body
+
+
+class GuardedProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol with a deadline on each request's arrival and caps on connections
+    (its :attr:`limits`, set by :func:`protocol`)."""
+
+    limits = Limits()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._deadline: asyncio.TimerHandle | None = None
+        self._arriving = "headers"  # what the deadline waits for: "headers", "body" or "" (nothing)
+        self._head_bytes = 0
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        address = None if self.client is None else self.client[0]
+        if len(self.connections) > self.limits.connections:
+            message = f"the server has {self.limits.connections} connections open: try again shortly"
+            self._refuse(503, "Service Unavailable", message, retry_after=1)
+        elif sum(_address(other) == address for other in self.connections) > self.limits.per_client:
+            message = f"{self.limits.per_client} connections from {address} are open: close some first"
+            self._refuse(503, "Service Unavailable", message, retry_after=1)
+        else:
+            self._expect("headers", self.limits.headers)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._expect("", 0.0)
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if self._arriving == "headers":
+            self._head_bytes += len(data)
+        super().data_received(data)
+        if self._arriving == "headers" and self._head_bytes > self.limits.header_bytes and not self.transport.is_closing():
+            message = f"request headers larger than {self.limits.header_bytes:,} bytes"
+            self._refuse(431, "Request Header Fields Too Large", message)
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        if self._arriving != "headers":  # the next request on a kept-alive connection: its own deadline
+            self._head_bytes = 0
+            self._expect("headers", self.limits.headers)
+
+    def on_headers_complete(self) -> None:
+        super().on_headers_complete()
+        self._expect("body", self.limits.body)
+
+    def on_message_complete(self) -> None:
+        super().on_message_complete()
+        self._expect("", 0.0)
+
+    def _expect(self, what: str, seconds: float) -> None:
+        """Wait ``seconds`` for ``what`` to arrive ("" : nothing is awaited from the client)."""
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+        self._arriving = what
+        if what:
+            self._deadline = self.loop.call_later(seconds, self._expired)
+
+    def _expired(self) -> None:
+        self._deadline = None
+        limit = self.limits.headers if self._arriving == "headers" else self.limits.body
+        self._refuse(408, "Request Timeout", f"the request's {self._arriving} did not arrive within {limit:g} s")
+
+    def _refuse(self, status: int, reason: str, message: str, retry_after: int | None = None) -> None:
+        """Answer ``status`` unless an answer has begun, and close: the app, if it waits for the body,
+        sees the client gone and answers no one."""
+        self._expect("", 0.0)
+        if self.transport.is_closing():
+            return
+        cycle = self.cycle
+        if cycle is None or cycle.response_complete or not cycle.response_started:
+            self.transport.write(refusal(status, reason, message, retry_after))
+        if cycle is not None and not cycle.response_complete:
+            cycle.disconnected = True
+            cycle.message_event.set()
+        self.transport.close()
+
+
+def _address(connection: object) -> str | None:
+    """The client address of an open connection (None if it has none)."""
+    client = getattr(connection, "client", None)
+    return None if client is None else str(client[0])
+
+
+def protocol(limits: Limits) -> type[GuardedProtocol]:
+    """:class:`GuardedProtocol` with ``limits``."""
+    return type("GuardedProtocol", (GuardedProtocol,), {"limits": limits})
+
+
+def server_config(app: Any, limits: Limits | None = None) -> Config:
+    """The uvicorn configuration of ``battlelog serve``: the guarded protocol, no websockets, quiet logs,
+    and no proxy: a client is the address it connects from, whatever its ``X-Forwarded-For`` says (uvicorn
+    believes that header from 127.0.0.1 by default, so any local program could pass for another client)."""
+    limits = limits or Limits()
+    return Config(
+        app,
+        http=protocol(limits),
+        ws="none",
+        log_level="warning",
+        lifespan="on",
+        timeout_graceful_shutdown=5,
+        timeout_keep_alive=int(max(1, limits.keep_alive)),
+        proxy_headers=False,
+    )
