@@ -1,0 +1,85 @@
+"""Exact answer distributions, their entropy and expected information gain.
+
+A question's answer distribution is the weighted count of the layouts giving each answer: for a
+question about one ship, the ship's placement weights (a few hundred numbers); otherwise the
+layouts' weights summed by answer. Under noise ``e`` a yes/no answer is reported wrongly with
+chance ``e``, so what the asker learns is H_b(e + (1 - 2e) p) - H_b(e) bits; other answers are exact
+and give their entropy.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from battlelog.questions.answers import answer_to_json
+from battlelog.questions.language import Program, Type
+from battlelog.questions.vectorised import CONST, FULL, Space, Vec, evaluate
+
+
+@dataclass(frozen=True)
+class AnswerDistribution:
+    """A question's answers (evaluator values, in increasing order) with their probabilities."""
+
+    program: Program
+    values: tuple[int, ...]
+    probabilities: tuple[float, ...]
+    models: int
+    noise: float
+
+    @property
+    def entropy(self) -> float:
+        """Entropy of the true answer in bits."""
+        return entropy(self.probabilities)
+
+    @property
+    def eig(self) -> float:
+        """Expected information gain in bits of asking: a noisy yes/no answer tells less than its entropy."""
+        if self.program.type != Type.BOOL or self.noise == 0:
+            return self.entropy
+        yes = dict(zip(self.values, self.probabilities)).get(1, 0.0)
+        return binary_entropy(self.noise + (1 - 2 * self.noise) * yes) - binary_entropy(self.noise)
+
+    def to_json(self, cols: int) -> dict[str, Any]:
+        names = self.program.names
+        return {
+            "question": self.program.text,
+            "models": self.models,
+            "answers": [
+                {"answer": answer_to_json(v, self.program.type, names, cols), "p": p}
+                for v, p in zip(self.values, self.probabilities)
+            ],
+            "entropy": self.entropy,
+            "eig": self.eig,
+        }
+
+
+def entropy(probabilities: Sequence[float]) -> float:
+    return float(-sum(p * math.log2(p) for p in probabilities if p > 0))
+
+
+def binary_entropy(p: float) -> float:
+    return entropy((p, 1 - p))
+
+
+def weighted_counts(value: Vec, space: Space) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct answers and the total weight of the layouts giving each."""
+    if value.scope == CONST:
+        return np.array([int(value.data)]), np.array([float(space.weights.sum())])
+    weights = space.weights if value.scope == FULL else space.ship_weights[value.scope]
+    data = value.data.astype(np.int64)
+    low = int(data.min())
+    totals = np.bincount(data - low, weights, minlength=1)
+    present = np.flatnonzero(totals > 0)
+    return present + low, totals[present]
+
+
+def distribution(program: Program, space: Space, noise: float = 0.0) -> AnswerDistribution:
+    """The exact distribution of ``program``'s answer over ``space``."""
+    values, totals = weighted_counts(evaluate(program, space), space)
+    probabilities = totals / totals.sum()
+    return AnswerDistribution(program, tuple(int(v) for v in values), tuple(float(p) for p in probabilities), space.size, noise)

@@ -1,0 +1,353 @@
+"""A checked program evaluated on every layout of a space at once, with numpy.
+
+The layouts are ``idx[s]``: ship s's placement index in each layout (see :mod:`.space`). Most of a
+question depends on one ship only (``(size Red)``, ``(coloredTiles Blue)``), so every value carries
+a scope: constant, one ship (an array over that ship's placements, a few hundred entries), or full
+(an array over the layouts). Values combine in the narrowest scope that holds them, and a one-ship
+value becomes a full one by indexing with ``idx[s]``; a question about one ship is then answered by
+the ship's placement weights without touching the layouts at all. The meaning of every primitive is
+that of :mod:`.layout` (docs/questions.md), which the tests check this module against.
+
+Array layout per type, after the scope's leading axis (none, placements, layouts): yes/no ``bool``;
+number, colour, location (-1: none), orientation ``int64``; set of locations ``int16`` counts per
+cell (a multiset); set of colours ``bool`` per colour (0 is Water); multisets of yes/no or numbers
+a pair (values, multiplicities) with one trailing entry per element mapped over.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import cast
+
+import numpy as np
+
+from battlelog.questions.language import Atom, Call, Node, Program, Type
+from battlelog.questions.space import NO_ORIENTATION, H, ShipTable, V
+
+CONST, FULL = -2, -1
+
+
+@dataclass(frozen=True)
+class Vec:
+    """A value in a scope: CONST, FULL, or a ship's index."""
+
+    scope: int
+    data: np.ndarray
+
+
+@dataclass(frozen=True)
+class Bag:
+    """A multiset of yes/no or numbers that ``map`` made: one (multiplicity, value) pair per element
+    mapped over, each a :class:`Vec` in its own scope (folded pairwise, never stacked)."""
+
+    items: tuple[tuple[Vec, Vec], ...]
+
+
+class Space:
+    """The layouts a question is asked about, with their weights (unnormalised)."""
+
+    def __init__(self, tables: Sequence[ShipTable], idx: np.ndarray, weights: np.ndarray) -> None:
+        self.tables = tuple(tables)
+        self.idx = idx
+        self.weights = weights
+        self.rows, self.cols = tables[0].rows, tables[0].cols
+        self.cells = self.rows * self.cols
+
+    @property
+    def ships(self) -> int:
+        return len(self.tables)
+
+    @property
+    def size(self) -> int:
+        return self.idx.shape[1]
+
+    @cached_property
+    def ship_weights(self) -> tuple[np.ndarray, ...]:
+        """Per ship, the total weight of the layouts that place it at each of its placements."""
+        return tuple(np.bincount(self.idx[s], self.weights, minlength=len(t)) for s, t in enumerate(self.tables))
+
+    @cached_property
+    def neighbours(self) -> tuple[np.ndarray, ...]:
+        """Per ship and placement, the mask of cells side by side with one of its cells."""
+        cols, cells = self.cols, self.cells
+        board = np.uint64((1 << cells) - 1) if cells < 64 else np.uint64(2**64 - 1)
+        left_col = np.uint64(sum(1 << (r * cols) for r in range(self.rows)))
+        right_col = np.uint64(sum(1 << (r * cols + cols - 1) for r in range(self.rows)))
+        out = []
+        for table in self.tables:
+            m = table.mask
+            spread = ((m & ~right_col) << np.uint64(1)) | ((m & ~left_col) >> np.uint64(1))
+            spread |= (m << np.uint64(cols)) | (m >> np.uint64(cols))
+            out.append(spread & board)
+        return tuple(out)
+
+    def touch_table(self, a: int, b: int) -> np.ndarray:
+        """``[p, q]``: ship a at placement p touches ship b at placement q (for a == b, the diagonal)."""
+        near = self.neighbours[a]
+        if a == b:
+            return (near & self.tables[a].mask) != 0
+        return (near[:, None] & self.tables[b].mask[None, :]) != 0
+
+    def lift(self, value: Vec, scope: int) -> Vec:
+        """``value`` in a wider ``scope`` (a ship's scope or FULL)."""
+        if value.scope == scope:
+            return value
+        if value.scope == CONST:
+            lead = self.size if scope == FULL else len(self.tables[scope])
+            return Vec(scope, np.broadcast_to(value.data, (lead, *value.data.shape)))
+        assert scope == FULL, "a one-ship value only widens to the full scope"
+        return Vec(FULL, value.data[self.idx[value.scope]])
+
+    def common(self, values: Sequence[Vec]) -> list[Vec]:
+        """``values`` in one scope: the narrowest that holds them all (constants stay broadcastable)."""
+        scopes = {v.scope for v in values} - {CONST}
+        if not scopes:
+            return list(values)
+        scope = scopes.pop() if len(scopes) == 1 else FULL
+        return [v if v.scope in (CONST, scope) else self.lift(v, scope) for v in values]
+
+
+def _const(value: object, dtype: type = np.int64) -> Vec:
+    return Vec(CONST, np.asarray(value, dtype=dtype))
+
+
+def evaluate(program: Program, space: Space) -> Vec:
+    """The answer of ``program`` on every layout of ``space``, in its narrowest scope."""
+    value = _eval(program.tree, space, {})
+    assert isinstance(value, Vec)
+    return value
+
+
+def lift_full(value: Vec, space: Space) -> np.ndarray:
+    """A scalar value's array over every layout of ``space``."""
+    return np.broadcast_to(space.lift(value, FULL).data, (space.size,))
+
+
+def _scope_of(values: Sequence[Vec]) -> int:
+    scopes = {v.scope for v in values} - {CONST}
+    return CONST if not scopes else scopes.pop() if len(scopes) == 1 else FULL
+
+
+def _eval(node: Node, space: Space, env: dict[str, Vec]) -> Vec | Bag:
+    if isinstance(node, Atom):
+        return _atom(node, space, env)
+    if node.op == "map":
+        return _map(node, space, env)
+    evaluated = [_eval(a, space, env) for a in node.args]
+    if isinstance(evaluated[0], Bag):
+        return _fold(node.op, evaluated[0], space)
+    values = [v for v in evaluated if isinstance(v, Vec)]
+    if node.op == "set":
+        return _set(node, values, space)
+    if node.op in _SHIP_FUNCTIONS:
+        return _SHIP_FUNCTIONS[node.op](values, space)
+    values = space.common(values)
+    return Vec(_scope_of(values), *_elementwise(node.op, values, space))
+
+
+def _atom(atom: Atom, space: Space, env: dict[str, Vec]) -> Vec:
+    if atom.kind == "variable":
+        return env[atom.text]
+    if atom.kind == "location":
+        r, c = cast(tuple[int, int], atom.value)
+        return _const(r * space.cols + c)
+    if atom.kind == "orientation":
+        return _const(H if atom.value == "H" else V)
+    if atom.kind == "bool":
+        return _const(atom.value, bool)
+    if atom.kind == "colors":
+        return _const(np.arange(space.ships + 1) > 0, bool)
+    if atom.kind == "tiles":
+        return _const(np.ones(space.cells), np.int16)
+    return _const(atom.value)
+
+
+def _elementwise(op: str, values: list[Vec], space: Space) -> tuple[np.ndarray]:
+    d = [v.data for v in values]
+    if op == "==":
+        return (d[0] == d[1],)
+    if op == ">":
+        return (d[0] > d[1],)
+    if op == "<":
+        return (d[0] < d[1],)
+    if op == "+":
+        return (d[0].astype(np.int64) + d[1].astype(np.int64),)
+    if op == "-":
+        return (d[0].astype(np.int64) - d[1].astype(np.int64),)
+    if op == "and":
+        return (functools.reduce(np.logical_and, d),)
+    if op == "or":
+        return (functools.reduce(np.logical_or, d),)
+    if op == "not":
+        return (~d[0],)
+    if op == "rowL":
+        return (np.where(d[0] >= 0, d[0] // space.cols + 1, 0),)
+    if op == "colL":
+        return (np.where(d[0] >= 0, d[0] % space.cols + 1, 0),)
+    if op in ("topleft", "bottomright"):
+        present = d[0] > 0
+        if op == "bottomright":
+            present = present[..., ::-1]
+        first = np.argmax(present, axis=-1)
+        cell = first if op == "topleft" else space.cells - 1 - first
+        return (np.asarray(np.where(present.any(axis=-1), cell, -1)),)
+    if op == "setSize":
+        return (np.asarray(np.sum(d[0], axis=-1, dtype=np.int64)),)
+    if op == "isSubset":
+        return (np.all(~(d[0] > 0) | (d[1] > 0), axis=-1),)
+    return (_set_operation(op, d[0] > 0, d[1] > 0 if len(d) > 1 else None, d[0].dtype),)
+
+
+def _pairwise(space: Space, values: Sequence[Vec], combine: Callable[..., np.ndarray]) -> Vec:
+    """``combine`` of the values' arrays in their common scope."""
+    values = space.common(values)
+    return Vec(_scope_of(values), combine(*(v.data for v in values)))
+
+
+_BIG = np.iinfo(np.int64).max
+
+
+def _fold(op: str, bag: Bag, space: Space) -> Vec:
+    """``++``, ``any``, ``all``, ``===`` and ``setSize`` of a multiset, one element at a time."""
+    if op == "++":
+        terms = [_pairwise(space, pair, lambda n, v: n.astype(np.int64) * v) for pair in bag.items]
+        return functools.reduce(lambda a, b: _pairwise(space, [a, b], np.add), terms, _const(0))
+    if op == "setSize":
+        return functools.reduce(lambda a, b: _pairwise(space, [a, b], np.add), [n for n, _ in bag.items], _const(0))
+    if op == "any":
+        terms = [_pairwise(space, pair, lambda n, v: (n > 0) & v) for pair in bag.items]
+        return functools.reduce(lambda a, b: _pairwise(space, [a, b], np.logical_or), terms, _const(False, bool))
+    if op == "all":
+        terms = [_pairwise(space, pair, lambda n, v: (n == 0) | v) for pair in bag.items]
+        return functools.reduce(lambda a, b: _pairwise(space, [a, b], np.logical_and), terms, _const(True, bool))
+    low = [_pairwise(space, pair, lambda n, v: np.where(n > 0, v, _BIG)) for pair in bag.items]
+    high = [_pairwise(space, pair, lambda n, v: np.where(n > 0, v, -_BIG)) for pair in bag.items]
+    least = functools.reduce(lambda a, b: _pairwise(space, [a, b], np.minimum), low, _const(_BIG))
+    most = functools.reduce(lambda a, b: _pairwise(space, [a, b], np.maximum), high, _const(-_BIG))
+    return _pairwise(space, [least, most], lambda lo, hi: (lo == _BIG) | (lo == hi))
+
+
+def _set_operation(op: str, a: np.ndarray, b: np.ndarray | None, dtype: np.dtype) -> np.ndarray:
+    """unique, union, intersection, setDifference: sets, so no element more than once."""
+    if op == "unique" or b is None:
+        out = a
+    elif op == "union":
+        out = a | b
+    elif op == "intersection":
+        out = a & b
+    else:
+        out = a & ~b
+    return out if dtype == np.bool_ else out.astype(np.int16)
+
+
+def _set(call: Call, values: list[Vec], space: Space) -> Vec:
+    """(set ...): AllColors/AllTiles as they are; colours or locations as one-hot membership."""
+    kind = call.args[0].type
+    if kind in (Type.COLORS, Type.LOCATIONS):
+        return values[0]
+    width = space.ships + 1 if kind == Type.COLOR else space.cells
+    values = space.common(values)
+    member = np.zeros(1, dtype=bool)
+    for v in values:
+        member = member | (v.data[..., None] == np.arange(width))
+    return Vec(_scope_of(values), member if kind == Type.COLOR else member.astype(np.int16))
+
+
+def _map(call: Call, space: Space, env: dict[str, Vec]) -> Vec | Bag:
+    """(map (lambda v body) collection): the body once per element the collection may hold."""
+    function, collection_node = call.args
+    assert isinstance(function, Call) and isinstance(function.args[0], Atom)
+    variable, body = function.args[0].text, function.args[1]
+    collection = _eval(collection_node, space, env)
+    assert isinstance(collection, Vec)
+    width = collection.data.shape[-1]
+    possible = np.flatnonzero(np.any(collection.data.reshape(-1, width) > 0, axis=0))
+    items = []
+    for e in possible:
+        value = _eval(body, space, {**env, variable: _const(e)})
+        assert isinstance(value, Vec)
+        items.append((Vec(collection.scope, collection.data[..., e]), value))
+    if function.type != Type.LOCATION:
+        return Bag(tuple(items))
+    cells = np.arange(space.cells)
+    terms = [_pairwise(space, pair, lambda n, v: (v[..., None] == cells) * n[..., None].astype(np.int16)) for pair in items]
+    return functools.reduce(lambda a, b: _pairwise(space, [a, b], np.add), terms, _const(np.zeros(space.cells), np.int16))
+
+
+def _colour_at(values: list[Vec], space: Space) -> Vec:
+    """(color loc): 0 Water or the ship covering the cell; a location of none is Water."""
+    location = values[0]
+    if location.scope == CONST:
+        cell = int(location.data)
+        if cell < 0:
+            return _const(0)
+        columns = [Vec(s, (s + 1) * t.cells[:, cell].astype(np.int64)) for s, t in enumerate(space.tables)]
+        return functools.reduce(lambda a, b: _pairwise(space, [a, b], np.add), columns)
+    loc = space.lift(location, FULL).data
+    safe = np.where(loc >= 0, loc, 0)
+    out = np.zeros(space.size, dtype=np.int64)
+    for s, table in enumerate(space.tables):
+        covered = table.cells[space.idx[s], safe] & (loc >= 0)
+        out += (s + 1) * covered
+    return Vec(FULL, out)
+
+
+def _per_ship(values: list[Vec], space: Space, column: str, water: int) -> Vec:
+    """A property of the ship of a colour (its length, its orientation); ``water`` for Water."""
+    colour = values[0]
+    if colour.scope == CONST:
+        c = int(colour.data)
+        return _const(water) if c == 0 else Vec(c - 1, getattr(space.tables[c - 1], column))
+    colours = space.lift(colour, FULL).data
+    out = np.full(space.size, water, dtype=np.int64)
+    for s, table in enumerate(space.tables):
+        out = np.where(colours == s + 1, getattr(table, column)[space.idx[s]], out)
+    return Vec(FULL, out)
+
+
+def _size(values: list[Vec], space: Space) -> Vec:
+    return _per_ship(values, space, "length", 0)
+
+
+def _orient(values: list[Vec], space: Space) -> Vec:
+    return _per_ship(values, space, "orientation", NO_ORIENTATION)
+
+
+def _touch(values: list[Vec], space: Space) -> Vec:
+    """(touch a b): a tile of a side by side with a tile of b; never for Water."""
+    a, b = values
+    if a.scope == CONST and b.scope == CONST:
+        s, t = int(a.data) - 1, int(b.data) - 1
+        if s < 0 or t < 0:
+            return _const(False, bool)
+        if s == t:
+            return Vec(s, space.touch_table(s, s))
+        return Vec(FULL, space.touch_table(s, t)[space.idx[s], space.idx[t]])
+    first, second = (space.lift(v, FULL).data for v in (a, b))
+    out = np.zeros(space.size, dtype=bool)
+    for s in range(space.ships):
+        for t in range(space.ships):
+            pair = (first == s + 1) & (second == t + 1)
+            if pair.any():
+                table = space.touch_table(s, t)
+                out |= pair & (table[space.idx[s]] if s == t else table[space.idx[s], space.idx[t]])
+    return Vec(FULL, out)
+
+
+def _coloured_tiles(values: list[Vec], space: Space) -> Vec:
+    """(coloredTiles c): a ship's tiles, or for Water every tile no ship covers."""
+    colour = values[0]
+    if colour.scope == CONST and int(colour.data) > 0:
+        s = int(colour.data) - 1
+        return Vec(s, space.tables[s].cells.astype(np.int16))
+    colours = np.broadcast_to(colour.data, (space.size,)) if colour.scope == CONST else space.lift(colour, FULL).data
+    board = np.zeros((space.size, space.cells), dtype=np.uint8)
+    for s, table in enumerate(space.tables):
+        board |= table.cells[space.idx[s]].view(np.uint8) * np.uint8(s + 1)
+    return Vec(FULL, (board == colours[:, None]).astype(np.int16))
+
+
+_SHIP_FUNCTIONS = {"color": _colour_at, "size": _size, "orient": _orient, "touch": _touch, "coloredTiles": _coloured_tiles}
