@@ -59,7 +59,7 @@ class AnswerDistribution:
 
 
 def entropy(probabilities: Sequence[float]) -> float:
-    return float(-sum(p * math.log2(p) for p in probabilities if p > 0))
+    return float(sum(p * math.log2(1 / p) for p in probabilities if p > 0))
 
 
 def binary_entropy(p: float) -> float:

@@ -177,7 +177,9 @@ def compile_program(text: str, names: Sequence[str], rows: int, cols: int) -> Pr
     _check_locations(tree, rows, cols)
     kind = check(tree, tuple(names), {})
     if kind not in ANSWER_TYPES:
-        raise ProgramError(f"column 1: a program must give a {', '.join(t.value for t in ANSWER_TYPES)}, not a {kind.value}")
+        raise ProgramError(
+            f"column 1: a program must give a yes/no, a number, a colour, a location or an orientation, not {_a(kind)}"
+        )
     return Program(text, tree, kind, tuple(names))
 
 
@@ -189,6 +191,11 @@ def _check_locations(node: Node, rows: int, cols: int) -> None:
         r, c = cast(tuple[int, int], node.value)
         if not (0 <= r < rows and 0 <= c < cols):
             raise ProgramError(f"column {node.column}: location {node.text} is off the {rows}x{cols} board")
+
+
+def _a(kind: Type) -> str:
+    """The type's name with its article: a number, an orientation."""
+    return f"{'an' if kind.value[0] in 'aeiou' else 'a'} {kind.value}"
 
 
 def _fail(node: Node, message: str) -> ProgramError:
@@ -228,7 +235,7 @@ _MULTISETS = {Type.BOOLS, Type.NUMBERS}
 
 def _expect(node: Node, kind: Type, allowed: set[Type], what: str) -> None:
     if kind not in allowed:
-        raise _fail(node, f"{what}, got a {kind.value}")
+        raise _fail(node, f"{what}, got {_a(kind)}")
 
 
 def _call_type(call: Call, names: tuple[str, ...], scope: dict[str, Type]) -> Type:
@@ -249,14 +256,14 @@ def _call_type(call: Call, names: tuple[str, ...], scope: dict[str, Type]) -> Ty
     }  # fmt: skip
     if op in unary:
         allowed, result = unary[op]
-        _expect(args[0], kinds[0], allowed, f"{op} takes a {' or '.join(sorted(t.value for t in allowed))}")
+        _expect(args[0], kinds[0], allowed, f"{op} takes {' or '.join(sorted(_a(t) for t in allowed))}")
         return result
     if op in ("==", ">", "<"):
         allowed = _SCALARS if op == "==" else {Type.NUMBER}
         for arg, kind in zip(args, kinds):
             _expect(arg, kind, allowed, f"{op} compares {'values' if op == '==' else 'numbers'}")
         if kinds[0] != kinds[1]:
-            raise _fail(call, f"{op} compares a {kinds[0].value} with a {kinds[1].value}")
+            raise _fail(args[1], f"{op} compares {_a(kinds[0])} with {_a(kinds[1])}")
         return Type.BOOL
     if op in ("+", "-"):
         for arg, kind in zip(args, kinds):
@@ -274,7 +281,7 @@ def _call_type(call: Call, names: tuple[str, ...], scope: dict[str, Type]) -> Ty
         for arg, kind in zip(args, kinds):
             _expect(arg, kind, _SETS, f"{op} takes sets")
         if kinds[0] != kinds[1]:
-            raise _fail(call, f"{op} takes two sets of one kind, got a {kinds[0].value} and a {kinds[1].value}")
+            raise _fail(args[1], f"{op} takes two sets of one kind, got {_a(kinds[0])} and {_a(kinds[1])}")
         return Type.BOOL if op == "isSubset" else kinds[0]
     return _set_type(call, kinds)
 
@@ -287,7 +294,7 @@ def _set_type(call: Call, kinds: list[Type]) -> Type:
         if kind != kinds[0] or kind not in (Type.COLOR, Type.LOCATION):
             raise _fail(
                 arg,
-                f"set takes one of AllColors or AllTiles, or colours, or locations; got a {kind.value} among {kinds[0].value}s",
+                f"set takes one of AllColors or AllTiles, or colours, or locations; got {_a(kind)} among {kinds[0].value}s",
             )
     return Type.COLORS if kinds[0] == Type.COLOR else Type.LOCATIONS
 
@@ -308,11 +315,11 @@ def _map_type(call: Call, names: tuple[str, ...], scope: dict[str, Type]) -> Typ
     if kind != wanted:
         raise _fail(
             collection,
-            f"{variable.text} ranges over a {wanted.value} (x-variables colours, y-variables locations), got a {kind.value}",
+            f"{variable.text} ranges over a {wanted.value} (x-variables colours, y-variables locations), got {_a(kind)}",
         )
     variable.type = bound
     body_type = check(body, names, {**scope, variable.text: bound})
     if body_type not in MAPPED:
-        raise _fail(body, f"a lambda's body must give a yes/no, a number or a location, got a {body_type.value}")
+        raise _fail(body, f"a lambda's body must give a yes/no, a number or a location, got {_a(body_type)}")
     function.type = body_type
     return MAPPED[body_type]
