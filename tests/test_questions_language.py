@@ -64,7 +64,9 @@ def _one_layout_space() -> Space:
     tables = tables_for(4, 4, fleet)
     idx = []
     for table, ship in zip(tables, LAYOUT.ships):
-        found = np.flatnonzero((table.start == ship.start) & (table.length == ship.length) & ((table.step == ship.step) | (table.length == 1)))
+        found = np.flatnonzero(
+            (table.start == ship.start) & (table.length == ship.length) & ((table.step == ship.step) | (table.length == 1))
+        )
         idx.append(found[:1])
     return Space(tables, np.array(idx, dtype=np.int32), np.ones(1))
 

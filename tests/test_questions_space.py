@@ -92,9 +92,11 @@ def brute_distribution(data: dict[str, Any], question: str) -> tuple[dict[Any, f
         for r in range(rows):
             for c in range(cols):
                 symbol = symbols[r][c]
-                if symbol == "W" and (r, c) in owner or symbol == "X" and (r, c) not in owner:
-                    fits = False
-                elif symbol not in ("H", "W", "X") and owner.get((r, c), "")[:len(symbol)] != symbol:
+                if (
+                    (symbol == "W" and (r, c) in owner)
+                    or (symbol == "X" and (r, c) not in owner)
+                    or (symbol not in ("H", "W", "X") and owner.get((r, c), "")[: len(symbol)] != symbol)
+                ):
                     fits = False
         if not fits:
             continue

@@ -123,10 +123,13 @@ def _extend(
     masks: np.ndarray,
     columns: np.ndarray | None,
     bound: LengthBound | None,
+    budget: int,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """Partial layouts extended by one more ship's candidate placements (``masks``), disjointly."""
+    """Partial layouts extended by one more ship's candidate placements (``masks``), disjointly;
+    refused as soon as there are more than ``budget``."""
     step = max(1, _CHUNK // max(1, len(masks)))
     out_rows, out_union, out_used = [], [], []
+    listed = 0
     for lo in range(0, len(rows), step):
         part = slice(lo, lo + step)
         fits = (union[part, None] & masks[None, :]) == 0
@@ -134,6 +137,12 @@ def _extend(
             fits &= used[part][:, columns] < bound.available[columns][None, :]
         i, j = np.nonzero(fits)
         i += lo
+        listed += len(i)
+        if listed > budget:
+            raise BudgetExceeded(
+                f"more than {budget:,} partial layouts to list (the question engine enumerates layouts): "
+                "reveal more of the board or answer more questions first"
+            )
         out_rows.append(np.column_stack([rows[i], j.astype(np.int32)]))
         out_union.append(union[i] | masks[j])
         if used is not None and columns is not None:
@@ -166,12 +175,7 @@ def enumerate_layouts(
     for ship in order:
         chosen = candidates[ship]
         columns = bound.column(tables[ship].length[chosen]) if bound is not None else None
-        rows, union, used = _extend(rows, union, used, tables[ship].mask[chosen], columns, bound)
-        if len(rows) > budget:
-            raise BudgetExceeded(
-                f"more than {budget:,} partial layouts to list (the question engine enumerates layouts): "
-                "reveal more of the board or answer more questions first"
-            )
+        rows, union, used = _extend(rows, union, used, tables[ship].mask[chosen], columns, bound, budget)
     if cover:
         keep = (union & np.uint64(cover)) == np.uint64(cover)
         rows = rows[keep]
