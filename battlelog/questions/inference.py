@@ -18,7 +18,10 @@ import numpy as np
 
 from battlelog.questions.answers import answer_to_json
 from battlelog.questions.language import Program, Type
-from battlelog.questions.vectorised import CONST, FULL, Space, Vec, evaluate
+from battlelog.questions.vectorised import CONST, DISJOINT, FULL, Space, Vec, evaluate
+
+#: The share of the total weight below which the rest left by a disjoint sum's answers is rounding, not an answer.
+ROUNDING = 1e-12
 
 
 @dataclass(frozen=True)
@@ -70,8 +73,35 @@ def weighted_counts(value: Vec, space: Space) -> tuple[np.ndarray, np.ndarray]:
     """The distinct answers and the total weight of the layouts giving each."""
     if value.scope == CONST:
         return np.array([int(value.data)]), np.array([float(space.weights.sum())])
+    if value.scope == DISJOINT:
+        return _disjoint_counts(value, space)
     weights = space.weights if value.scope == FULL else space.ship_weights[value.scope]
-    data = value.data.astype(np.int64)
+    return _bincount(value.data.astype(np.int64), weights)
+
+
+def _disjoint_counts(value: Vec, space: Space) -> tuple[np.ndarray, np.ndarray]:
+    """A DISJOINT value's weighted counts from the ships' placement weights: a layout whose ship s
+    has a non-zero term has the value data + term, and no other ship's term is non-zero there; the
+    other layouts have the value ``data`` (their weight is the rest, up to rounding)."""
+    total = float(space.weights.sum())
+    base = int(value.data)
+    masses: dict[int, float] = {}
+    for s, term in enumerate(value.terms):
+        live = term != 0
+        values, totals = _bincount(base + term[live], space.ship_weights[s][live])
+        for v, w in zip(values.tolist(), totals.tolist()):
+            masses[v] = masses.get(v, 0.0) + w
+    rest = total - sum(masses.values())
+    if rest > total * ROUNDING:
+        masses[base] = masses.get(base, 0.0) + rest
+    keys = sorted(masses)
+    return np.array(keys, dtype=np.int64), np.array([masses[k] for k in keys])
+
+
+def _bincount(data: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of ``data`` with the total weight of each (positive totals only)."""
+    if len(data) == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
     low = int(data.min())
     totals = np.bincount(data - low, weights, minlength=1)
     present = np.flatnonzero(totals > 0)

@@ -27,15 +27,21 @@ import numpy as np
 from battlelog.questions.language import Atom, Call, Node, Program, Type
 from battlelog.questions.space import NO_ORIENTATION, H, ShipTable, V
 
-CONST, FULL = -2, -1
+CONST, FULL, DISJOINT = -2, -1, -3
+#: Operations on scalars alone: a DISJOINT operand among constants stays DISJOINT through them.
+_SCALAR_OPS = frozenset({"==", ">", "<", "+", "-", "and", "or", "not", "rowL", "colL"})
 
 
 @dataclass(frozen=True)
 class Vec:
-    """A value in a scope: CONST, FULL, or a ship's index."""
+    """A value in a scope: CONST, FULL, a ship's index, or DISJOINT: ``data`` plus one term per ship
+    (``terms[s][p]`` for ship s at placement p) of which at most one is non-zero in any layout, as
+    ``(color 3-4)`` is (one ship at most covers a cell). A DISJOINT value's distribution needs only
+    the ships' placement weights."""
 
     scope: int
     data: np.ndarray
+    terms: tuple[np.ndarray, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -95,6 +101,12 @@ class Space:
         """``value`` in a wider ``scope`` (a ship's scope or FULL)."""
         if value.scope == scope:
             return value
+        if value.scope == DISJOINT:
+            assert scope == FULL, "a disjoint sum widens to the full scope only"
+            total = np.full(self.size, value.data, dtype=np.int64)
+            for s, term in enumerate(value.terms):
+                total += term[self.idx[s]]
+            return Vec(FULL, total.astype(value.data.dtype))
         if value.scope == CONST:
             lead = self.size if scope == FULL else len(self.tables[scope])
             return Vec(scope, np.broadcast_to(value.data, (lead, *value.data.shape)))
@@ -103,6 +115,7 @@ class Space:
 
     def common(self, values: Sequence[Vec]) -> list[Vec]:
         """``values`` in one scope: the narrowest that holds them all (constants stay broadcastable)."""
+        values = [self.lift(v, FULL) if v.scope == DISJOINT else v for v in values]
         scopes = {v.scope for v in values} - {CONST}
         if not scopes:
             return list(values)
@@ -144,8 +157,27 @@ def _eval(node: Node, space: Space, env: dict[str, Vec]) -> Vec | Bag:
         return _set(node, values, space)
     if node.op in _SHIP_FUNCTIONS:
         return _SHIP_FUNCTIONS[node.op](values, space)
+    scopes = [v.scope for v in values]
+    if node.op in _SCALAR_OPS and scopes.count(DISJOINT) == 1 and set(scopes) <= {CONST, DISJOINT}:
+        return _through_disjoint(node.op, values, space)
     values = space.common(values)
     return Vec(_scope_of(values), *_elementwise(node.op, values, space))
+
+
+def _through_disjoint(op: str, values: list[Vec], space: Space) -> Vec:
+    """``op`` of one DISJOINT value and constants: f(data) plus, per ship, f(data + term) - f(data)
+    where the term is non-zero (elsewhere the layout's value is ``data``, so nothing changes)."""
+    at = next(i for i, v in enumerate(values) if v.scope == DISJOINT)
+    operand = values[at]
+
+    def f(x: np.ndarray) -> np.ndarray:
+        args = [Vec(CONST, x.astype(operand.data.dtype)) if i == at else v for i, v in enumerate(values)]
+        return _elementwise(op, args, space)[0]
+
+    base = np.asarray(f(operand.data))
+    start = base.astype(np.int64)
+    terms = tuple(np.where(t != 0, f(operand.data.astype(np.int64) + t).astype(np.int64) - start, 0) for t in operand.terms)
+    return Vec(DISJOINT, base, terms)
 
 
 def _atom(atom: Atom, space: Space, env: dict[str, Vec]) -> Vec:
@@ -284,8 +316,11 @@ def _colour_at(values: list[Vec], space: Space) -> Vec:
         cell = int(location.data)
         if cell < 0:
             return _const(0)
-        columns = [Vec(s, (s + 1) * t.cells[:, cell].astype(np.int64)) for s, t in enumerate(space.tables)]
-        return functools.reduce(lambda a, b: _pairwise(space, [a, b], np.add), columns)
+        return Vec(
+            DISJOINT,
+            np.asarray(0, dtype=np.int64),
+            tuple((s + 1) * t.cells[:, cell].astype(np.int64) for s, t in enumerate(space.tables)),
+        )
     loc = space.lift(location, FULL).data
     safe = np.where(loc >= 0, loc, 0)
     out = np.zeros(space.size, dtype=np.int64)
