@@ -35,8 +35,8 @@ from pathlib import Path
 
 from battlelog.errors import BattlelogError
 from battlelog.questions.inference import distribution
-from battlelog.questions.language import compile_program
 from battlelog.questions.state import state_from_json
+from battlelog.questions.typecheck import compile_program
 
 BSQA = Path("/work/shared/data/bsqa")
 ROTHE_NAMES = ("Blue", "Red", "Purple")

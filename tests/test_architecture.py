@@ -18,7 +18,7 @@ LAYERS = (
     ("errors", "files", "jsonfile", "templating", "wording"),
     ("rules",),
     ("model",),
-    ("engines",),
+    ("engines", "questions"),
     ("optimum",),
     ("players",),
     ("runner",),

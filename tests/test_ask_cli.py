@@ -10,8 +10,8 @@ import pytest
 
 from battlelog.cli import main
 from battlelog.questions.inference import distribution
-from battlelog.questions.language import compile_program
 from battlelog.questions.state import state_from_json
+from battlelog.questions.typecheck import compile_program
 
 STATE = {
     "ships": [{"name": "Red", "length": [2, 3]}, {"name": "Blue", "length": 2}],

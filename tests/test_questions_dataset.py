@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from battlelog.questions.inference import distribution
-from battlelog.questions.language import compile_program
 from battlelog.questions.layout import Layout, ShipAt, evaluate
+from battlelog.questions.scoped import Space, lift_full
 from battlelog.questions.state import state_from_json
-from battlelog.questions.vectorised import Space, lift_full
+from battlelog.questions.typecheck import compile_program
 from battlelog.questions.vectorised import evaluate as evaluate_all
 
 DATASET = Path("/work/shared/data/bsqa/human_question_dataset.csv")

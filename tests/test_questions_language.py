@@ -7,10 +7,11 @@ import numpy as np
 import pytest
 
 from battlelog.questions.answers import answer_from_json, answer_to_json
-from battlelog.questions.language import ProgramError, compile_program
+from battlelog.questions.language import ProgramError
 from battlelog.questions.layout import Layout, ShipAt, evaluate
+from battlelog.questions.scoped import Space, lift_full
 from battlelog.questions.space import Fleet, tables_for
-from battlelog.questions.vectorised import Space, lift_full
+from battlelog.questions.typecheck import compile_program
 from battlelog.questions.vectorised import evaluate as evaluate_all
 
 NAMES = ("Red", "Blue", "Purple")

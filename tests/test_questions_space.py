@@ -15,9 +15,9 @@ import pytest
 from battlelog.errors import FileFormatError, StateError
 from battlelog.questions.answers import answer_to_json
 from battlelog.questions.inference import distribution
-from battlelog.questions.language import compile_program
 from battlelog.questions.layout import Layout, ShipAt, evaluate
 from battlelog.questions.state import state_from_json
+from battlelog.questions.typecheck import compile_program
 
 PROGRAMS = [
     "(size {0})", "(orient {1})", "(touch {0} {1})", "(color 1-2)", "(color 2-1)", "(topleft (coloredTiles {0}))",

@@ -24,9 +24,9 @@ from pathlib import Path
 from battlelog.errors import BattlelogError
 from battlelog.jsonfile import read_text
 from battlelog.questions.inference import AnswerDistribution, distribution
-from battlelog.questions.language import compile_program
+from battlelog.questions.scoped import Space
 from battlelog.questions.state import QuestionState, read_state
-from battlelog.questions.vectorised import Space
+from battlelog.questions.typecheck import compile_program
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

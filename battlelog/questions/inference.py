@@ -17,8 +17,10 @@ from typing import Any
 import numpy as np
 
 from battlelog.questions.answers import answer_to_json
-from battlelog.questions.language import Program, Type
-from battlelog.questions.vectorised import CONST, DISJOINT, FULL, Space, Vec, evaluate
+from battlelog.questions.language import Type
+from battlelog.questions.scoped import CONST, DISJOINT, FULL, Space, Vec
+from battlelog.questions.typecheck import Program
+from battlelog.questions.vectorised import evaluate
 
 #: The share of the total weight below which the rest left by a disjoint sum's answers is rounding, not an answer.
 ROUNDING = 1e-12

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, cast
 
-from battlelog.questions.language import Atom, Call, Node, Program, Type
+from battlelog.questions.language import Atom, Call, Node, Type
 from battlelog.questions.space import NO_ORIENTATION, H, V
+from battlelog.questions.typecheck import Program
 
 
 @dataclass(frozen=True)

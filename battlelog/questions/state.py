@@ -20,9 +20,11 @@ import numpy as np
 from battlelog.errors import BattlelogError, FileFormatError, StateError
 from battlelog.jsonfile import check_keys, read_json
 from battlelog.questions.answers import answer_from_json
-from battlelog.questions.language import ProgramError, compile_program, read_atom
+from battlelog.questions.language import ProgramError, read_atom
+from battlelog.questions.scoped import Space, lift_full
 from battlelog.questions.space import DEFAULT_BUDGET, Fleet, ShipTable, count_layouts, enumerate_layouts, tables_for
-from battlelog.questions.vectorised import Space, evaluate, lift_full
+from battlelog.questions.typecheck import compile_program
+from battlelog.questions.vectorised import evaluate
 from battlelog.wording import clip
 
 KEYS = ("size", "rows", "cols", "ships", "lengths", "length_prior", "rules", "board", "answers", "noise")

@@ -11,120 +11,25 @@ that of :mod:`.layout` (docs/questions.md), which the tests check this module ag
 Array layout per type, after the scope's leading axis (none, placements, layouts): yes/no ``bool``;
 number, colour, location (-1: none), orientation ``int64``; set of locations ``int16`` counts per
 cell (a multiset); set of colours ``bool`` per colour (0 is Water); multisets of yes/no or numbers
-a pair (values, multiplicities) with one trailing entry per element mapped over.
+a :class:`Bag` of (multiplicity, value) pairs, one per element mapped over. Values and scopes:
+:mod:`.scoped`.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from functools import cached_property
 from typing import cast
 
 import numpy as np
 
-from battlelog.questions.language import Atom, Call, Node, Program, Type
-from battlelog.questions.space import NO_ORIENTATION, H, ShipTable, V
+from battlelog.questions.language import Atom, Call, Node, Type
+from battlelog.questions.scoped import CONST, DISJOINT, FULL, Bag, Space, Vec, const, scope_of
+from battlelog.questions.space import NO_ORIENTATION, H, V
+from battlelog.questions.typecheck import Program
 
-CONST, FULL, DISJOINT = -2, -1, -3
 #: Operations on scalars alone: a DISJOINT operand among constants stays DISJOINT through them.
 _SCALAR_OPS = frozenset({"==", ">", "<", "+", "-", "and", "or", "not", "rowL", "colL"})
-
-
-@dataclass(frozen=True)
-class Vec:
-    """A value in a scope: CONST, FULL, a ship's index, or DISJOINT: ``data`` plus one term per ship
-    (``terms[s][p]`` for ship s at placement p) of which at most one is non-zero in any layout, as
-    ``(color 3-4)`` is (one ship at most covers a cell). A DISJOINT value's distribution needs only
-    the ships' placement weights."""
-
-    scope: int
-    data: np.ndarray
-    terms: tuple[np.ndarray, ...] = ()
-
-
-@dataclass(frozen=True)
-class Bag:
-    """A multiset of yes/no or numbers that ``map`` made: one (multiplicity, value) pair per element
-    mapped over, each a :class:`Vec` in its own scope (folded pairwise, never stacked)."""
-
-    items: tuple[tuple[Vec, Vec], ...]
-
-
-class Space:
-    """The layouts a question is asked about, with their weights (unnormalised)."""
-
-    def __init__(self, tables: Sequence[ShipTable], idx: np.ndarray, weights: np.ndarray) -> None:
-        self.tables = tuple(tables)
-        self.idx = idx
-        self.weights = weights
-        self.rows, self.cols = tables[0].rows, tables[0].cols
-        self.cells = self.rows * self.cols
-
-    @property
-    def ships(self) -> int:
-        return len(self.tables)
-
-    @property
-    def size(self) -> int:
-        return self.idx.shape[1]
-
-    @cached_property
-    def ship_weights(self) -> tuple[np.ndarray, ...]:
-        """Per ship, the total weight of the layouts that place it at each of its placements."""
-        return tuple(np.bincount(self.idx[s], self.weights, minlength=len(t)) for s, t in enumerate(self.tables))
-
-    @cached_property
-    def neighbours(self) -> tuple[np.ndarray, ...]:
-        """Per ship and placement, the mask of cells side by side with one of its cells."""
-        cols, cells = self.cols, self.cells
-        board = np.uint64((1 << cells) - 1) if cells < 64 else np.uint64(2**64 - 1)
-        left_col = np.uint64(sum(1 << (r * cols) for r in range(self.rows)))
-        right_col = np.uint64(sum(1 << (r * cols + cols - 1) for r in range(self.rows)))
-        out = []
-        for table in self.tables:
-            m = table.mask
-            spread = ((m & ~right_col) << np.uint64(1)) | ((m & ~left_col) >> np.uint64(1))
-            spread |= (m << np.uint64(cols)) | (m >> np.uint64(cols))
-            out.append(spread & board)
-        return tuple(out)
-
-    def touch_table(self, a: int, b: int) -> np.ndarray:
-        """``[p, q]``: ship a at placement p touches ship b at placement q (for a == b, the diagonal)."""
-        near = self.neighbours[a]
-        if a == b:
-            return (near & self.tables[a].mask) != 0
-        return (near[:, None] & self.tables[b].mask[None, :]) != 0
-
-    def lift(self, value: Vec, scope: int) -> Vec:
-        """``value`` in a wider ``scope`` (a ship's scope or FULL)."""
-        if value.scope == scope:
-            return value
-        if value.scope == DISJOINT:
-            assert scope == FULL, "a disjoint sum widens to the full scope only"
-            total = np.full(self.size, value.data, dtype=np.int64)
-            for s, term in enumerate(value.terms):
-                total += term[self.idx[s]]
-            return Vec(FULL, total.astype(value.data.dtype))
-        if value.scope == CONST:
-            lead = self.size if scope == FULL else len(self.tables[scope])
-            return Vec(scope, np.broadcast_to(value.data, (lead, *value.data.shape)))
-        assert scope == FULL, "a one-ship value only widens to the full scope"
-        return Vec(FULL, value.data[self.idx[value.scope]])
-
-    def common(self, values: Sequence[Vec]) -> list[Vec]:
-        """``values`` in one scope: the narrowest that holds them all (constants stay broadcastable)."""
-        values = [self.lift(v, FULL) if v.scope == DISJOINT else v for v in values]
-        scopes = {v.scope for v in values} - {CONST}
-        if not scopes:
-            return list(values)
-        scope = scopes.pop() if len(scopes) == 1 else FULL
-        return [v if v.scope in (CONST, scope) else self.lift(v, scope) for v in values]
-
-
-def _const(value: object, dtype: type = np.int64) -> Vec:
-    return Vec(CONST, np.asarray(value, dtype=dtype))
 
 
 def evaluate(program: Program, space: Space) -> Vec:
@@ -132,16 +37,6 @@ def evaluate(program: Program, space: Space) -> Vec:
     value = _eval(program.tree, space, {})
     assert isinstance(value, Vec)
     return value
-
-
-def lift_full(value: Vec, space: Space) -> np.ndarray:
-    """A scalar value's array over every layout of ``space``."""
-    return np.broadcast_to(space.lift(value, FULL).data, (space.size,))
-
-
-def _scope_of(values: Sequence[Vec]) -> int:
-    scopes = {v.scope for v in values} - {CONST}
-    return CONST if not scopes else scopes.pop() if len(scopes) == 1 else FULL
 
 
 def _eval(node: Node, space: Space, env: dict[str, Vec]) -> Vec | Bag:
@@ -161,12 +56,12 @@ def _eval(node: Node, space: Space, env: dict[str, Vec]) -> Vec | Bag:
     if node.op in _SCALAR_OPS and scopes.count(DISJOINT) == 1 and set(scopes) <= {CONST, DISJOINT}:
         return _through_disjoint(node.op, values, space)
     values = space.common(values)
-    return Vec(_scope_of(values), *_elementwise(node.op, values, space))
+    return Vec(scope_of(values), *_elementwise(node.op, values, space))
 
 
 def _through_disjoint(op: str, values: list[Vec], space: Space) -> Vec:
-    """``op`` of one DISJOINT value and constants: f(data) plus, per ship, f(data + term) - f(data)
-    where the term is non-zero (elsewhere the layout's value is ``data``, so nothing changes)."""
+    """``op`` of one DISJOINT value and constants: f(data) plus, per ship, f(data + term) - f(data),
+    which is zero where the term is, so at most one term stays non-zero in any layout."""
     at = next(i for i, v in enumerate(values) if v.scope == DISJOINT)
     operand = values[at]
 
@@ -176,7 +71,7 @@ def _through_disjoint(op: str, values: list[Vec], space: Space) -> Vec:
 
     base = np.asarray(f(operand.data))
     start = base.astype(np.int64)
-    terms = tuple(np.where(t != 0, f(operand.data.astype(np.int64) + t).astype(np.int64) - start, 0) for t in operand.terms)
+    terms = tuple(f(operand.data.astype(np.int64) + t).astype(np.int64) - start for t in operand.terms)
     return Vec(DISJOINT, base, terms)
 
 
@@ -185,16 +80,16 @@ def _atom(atom: Atom, space: Space, env: dict[str, Vec]) -> Vec:
         return env[atom.text]
     if atom.kind == "location":
         r, c = cast(tuple[int, int], atom.value)
-        return _const(r * space.cols + c)
+        return const(r * space.cols + c)
     if atom.kind == "orientation":
-        return _const(H if atom.value == "H" else V)
+        return const(H if atom.value == "H" else V)
     if atom.kind == "bool":
-        return _const(atom.value, bool)
+        return const(atom.value, bool)
     if atom.kind == "colors":
-        return _const(np.arange(space.ships + 1) > 0, bool)
+        return const(np.arange(space.ships + 1) > 0, bool)
     if atom.kind == "tiles":
-        return _const(np.ones(space.cells), np.int16)
-    return _const(atom.value)
+        return const(np.ones(space.cells), np.int16)
+    return const(atom.value)
 
 
 def _elementwise(op: str, values: list[Vec], space: Space) -> tuple[np.ndarray]:
@@ -236,7 +131,7 @@ def _elementwise(op: str, values: list[Vec], space: Space) -> tuple[np.ndarray]:
 def _pairwise(space: Space, values: Sequence[Vec], combine: Callable[..., np.ndarray]) -> Vec:
     """``combine`` of the values' arrays in their common scope."""
     values = space.common(values)
-    return Vec(_scope_of(values), combine(*(v.data for v in values)))
+    return Vec(scope_of(values), combine(*(v.data for v in values)))
 
 
 _BIG = np.iinfo(np.int64).max
@@ -246,19 +141,19 @@ def _fold(op: str, bag: Bag, space: Space) -> Vec:
     """``++``, ``any``, ``all``, ``===`` and ``setSize`` of a multiset, one element at a time."""
     if op == "++":
         terms = [_pairwise(space, pair, lambda n, v: n.astype(np.int64) * v) for pair in bag.items]
-        return functools.reduce(lambda a, b: _pairwise(space, [a, b], np.add), terms, _const(0))
+        return functools.reduce(lambda a, b: _pairwise(space, [a, b], np.add), terms, const(0))
     if op == "setSize":
-        return functools.reduce(lambda a, b: _pairwise(space, [a, b], np.add), [n for n, _ in bag.items], _const(0))
+        return functools.reduce(lambda a, b: _pairwise(space, [a, b], np.add), [n for n, _ in bag.items], const(0))
     if op == "any":
         terms = [_pairwise(space, pair, lambda n, v: (n > 0) & v) for pair in bag.items]
-        return functools.reduce(lambda a, b: _pairwise(space, [a, b], np.logical_or), terms, _const(False, bool))
+        return functools.reduce(lambda a, b: _pairwise(space, [a, b], np.logical_or), terms, const(False, bool))
     if op == "all":
         terms = [_pairwise(space, pair, lambda n, v: (n == 0) | v) for pair in bag.items]
-        return functools.reduce(lambda a, b: _pairwise(space, [a, b], np.logical_and), terms, _const(True, bool))
+        return functools.reduce(lambda a, b: _pairwise(space, [a, b], np.logical_and), terms, const(True, bool))
     low = [_pairwise(space, pair, lambda n, v: np.where(n > 0, v, _BIG)) for pair in bag.items]
     high = [_pairwise(space, pair, lambda n, v: np.where(n > 0, v, -_BIG)) for pair in bag.items]
-    least = functools.reduce(lambda a, b: _pairwise(space, [a, b], np.minimum), low, _const(_BIG))
-    most = functools.reduce(lambda a, b: _pairwise(space, [a, b], np.maximum), high, _const(-_BIG))
+    least = functools.reduce(lambda a, b: _pairwise(space, [a, b], np.minimum), low, const(_BIG))
+    most = functools.reduce(lambda a, b: _pairwise(space, [a, b], np.maximum), high, const(-_BIG))
     return _pairwise(space, [least, most], lambda lo, hi: (lo == _BIG) | (lo == hi))
 
 
@@ -285,7 +180,7 @@ def _set(call: Call, values: list[Vec], space: Space) -> Vec:
     member = np.zeros(1, dtype=bool)
     for v in values:
         member = member | (v.data[..., None] == np.arange(width))
-    return Vec(_scope_of(values), member if kind == Type.COLOR else member.astype(np.int16))
+    return Vec(scope_of(values), member if kind == Type.COLOR else member.astype(np.int16))
 
 
 def _map(call: Call, space: Space, env: dict[str, Vec]) -> Vec | Bag:
@@ -299,14 +194,14 @@ def _map(call: Call, space: Space, env: dict[str, Vec]) -> Vec | Bag:
     possible = np.flatnonzero(np.any(collection.data.reshape(-1, width) > 0, axis=0))
     items = []
     for e in possible:
-        value = _eval(body, space, {**env, variable: _const(e)})
+        value = _eval(body, space, {**env, variable: const(e)})
         assert isinstance(value, Vec)
         items.append((Vec(collection.scope, collection.data[..., e]), value))
     if function.type != Type.LOCATION:
         return Bag(tuple(items))
     cells = np.arange(space.cells)
     terms = [_pairwise(space, pair, lambda n, v: (v[..., None] == cells) * n[..., None].astype(np.int16)) for pair in items]
-    return functools.reduce(lambda a, b: _pairwise(space, [a, b], np.add), terms, _const(np.zeros(space.cells), np.int16))
+    return functools.reduce(lambda a, b: _pairwise(space, [a, b], np.add), terms, const(np.zeros(space.cells), np.int16))
 
 
 def _colour_at(values: list[Vec], space: Space) -> Vec:
@@ -315,7 +210,7 @@ def _colour_at(values: list[Vec], space: Space) -> Vec:
     if location.scope == CONST:
         cell = int(location.data)
         if cell < 0:
-            return _const(0)
+            return const(0)
         return Vec(
             DISJOINT,
             np.asarray(0, dtype=np.int64),
@@ -335,7 +230,7 @@ def _per_ship(values: list[Vec], space: Space, column: str, water: int) -> Vec:
     colour = values[0]
     if colour.scope == CONST:
         c = int(colour.data)
-        return _const(water) if c == 0 else Vec(c - 1, getattr(space.tables[c - 1], column))
+        return const(water) if c == 0 else Vec(c - 1, getattr(space.tables[c - 1], column))
     colours = space.lift(colour, FULL).data
     out = np.full(space.size, water, dtype=np.int64)
     for s, table in enumerate(space.tables):
@@ -357,7 +252,7 @@ def _touch(values: list[Vec], space: Space) -> Vec:
     if a.scope == CONST and b.scope == CONST:
         s, t = int(a.data) - 1, int(b.data) - 1
         if s < 0 or t < 0:
-            return _const(False, bool)
+            return const(False, bool)
         if s == t:
             return Vec(s, space.touch_table(s, s))
         return Vec(FULL, space.touch_table(s, t)[space.idx[s], space.idx[t]])
