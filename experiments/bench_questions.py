@@ -18,6 +18,7 @@ battlelog): give ``--rothe`` a checkout, or a bare git directory of it.
 usage:
   python experiments/bench_questions.py --rothe /work/.mirror/anselmrothe+question_dataset/repo
   python experiments/bench_questions.py --rothe DIR --package /path/to/venv/bin/python --package-contexts 1,13
+  python experiments/bench_questions.py --rothe DIR --package PYTHON --package-contexts $(seq -s, 1 18) --parts package
 """
 
 from __future__ import annotations
@@ -198,11 +199,15 @@ def main() -> None:
     parser.add_argument("--reveal", type=int, default=12, help="tiles revealed on each 8x8 board (seeded by the board)")
     parser.add_argument("--package", help="a Python with expected-information-gain 1.0.3 installed: compare with it")
     parser.add_argument("--package-contexts", default="1,13", help="Rothe contexts to compare on (comma-separated)")
+    parser.add_argument("--parts", default="rothe,grand,package", help="which parts to run (comma-separated)")
     args = parser.parse_args()
     programs = human_programs(args.programs)
-    bench_rothe(args.rothe, [p for _, p in programs])
-    bench_grand([p for _, p in programs], args.reveal)
-    if args.package:
+    parts = args.parts.split(",")
+    if "rothe" in parts:
+        bench_rothe(args.rothe, [p for _, p in programs])
+    if "grand" in parts:
+        bench_grand([p for _, p in programs], args.reveal)
+    if args.package and "package" in parts:
         bench_package(args.package, args.rothe, [int(t) for t in args.package_contexts.split(",")], programs)
 
 

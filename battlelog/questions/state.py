@@ -66,14 +66,35 @@ class QuestionState:
         tables = self.tables()
         codes = np.array(self.board, dtype=np.int64).ravel()
         allowed = [_allowed(table, codes, s + 1) for s, table in enumerate(tables)]
+        later = self._keep_placements(tables, allowed)
         cover = sum(1 << int(c) for c in np.flatnonzero(codes == SHIP))
         idx = enumerate_layouts(tables, allowed, cover, self.fleet.multiset, budget)
         if idx.shape[1] == 0:
-            raise StateError("no layout of the fleet fits the revealed board")
+            raise StateError(
+                f"no layout of the fleet fits the revealed board{' and the answers' if len(later) < len(self.answers) else ''}"
+            )
         space = Space(tables, idx, _prior_weights(self, tables, idx))
-        for number, answered in enumerate(self.answers, 1):
-            space = self._observe(space, answered, number)
+        for number in later:
+            space = self._observe(space, self.answers[number - 1], number)
         return space
+
+    def _keep_placements(self, tables: tuple[ShipTable, ...], allowed: list[np.ndarray]) -> list[int]:
+        """Apply before listing the exact answers about one ship (``(size Red)``): they keep that
+        ship's placements that give them. Returns the numbers of the answers left for the layouts."""
+        nowhere = Space(tables, np.zeros((len(tables), 0), dtype=np.int32), np.zeros(0))
+        later = []
+        for number, answered in enumerate(self.answers, 1):
+            program = compile_program(answered.question, self.names, self.rows, self.cols)
+            value = evaluate(program, nowhere)
+            if value.scope < 0 or (program.type.name == "BOOL" and self.noise > 0):
+                later.append(number)
+                continue
+            allowed[value.scope] &= value.data == answered.answer
+            if not allowed[value.scope].any():
+                raise StateError(
+                    f"answers[{number}]: no layout that fits the board and the earlier answers gives {answered.question} this answer"
+                )
+        return later
 
     def _observe(self, space: Space, answered: Answered, number: int) -> Space:
         """``space`` with one answer's evidence: exact answers keep the layouts that give them, a
