@@ -103,6 +103,7 @@ BAD = [
     ("(lambda x0 (size x0))", "lambda is only the first argument of map"),
     ("(size $)", "column 7: '$' is not a literal"),
     ("(touch Red 3)", "column 12: touch takes two ships, got a number"),
+    ("(not " * 70 + "TRUE" + ")" * 70, "column 321: nested more than 64 deep"),
 ]
 
 

@@ -49,6 +49,8 @@ ARITY: dict[str, tuple[int, int | None]] = {
     "union": (2, 2), "intersection": (2, 2), "unique": (1, 1), "lambda": (2, 2),
 }  # fmt: skip
 
+#: The deepest nesting read: the evaluators recurse once per level.
+MAX_DEPTH = 64
 _TOKEN = re.compile(r"\(|\)|[^\s()]+")
 _VARIABLE = re.compile(r"[xy]\d+")
 _NUMBER = re.compile(r"\d+")
@@ -120,6 +122,11 @@ def parse(program: str) -> Node:
     tokens = [(m.group(), m.start() + 1) for m in _TOKEN.finditer(program)]
     if not tokens:
         raise ProgramError("the program is empty")
+    depth = 0
+    for text, column in tokens:
+        depth += (text == "(") - (text == ")")
+        if depth > MAX_DEPTH:
+            raise ProgramError(f"column {column}: nested more than {MAX_DEPTH} deep")
     node, end = _parse_at(tokens, 0)
     if end < len(tokens):
         text, column = tokens[end]
