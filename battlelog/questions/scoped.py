@@ -34,9 +34,12 @@ class Vec:
 @dataclass(frozen=True)
 class Bag:
     """A multiset of yes/no or numbers that ``map`` made: one (multiplicity, value) pair per element
-    mapped over, each a :class:`Vec` in its own scope (folded pairwise, never stacked)."""
+    mapped over, each a :class:`Vec` in its own scope (folded pairwise, never stacked). A ``wide``
+    bag has one pair whose arrays end in an axis of elements: a body that depends on the mapped
+    variable alone, evaluated for all elements at once."""
 
     items: tuple[tuple[Vec, Vec], ...]
+    wide: bool = False
 
 
 class Space:

@@ -137,24 +137,31 @@ def _pairwise(space: Space, values: Sequence[Vec], combine: Callable[..., np.nda
 _BIG = np.iinfo(np.int64).max
 
 
+#: ``++``, ``setSize``, ``any``, ``all`` of a multiset: each element's term, how terms combine,
+#: the same combination along a wide bag's element axis, and the value of no element.
+_FOLDS: dict[str, tuple[Callable[..., np.ndarray], Callable[..., np.ndarray], Callable[..., np.ndarray], object]] = {
+    "++": (lambda n, v: n.astype(np.int64) * v, np.add, np.sum, 0),
+    "setSize": (lambda n, v: n.astype(np.int64), np.add, np.sum, 0),
+    "any": (lambda n, v: (n > 0) & v, np.logical_or, np.any, False),
+    "all": (lambda n, v: (n == 0) | v, np.logical_and, np.all, True),
+    "least": (lambda n, v: np.where(n > 0, v, _BIG), np.minimum, np.min, _BIG),
+    "most": (lambda n, v: np.where(n > 0, v, -_BIG), np.maximum, np.max, -_BIG),
+}
+
+
 def _fold(op: str, bag: Bag, space: Space) -> Vec:
-    """``++``, ``any``, ``all``, ``===`` and ``setSize`` of a multiset, one element at a time."""
-    if op == "++":
-        terms = [_pairwise(space, pair, lambda n, v: n.astype(np.int64) * v) for pair in bag.items]
-        return functools.reduce(lambda a, b: _pairwise(space, [a, b], np.add), terms, const(0))
-    if op == "setSize":
-        return functools.reduce(lambda a, b: _pairwise(space, [a, b], np.add), [n for n, _ in bag.items], const(0))
-    if op == "any":
-        terms = [_pairwise(space, pair, lambda n, v: (n > 0) & v) for pair in bag.items]
-        return functools.reduce(lambda a, b: _pairwise(space, [a, b], np.logical_or), terms, const(False, bool))
-    if op == "all":
-        terms = [_pairwise(space, pair, lambda n, v: (n == 0) | v) for pair in bag.items]
-        return functools.reduce(lambda a, b: _pairwise(space, [a, b], np.logical_and), terms, const(True, bool))
-    low = [_pairwise(space, pair, lambda n, v: np.where(n > 0, v, _BIG)) for pair in bag.items]
-    high = [_pairwise(space, pair, lambda n, v: np.where(n > 0, v, -_BIG)) for pair in bag.items]
-    least = functools.reduce(lambda a, b: _pairwise(space, [a, b], np.minimum), low, const(_BIG))
-    most = functools.reduce(lambda a, b: _pairwise(space, [a, b], np.maximum), high, const(-_BIG))
-    return _pairwise(space, [least, most], lambda lo, hi: (lo == _BIG) | (lo == hi))
+    """``++``, ``any``, ``all``, ``===`` and ``setSize`` of a multiset, one element (or one wide
+    pair) at a time."""
+    if op == "===":
+        least, most = _fold("least", bag, space), _fold("most", bag, space)
+        return _pairwise(space, [least, most], lambda lo, hi: (lo == _BIG) | (lo == hi))
+    term, combine, along, identity = _FOLDS[op]
+
+    def one(n: np.ndarray, v: np.ndarray) -> np.ndarray:
+        return along(term(n, v), axis=-1) if bag.wide else term(n, v)
+
+    terms = [_pairwise(space, pair, one) for pair in bag.items]
+    return functools.reduce(lambda a, b: _pairwise(space, [a, b], combine), terms, const(identity, type(identity)))
 
 
 def _set_operation(op: str, a: np.ndarray, b: np.ndarray | None, dtype: np.dtype) -> np.ndarray:
@@ -192,6 +199,10 @@ def _map(call: Call, space: Space, env: dict[str, Vec]) -> Vec | Bag:
     assert isinstance(collection, Vec)
     width = collection.data.shape[-1]
     possible = np.flatnonzero(np.any(collection.data.reshape(-1, width) > 0, axis=0))
+    if function.type != Type.LOCATION and len(possible) and _of_variable_alone(body, variable):
+        values = _eval(body, space, {**env, variable: const(possible)})
+        assert isinstance(values, Vec)
+        return Bag(((Vec(collection.scope, collection.data[..., possible]), values),), wide=True)
     items = []
     for e in possible:
         value = _eval(body, space, {**env, variable: const(e)})
@@ -202,6 +213,13 @@ def _map(call: Call, space: Space, env: dict[str, Vec]) -> Vec | Bag:
     cells = np.arange(space.cells)
     terms = [_pairwise(space, pair, lambda n, v: (v[..., None] == cells) * n[..., None].astype(np.int16)) for pair in items]
     return functools.reduce(lambda a, b: _pairwise(space, [a, b], np.add), terms, const(np.zeros(space.cells), np.int16))
+
+
+def _of_variable_alone(node: Node, variable: str) -> bool:
+    """``node`` is arithmetic and comparisons of ``variable`` and literals: it can take every element at once."""
+    if isinstance(node, Atom):
+        return node.kind not in ("variable", "colors", "tiles") or node.text == variable
+    return node.op in _SCALAR_OPS and all(_of_variable_alone(arg, variable) for arg in node.args)
 
 
 def _colour_at(values: list[Vec], space: Space) -> Vec:
