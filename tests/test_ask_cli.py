@@ -97,3 +97,37 @@ def test_a_bad_bank_program_is_named(tmp_path: Path, capsys: pytest.CaptureFixtu
     bank = _write(tmp_path, "(size Red)\n(size Purple)\n", "bank.txt")
     assert main(["ask", str(path), "--bank", str(bank)]) == 2
     assert "bank program 2 '(size Purple)': column 7: unknown ship 'Purple'" in capsys.readouterr().err
+
+
+def test_a_board_text_file_with_the_fleet_as_flags(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    board = _write(tmp_path, "H,H,W\nR,H,H\nH,H,H\n", "board.txt")
+    argv = ["ask", str(board), "(size Red)", "--ships", "Red=2-3,Blue=1", "--length-prior", "sizes", "--json"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    data = {"board": ["H,H,W", "R,H,H", "H,H,H"], "ships": [{"name": "Red", "length": [2, 3]}, {"name": "Blue", "length": 1}],
+            "length_prior": "sizes"}  # fmt: skip
+    state = state_from_json(data, "state")
+    assert out == distribution(compile_program("(size Red)", state.names, 3, 3), state.space()).to_json(3)
+    assert main(["ask", str(board), "(size Red)", "--ships", "Red,Blue", "--lengths", "2,1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["answers"][0]["answer"] in (1, 2)
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        ([], "needs --ships"),
+        (["--ships", "Red=x"], "'x' is not a whole number"),
+        (["--ships", "Red=2", "--lengths", "2"], "names alone"),
+    ],
+)
+def test_bad_fleet_flags_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str], message: str) -> None:
+    board = _write(tmp_path, "H,H\nH,H\n", "board.txt")
+    assert main(["ask", str(board), "(size Red)", *flags]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_flags_beside_a_state_file_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _write(tmp_path, STATE)
+    assert main(["ask", str(path), "(size Red)", "--noise", "0.2"]) == 2
+    assert "--noise: the state file gives the fleet and rules" in capsys.readouterr().err
