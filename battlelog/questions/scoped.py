@@ -8,7 +8,7 @@ narrowest scope that holds them; a one-ship value becomes a full one by indexing
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -125,3 +125,9 @@ def lift_full(value: Vec, space: Space) -> np.ndarray:
 def scope_of(values: Sequence[Vec]) -> int:
     scopes = {v.scope for v in values} - {CONST}
     return CONST if not scopes else scopes.pop() if len(scopes) == 1 else FULL
+
+
+def pairwise(space: Space, values: Sequence[Vec], combine: Callable[..., np.ndarray]) -> Vec:
+    """``combine`` of the values' arrays in their common scope."""
+    values = space.common(values)
+    return Vec(scope_of(values), combine(*(v.data for v in values)))

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -201,3 +201,30 @@ def count_layouts(tables: Sequence[ShipTable], allowed: Sequence[np.ndarray], bu
     for lo in range(0, len(union), step):
         total += int(np.count_nonzero((union[lo : lo + step, None] & last[None, :]) == 0))
     return total
+
+
+def agreeing(table: ShipTable, codes: np.ndarray, colour: int) -> np.ndarray:
+    """The placements of ship ``colour`` that agree with a revealed board (``codes`` per cell: 0
+    water, i the i-th ship's tile, negative hidden or an unnamed hit): on no water, on no other
+    ship's tile, on every tile revealed as its own."""
+    blocked = (codes == 0) | ((codes > 0) & (codes != colour))
+    ok = ~np.any(table.cells & blocked, axis=1)
+    own = codes == colour
+    return ok & (np.sum(table.cells & own, axis=1) == int(own.sum()))
+
+
+@lru_cache(maxsize=256)
+def _empty_board_count(rows: int, cols: int, lengths: tuple[int, ...]) -> int:
+    """Layouts of ships of these lengths on the empty board (the same for every order of them)."""
+    tables = [ShipTable.build(rows, cols, [length]) for length in lengths]
+    return count_layouts(tables, [np.ones(len(t), dtype=bool) for t in tables])
+
+
+def prior_weights(prior: str, tables: Sequence[ShipTable], idx: np.ndarray) -> np.ndarray:
+    """1 per layout, or under the ``sizes`` prior 1 / (layouts of its length assignment on the empty board)."""
+    if prior == "layouts" or idx.shape[1] == 0:
+        return np.ones(idx.shape[1])
+    lengths = np.stack([t.length[idx[s]] for s, t in enumerate(tables)], axis=1)
+    assignments, inverse = np.unique(lengths, axis=0, return_inverse=True)
+    counts = np.array([_empty_board_count(tables[0].rows, tables[0].cols, tuple(sorted(int(v) for v in a))) for a in assignments])
+    return 1.0 / counts[inverse.ravel()]

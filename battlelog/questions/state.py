@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,7 @@ from battlelog.jsonfile import check_keys, read_json
 from battlelog.questions.answers import answer_from_json
 from battlelog.questions.language import ProgramError, read_atom
 from battlelog.questions.scoped import Space, lift_full
-from battlelog.questions.space import DEFAULT_BUDGET, Fleet, ShipTable, count_layouts, enumerate_layouts, tables_for
+from battlelog.questions.space import DEFAULT_BUDGET, Fleet, ShipTable, agreeing, enumerate_layouts, prior_weights, tables_for
 from battlelog.questions.typecheck import compile_program
 from battlelog.questions.vectorised import evaluate
 from battlelog.wording import clip
@@ -65,7 +64,7 @@ class QuestionState:
         line when none does."""
         tables = self.tables()
         codes = np.array(self.board, dtype=np.int64).ravel()
-        allowed = [_allowed(table, codes, s + 1) for s, table in enumerate(tables)]
+        allowed = [agreeing(table, codes, s + 1) for s, table in enumerate(tables)]
         later = self._keep_placements(tables, allowed)
         cover = sum(1 << int(c) for c in np.flatnonzero(codes == SHIP))
         idx = enumerate_layouts(tables, allowed, cover, self.fleet.multiset, budget)
@@ -73,7 +72,7 @@ class QuestionState:
             raise StateError(
                 f"no layout of the fleet fits the revealed board{' and the answers' if len(later) < len(self.answers) else ''}"
             )
-        space = Space(tables, idx, _prior_weights(self, tables, idx))
+        space = Space(tables, idx, prior_weights(self.fleet.prior, tables, idx))
         for number in later:
             space = self._observe(space, self.answers[number - 1], number)
         return space
@@ -110,32 +109,6 @@ class QuestionState:
                 f"answers[{number}]: no layout that fits the board and the earlier answers gives {answered.question} this answer"
             )
         return Space(space.tables, space.idx[:, agrees], space.weights[agrees])
-
-
-def _allowed(table: ShipTable, codes: np.ndarray, colour: int) -> np.ndarray:
-    """The placements of ship ``colour`` that agree with the board: on no water, on no other ship's
-    revealed tile, on every tile revealed as its own."""
-    blocked = (codes == WATER) | ((codes > 0) & (codes != colour))
-    ok = ~np.any(table.cells & blocked, axis=1)
-    own = codes == colour
-    return ok & (np.sum(table.cells & own, axis=1) == int(own.sum()))
-
-
-@lru_cache(maxsize=256)
-def _empty_board_count(rows: int, cols: int, lengths: tuple[int, ...]) -> int:
-    """Layouts of ships of these lengths on the empty board (the same for every order of them)."""
-    tables = [ShipTable.build(rows, cols, [length]) for length in lengths]
-    return count_layouts(tables, [np.ones(len(t), dtype=bool) for t in tables])
-
-
-def _prior_weights(state: QuestionState, tables: Sequence[ShipTable], idx: np.ndarray) -> np.ndarray:
-    """1 per layout, or under the ``sizes`` prior 1 / (layouts of its length assignment on the empty board)."""
-    if state.fleet.prior == "layouts" or idx.shape[1] == 0:
-        return np.ones(idx.shape[1])
-    lengths = np.stack([t.length[idx[s]] for s, t in enumerate(tables)], axis=1)
-    assignments, inverse = np.unique(lengths, axis=0, return_inverse=True)
-    counts = np.array([_empty_board_count(state.rows, state.cols, tuple(sorted(int(v) for v in a))) for a in assignments])
-    return 1.0 / counts[inverse.ravel()]
 
 
 # --- reading ---------------------------------------------------------------------------------------

@@ -18,14 +18,15 @@ a :class:`Bag` of (multiplicity, value) pairs, one per element mapped over. Valu
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import cast
 
 import numpy as np
 
 from battlelog.questions.language import Atom, Call, Node, Type
-from battlelog.questions.scoped import CONST, DISJOINT, FULL, Bag, Space, Vec, const, scope_of
-from battlelog.questions.space import NO_ORIENTATION, H, V
+from battlelog.questions.scoped import CONST, DISJOINT, Bag, Space, Vec, const, pairwise, scope_of
+from battlelog.questions.ship_functions import SHIP_FUNCTIONS
+from battlelog.questions.space import H, V
 from battlelog.questions.typecheck import Program
 
 #: Operations on scalars alone: a DISJOINT operand among constants stays DISJOINT through them.
@@ -50,8 +51,8 @@ def _eval(node: Node, space: Space, env: dict[str, Vec]) -> Vec | Bag:
     values = [v for v in evaluated if isinstance(v, Vec)]
     if node.op == "set":
         return _set(node, values, space)
-    if node.op in _SHIP_FUNCTIONS:
-        return _SHIP_FUNCTIONS[node.op](values, space)
+    if node.op in SHIP_FUNCTIONS:
+        return SHIP_FUNCTIONS[node.op](values, space)
     scopes = [v.scope for v in values]
     if node.op in _SCALAR_OPS and scopes.count(DISJOINT) == 1 and set(scopes) <= {CONST, DISJOINT}:
         return _through_disjoint(node.op, values, space)
@@ -128,12 +129,6 @@ def _elementwise(op: str, values: list[Vec], space: Space) -> tuple[np.ndarray]:
     return (_set_operation(op, d[0] > 0, d[1] > 0 if len(d) > 1 else None, d[0].dtype),)
 
 
-def _pairwise(space: Space, values: Sequence[Vec], combine: Callable[..., np.ndarray]) -> Vec:
-    """``combine`` of the values' arrays in their common scope."""
-    values = space.common(values)
-    return Vec(scope_of(values), combine(*(v.data for v in values)))
-
-
 _BIG = np.iinfo(np.int64).max
 
 
@@ -154,14 +149,14 @@ def _fold(op: str, bag: Bag, space: Space) -> Vec:
     pair) at a time."""
     if op == "===":
         least, most = _fold("least", bag, space), _fold("most", bag, space)
-        return _pairwise(space, [least, most], lambda lo, hi: (lo == _BIG) | (lo == hi))
+        return pairwise(space, [least, most], lambda lo, hi: (lo == _BIG) | (lo == hi))
     term, combine, along, identity = _FOLDS[op]
 
     def one(n: np.ndarray, v: np.ndarray) -> np.ndarray:
         return along(term(n, v), axis=-1) if bag.wide else term(n, v)
 
-    terms = [_pairwise(space, pair, one) for pair in bag.items]
-    return functools.reduce(lambda a, b: _pairwise(space, [a, b], combine), terms, const(identity, type(identity)))
+    terms = [pairwise(space, pair, one) for pair in bag.items]
+    return functools.reduce(lambda a, b: pairwise(space, [a, b], combine), terms, const(identity, type(identity)))
 
 
 def _set_operation(op: str, a: np.ndarray, b: np.ndarray | None, dtype: np.dtype) -> np.ndarray:
@@ -211,8 +206,8 @@ def _map(call: Call, space: Space, env: dict[str, Vec]) -> Vec | Bag:
     if function.type != Type.LOCATION:
         return Bag(tuple(items))
     cells = np.arange(space.cells)
-    terms = [_pairwise(space, pair, lambda n, v: (v[..., None] == cells) * n[..., None].astype(np.int16)) for pair in items]
-    return functools.reduce(lambda a, b: _pairwise(space, [a, b], np.add), terms, const(np.zeros(space.cells), np.int16))
+    terms = [pairwise(space, pair, lambda n, v: (v[..., None] == cells) * n[..., None].astype(np.int16)) for pair in items]
+    return functools.reduce(lambda a, b: pairwise(space, [a, b], np.add), terms, const(np.zeros(space.cells), np.int16))
 
 
 def _of_variable_alone(node: Node, variable: str) -> bool:
@@ -220,82 +215,3 @@ def _of_variable_alone(node: Node, variable: str) -> bool:
     if isinstance(node, Atom):
         return node.kind not in ("variable", "colors", "tiles") or node.text == variable
     return node.op in _SCALAR_OPS and all(_of_variable_alone(arg, variable) for arg in node.args)
-
-
-def _colour_at(values: list[Vec], space: Space) -> Vec:
-    """(color loc): 0 Water or the ship covering the cell; a location of none is Water."""
-    location = values[0]
-    if location.scope == CONST:
-        cell = int(location.data)
-        if cell < 0:
-            return const(0)
-        return Vec(
-            DISJOINT,
-            np.asarray(0, dtype=np.int64),
-            tuple((s + 1) * t.cells[:, cell].astype(np.int64) for s, t in enumerate(space.tables)),
-        )
-    loc = space.lift(location, FULL).data
-    safe = np.where(loc >= 0, loc, 0)
-    out = np.zeros(space.size, dtype=np.int64)
-    for s, table in enumerate(space.tables):
-        covered = table.cells[space.idx[s], safe] & (loc >= 0)
-        out += (s + 1) * covered
-    return Vec(FULL, out)
-
-
-def _per_ship(values: list[Vec], space: Space, column: str, water: int) -> Vec:
-    """A property of the ship of a colour (its length, its orientation); ``water`` for Water."""
-    colour = values[0]
-    if colour.scope == CONST:
-        c = int(colour.data)
-        return const(water) if c == 0 else Vec(c - 1, getattr(space.tables[c - 1], column))
-    colours = space.lift(colour, FULL).data
-    out = np.full(space.size, water, dtype=np.int64)
-    for s, table in enumerate(space.tables):
-        out = np.where(colours == s + 1, getattr(table, column)[space.idx[s]], out)
-    return Vec(FULL, out)
-
-
-def _size(values: list[Vec], space: Space) -> Vec:
-    return _per_ship(values, space, "length", 0)
-
-
-def _orient(values: list[Vec], space: Space) -> Vec:
-    return _per_ship(values, space, "orientation", NO_ORIENTATION)
-
-
-def _touch(values: list[Vec], space: Space) -> Vec:
-    """(touch a b): a tile of a side by side with a tile of b; never for Water."""
-    a, b = values
-    if a.scope == CONST and b.scope == CONST:
-        s, t = int(a.data) - 1, int(b.data) - 1
-        if s < 0 or t < 0:
-            return const(False, bool)
-        if s == t:
-            return Vec(s, space.touch_table(s, s))
-        return Vec(FULL, space.touch_table(s, t)[space.idx[s], space.idx[t]])
-    first, second = (space.lift(v, FULL).data for v in (a, b))
-    out = np.zeros(space.size, dtype=bool)
-    for s in range(space.ships):
-        for t in range(space.ships):
-            pair = (first == s + 1) & (second == t + 1)
-            if pair.any():
-                table = space.touch_table(s, t)
-                out |= pair & (table[space.idx[s]] if s == t else table[space.idx[s], space.idx[t]])
-    return Vec(FULL, out)
-
-
-def _coloured_tiles(values: list[Vec], space: Space) -> Vec:
-    """(coloredTiles c): a ship's tiles, or for Water every tile no ship covers."""
-    colour = values[0]
-    if colour.scope == CONST and int(colour.data) > 0:
-        s = int(colour.data) - 1
-        return Vec(s, space.tables[s].cells.astype(np.int16))
-    colours = np.broadcast_to(colour.data, (space.size,)) if colour.scope == CONST else space.lift(colour, FULL).data
-    board = np.zeros((space.size, space.cells), dtype=np.uint8)
-    for s, table in enumerate(space.tables):
-        board |= table.cells[space.idx[s]].view(np.uint8) * np.uint8(s + 1)
-    return Vec(FULL, (board == colours[:, None]).astype(np.int16))
-
-
-_SHIP_FUNCTIONS = {"color": _colour_at, "size": _size, "orient": _orient, "touch": _touch, "coloredTiles": _coloured_tiles}
