@@ -45,7 +45,9 @@ GRAND_NAMES = {"R": "Red", "G": "Green", "P": "Purple", "O": "Orange"}
 
 
 def rothe_board(source: Path, trial: int) -> list[str]:
-    """Context ``trial``'s rows from a checkout (contexts/board_N.txt) or a bare git directory."""
+    """Context ``trial``'s rows from a checkout (contexts/board_N.txt) or a bare git directory; 0 is the empty board."""
+    if trial == 0:
+        return [",".join("H" * 6)] * 6
     path = source / "contexts" / f"board_{trial}.txt"
     text = (
         path.read_text()
@@ -158,11 +160,12 @@ def package_syntax(program: str) -> str:
 
 
 def bench_package(python: str, source: Path, trials: list[int], programs: list[tuple[int, str]]) -> None:
+    """Context 0, the empty board, is asked every distinct program; a context the programs asked there."""
     jobs = [
         {
             "trial": t,
             "board": rothe_board(source, t),
-            "programs": list(dict.fromkeys(package_syntax(p) for q, p in programs if q == t)),
+            "programs": list(dict.fromkeys(package_syntax(p) for q, p in programs if q == t or t == 0)),
         }
         for t in trials
     ]
@@ -175,6 +178,7 @@ def bench_package(python: str, source: Path, trials: list[int], programs: list[t
     for t in trials:
         state = state_from_json({**rothe_state(rothe_board(source, t)), "length_prior": "layouts"}, f"context {t}")
         space = state.space()
+        distribution(compile_program("(size Red)", state.names, 6, 6), space)  # warm: placement weights, as the package's observe
         rows = [r for r in theirs["results"] if r["trial"] == t]
         worst, ours = 0.0, []
         for row in rows:
@@ -198,7 +202,9 @@ def main() -> None:
     parser.add_argument("--programs", type=Path, default=BSQA / "human_question_dataset.csv", help="the human programs' CSV")
     parser.add_argument("--reveal", type=int, default=12, help="tiles revealed on each 8x8 board (seeded by the board)")
     parser.add_argument("--package", help="a Python with expected-information-gain 1.0.3 installed: compare with it")
-    parser.add_argument("--package-contexts", default="1,13", help="Rothe contexts to compare on (comma-separated)")
+    parser.add_argument(
+        "--package-contexts", default="1,13", help="Rothe contexts to compare on (comma-separated; 0: the empty board)"
+    )
     parser.add_argument("--parts", default="rothe,grand,package", help="which parts to run (comma-separated)")
     args = parser.parse_args()
     programs = human_programs(args.programs)
