@@ -37,6 +37,7 @@ COMMANDS = {
     "optimal": "the exact optimal expected score of a small instance, beside each player's exact expectation",
     "bounds": "lower bounds on the optimal expected score of an instance: coverage and transcript counting",
     "serve": "serve battlelog in the browser: advice, a game against the computer, experiments to look at",
+    "ask": "the exact answer distribution and expected information gain of a question about the hidden layout",
     "learn": "fit a hider's prior (edge, vertical, touch) to layouts by maximum likelihood, with standard errors",
 }
 

@@ -18,7 +18,7 @@ LAYERS = (
     ("digits", "errors", "files", "jsonfile", "templating", "wording"),
     ("rules",),
     ("model",),
-    ("engines",),
+    ("engines", "questions"),
     ("optimum",),
     ("players",),
     ("runner",),
