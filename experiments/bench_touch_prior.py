@@ -12,7 +12,7 @@ the before and after of a change in one table.
 
 usage:
   python experiments/bench_touch_prior.py --rounds 3
-  python experiments/bench_touch_prior.py --rounds 3 --before /tmp/before --prior edge=0.8,vertical=-0.3,touch=-0.5,touch=-0.5
+  python experiments/bench_touch_prior.py --rounds 3 --before /tmp/before --prior touch=-1 --prior edge=0.5,touch=0.5
 Prints a Markdown table to stdout.
 """
 
@@ -82,7 +82,8 @@ def main(argv: list[str] | None = None) -> int:
     base = {"size": args.size, "ships": args.ships}
     for _, code in checkouts:  # warm numba's cache of every kernel the rows load, for each checkout
         for prior in priors:
-            run_child({**base, "prior": prior}, args.time_limit, SCRIPT, _env(code, tempfile.mkdtemp(prefix="battlelog-bench-")))
+            with tempfile.TemporaryDirectory(prefix="battlelog-bench-") as cache:
+                run_child({**base, "prior": prior}, args.time_limit, SCRIPT, _env(code, cache))
     seen: dict[tuple[str, str], dict[str, list[float]]] = {}
     for _ in range(args.rounds):
         for label, code in checkouts:
