@@ -156,6 +156,50 @@ def test_a_self_transposed_state_is_swept_once_and_counted_again_on_that_model(t
     assert sweeps == [0, 0]  # not its own transpose: both cases swept
 
 
+def _weighed_alike(got: Any, want: Any, where: str) -> None:
+    """Two weighted posteriors equal to rounding: cells, placements, features and log Z, and the same layouts."""
+    assert got.models == want.models, where
+    np.testing.assert_allclose(got.cells, want.cells, atol=1e-12, err_msg=where)
+    for a, b in zip(got.placements, want.placements):
+        np.testing.assert_allclose(a, b, atol=1e-12, err_msg=where)
+    np.testing.assert_allclose(got.features, want.features, atol=1e-9, err_msg=where)
+    assert got.log_z == pytest.approx(want.log_z, rel=1e-12), where
+
+
+@pytest.mark.parametrize("touch", TOUCH_RULES)
+@pytest.mark.parametrize("vertical", [-0.7, 0.0])
+def test_a_self_transposed_state_is_weighed_on_one_model(touch: str, vertical: float, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under a prior a self-transposed state sweeps its first case only and weighs it twice (the second case: the first
+    under the opposite vertical weight, transposed); a state a miss or two on, another prior on the same shots and the
+    integer counts are read from that one model, through transposed misses: all as the oracle and a whole sweep."""
+    monkeypatch.setattr(few, "PAIR_LIMIT", 0)
+    sweeps = _sweeps(monkeypatch)
+    table = oracle.layouts(6, (4, 3, 2), touch)
+    prior = Prior(edge=0.4, vertical=vertical, touch=0.6 if touch == "allowed" else 0.0)
+    config = GameConfig(6, (4, 3, 2), Rules(touch=touch), prior=prior)
+    empty = GameState.empty(config)
+    symmetric = empty.with_shot(1, 4, "miss").with_shot(4, 1, "miss")
+    for base, after in ((empty, empty.with_shot(0, 3, "miss")), (symmetric, symmetric.with_shot(2, 5, "miss").with_shot(3, 3, "miss"))):
+        other = GameState(config.with_prior(Prior(edge=-0.2, vertical=0.3, touch=prior.touch)), base.shots)
+        whole = {id(s): NativeEngine(reuse=False, turn=False).weighted(s) for s in (base, after, other)}
+        counts = NativeEngine(reuse=False, turn=False).counts(base)
+        engine = NativeEngine(reuse=False)
+        del sweeps[:]
+        for state in (base, after):
+            where = f"{state.config.label()} {state.to_json()['shots']}"
+            chosen = oracle.posterior(table, [(s.cell, (s.result, s.ship)) for s in state.shots], "named")
+            got = engine.weighted(state)
+            np.testing.assert_allclose(got.cells, oracle.weighted_cell_marginals(table, chosen, oracle.layout_weights(table, *prior.theta)), atol=1e-9, err_msg=where)
+            _weighed_alike(got, whole[id(state)], where)
+            assert engine._cases is not None and [flip for _, flip in engine._cases.parts] == [False, True], where
+        assert sweeps == [0]  # the base's first case, swept once; the state after weighed on it
+        engine.weighted(base)  # the base weighed again (its model kept), then another prior on its shots
+        _weighed_alike(engine.weighted(other), whole[id(other)], other.config.label())
+        if not prior.touch:  # an untracked model serves the integer counts too
+            assert _same(engine.counts(base), counts)
+        assert sweeps == [0]
+
+
 def test_the_second_case_is_swept_under_what_the_first_case_keeps() -> None:
     """Held for recounts only while it takes at most half the budget; the second case gets the rest."""
     state = GameState.empty(GameConfig(6, (4, 3, 2))).with_shot(0, 3, "miss")
@@ -232,7 +276,7 @@ def test_turned_weighted_posteriors_equal_the_oracle_and_a_whole_sweep(touch: st
     a miss or two on are weighed again on the cases' models, as is another prior on the same shots."""
     monkeypatch.setattr(few, "PAIR_LIMIT", 0)
     made = {"turned": 0, "again": 0}
-    turned_cases, weighted_recount = engine_module.turned_cases, engine_module.weighted_recount
+    turned_cases, weighted_recount = turns.turned_cases, misses.weighted_recount
 
     def counting_cases(*args: Any) -> Any:
         out = turned_cases(*args)
@@ -244,8 +288,9 @@ def test_turned_weighted_posteriors_equal_the_oracle_and_a_whole_sweep(touch: st
         made["again"] += out is not None
         return out
 
-    monkeypatch.setattr(engine_module, "turned_cases", counting_cases)
-    monkeypatch.setattr(engine_module, "weighted_recount", counting_recount)
+    monkeypatch.setattr(turns, "turned_cases", counting_cases)
+    monkeypatch.setattr(misses, "weighted_recount", counting_recount)  # the cases' recounts
+    monkeypatch.setattr(engine_module, "weighted_recount", counting_recount)  # a whole model's
     rng = np.random.default_rng(31)
     priors = [Prior(edge=0.6, vertical=-0.4), Prior(edge=-0.3, vertical=0.5, touch=0.7 if touch == "allowed" else 0.0)]
     for rows, cols, ships in ((5, 5, (3, 2, 1)), (5, 4, (3, 2, 1))):

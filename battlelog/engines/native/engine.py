@@ -39,7 +39,7 @@ from battlelog.engines.native.layered import LayeredModel, sweep
 from battlelog.engines.native.misses import Recount, recount_for, weighted_recount
 from battlelog.engines.native.reuse import Listing, Listings
 from battlelog.engines.native.tables import SweepTables, check_board_bits, check_problem_bits, sweep_order
-from battlelog.engines.native.turns import Turned, read_cases, turned_cases, turned_counts
+from battlelog.engines.native.turns import Turned, WeighedCases, turned_counts, turned_weighted
 from battlelog.engines.native.weights import Weighted, tracks_touching, weigher
 from battlelog.engines.workspace import Workspace
 from battlelog.errors import Inconsistent
@@ -87,7 +87,7 @@ class NativeEngine(Engine):
         self._board: tuple[PosteriorKey, int, LayeredModel] | None = None
         self._weighed: tuple[tuple[PosteriorKey, bool], Weighted] | None = None  # the last weighted posterior: (key, tracked)
         self._turned: Turned | None = None  # the last state counted in two cases (turns.py), with the case models it keeps
-        self._cases: tuple[PosteriorKey, tuple[LayeredModel, ...]] | None = None  # the case models of the last state weighed in two
+        self._cases: WeighedCases | None = None  # the case models of the last state weighed in two
 
     @property
     def memory_budget(self) -> int:
@@ -131,8 +131,8 @@ class NativeEngine(Engine):
         as two cases by the longest ship's orientation where that pays (:mod:`~.turns`; ``turn=False``: never)."""
         if self._kept is not None and self._kept[0] == model_key(state):
             return total([Counts.of(self._kept[1])])
-        if self._cases is not None and self._cases[0] == model_key(state) and self._cases[1]:  # weighed in two cases
-            return total([Counts.of(model) for model in self._cases[1]])
+        if self._cases is not None and (weighed_counts := self._cases.counts(model_key(state))) is not None:  # weighed in two cases
+            return total([weighed_counts])
         listed = self._listing(state)
         if isinstance(listed, Listing):
             return total([listed_counts(state.rows, state.cols, state.ships, *listed.layouts)])
@@ -159,23 +159,23 @@ class NativeEngine(Engine):
         if self._weighed is not None and self._weighed[0] in (weighed, (weighed[0], True)):
             return self._weighed[1]  # this posterior weighed last time (a result with touching pairs serves one without)
         result: Weighted | None = None
-        kept = (self._kept[0], (self._kept[1],)) if self._kept is not None else self._cases  # the whole state's model, or its cases'
-        if kept is not None and kept[1]:  # this state's models weighed anew, or a state a miss or two on read again: no sweep
-            again = [weigher(m, prior).weighted() if kept[0] == key else weighted_recount(state, self._kept_state, (kept[0], m), tracked) for m in kept[1]]
-            result = None if None in again else functools.reduce(operator.add, again)
+        if self._kept is not None:  # this state's model weighed anew, or a state a miss or two on read again: no sweep
+            result = weigher(self._kept[1], prior).weighted() if self._kept[0] == key else weighted_recount(state, self._kept_state, self._kept, tracked)
+        elif self._cases is not None:  # the same from its cases' models
+            result = self._cases.weighted(state, tracked)
         if result is None:
             listed = self._listing(state, tracked)
             if isinstance(listed, Listing):
                 result = listed_weighted(state.rows, state.cols, state.ships, *listed.layouts, prior)
             else:  # swept (as two cases where that pays: turns.py), each case read and dropped before the next is compiled
                 self._kept = self._turned = self._cases = None
-                cases, weigh = turned_cases(listed, state, tracked) if self.turn and not self._draws else None, lambda m: weigher(m, prior).weighted()
-                if cases is None:
-                    result, model = self._read_cases(listed, sweep_order(state), weigh, tracked)
+                weigh = lambda case, order, limit, read: self._read_cases(case, order, read, tracked, limit)  # noqa: E731
+                turned = turned_weighted(listed, state, tracked, weigh, self.memory_budget) if self.turn and not self._draws else None
+                if turned is None:
+                    result, model = self._read_cases(listed, sweep_order(state), lambda m: weigher(m, prior).weighted(), tracked)
                     self._kept = None if model is None else (key, model)
                 else:
-                    weighed_cases, models = read_cases(cases, lambda case, order, limit: self._read_cases(case, order, weigh, tracked, limit), self.memory_budget)
-                    result, self._cases = functools.reduce(operator.add, weighed_cases), (key, models)
+                    result, self._cases = turned
                 self._kept_state = state
         if result.models == 0:
             raise Inconsistent("no layout of the fleet fits all the answers")

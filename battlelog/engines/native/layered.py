@@ -72,6 +72,10 @@ RECOMPUTE = True
 #: Whether levels that are not kept are packed where the budget has room (:mod:`~battlelog.engines.native.packed`),
 #: so that reading the model unpacks them instead of sweeping again: tests turn it off to exercise rebuilding.
 PACK = True
+#: Whether a sweep that keeps the occupancy profile for a touch weight drops from its states' profiles the cells no later
+#: transition reads once every ship is placed (:func:`weight_kernel.settle <battlelog.engines.native.weight_kernel.settle>`),
+#: so that they merge: tests turn it off to compare with the profile kept whole.
+SETTLE = True
 
 SweepProgress = Callable[[float], None]
 
@@ -726,10 +730,15 @@ def _grown(values: np.ndarray, used: int, size: int) -> np.ndarray:
 
 
 def _expand(tables: SweepTables, keys: np.ndarray, j: int, run: Any, out_keys: np.ndarray, out_action: np.ndarray, first: np.ndarray) -> int:
-    return int(run.expand(
+    written = int(run.expand(
         keys, j, tables.cols, tables.field_bits, tables.lengths, tables.count_shift, tables.count_mask,
         tables.starts, tables.required, tables.settled[j + 1], tables.touch, tables.profile_bits, out_keys, out_action, first,
     ))  # fmt: skip
+    if tables.touch == TRACKED and SETTLE:  # the profile kept for a touch weight: only what is read again (weight_kernel.settle)
+        jit.weight_kernels(len(keys)).settle(
+            out_keys[:written], j, tables.cols, tables.field_bits, tables.profile_shift, tables.profile_bits, tables.count_shift, tables.count_mask
+        )  # fmt: skip
+    return written
 
 
 def _transitions(tables: SweepTables, keys: np.ndarray, j: int, run: Any) -> int:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterator
+from dataclasses import replace
 
 import numpy as np
 
@@ -79,17 +80,24 @@ def recount_bytes(model: LayeredModel, drawing: bool) -> int:
     return 8 * (sum(sizes) + backward) + 8 * model.tables.cell_count * (1 + 2 * len(model.tables.kinds))
 
 
-def weighted_recount(state: GameState, base: GameState | None, kept: tuple[PosteriorKey, LayeredModel] | None, tracked: bool) -> Weighted | None:
+def weighted_recount(
+    state: GameState, base: GameState | None, kept: tuple[PosteriorKey, LayeredModel] | None, tracked: bool, flip: bool = False
+) -> Weighted | None:
     """The weighted posterior of ``state`` read from ``kept`` (``base``'s model, swept with touching pairs counted
     when ``tracked``, every level kept) when ``state`` adds only a miss or two to ``base``: the transitions that
     cover a miss weigh 0, so the passes over the model weigh exactly the layouts left; ``models`` is the
-    exact integer count of the paths left. Else None. Weighted figures are floats, equal to a sweep's to rounding."""
+    exact integer count of the paths left. Else None. Weighted figures are floats, equal to a sweep's to rounding.
+    ``flip``: the misses transposed and the prior's vertical weight negated, for the transposed case of a
+    self-transposed ``base`` (:func:`~battlelog.engines.native.turns.transposed_weighted` turns the result back)."""
     cells = None if base is None else _misses_on_kept(state, base, kept, model_key(base, tracked))
     if kept is None or cells is None:
         return None
+    prior = state.config.effective_prior
+    if flip:
+        cells, prior = [(c, r) for r, c in cells], replace(prior, vertical=-prior.vertical)
     allowed = _allowed(kept[1].tables, cells)
     paths = _paths_left([level for _, level in kept[1].levels()], allowed)
-    return MaskedWeigher(kept[1], state.config.effective_prior, allowed, paths).weighted()
+    return MaskedWeigher(kept[1], prior, allowed, paths).weighted()
 
 
 def _misses_on_kept(state: GameState, base: GameState, kept: tuple[PosteriorKey, LayeredModel] | None, key: PosteriorKey) -> list[Cell] | None:

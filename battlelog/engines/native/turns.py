@@ -18,18 +18,22 @@ pays while the sides differ by little (12x10: the empty board 0.31 s instead of 
 
 from __future__ import annotations
 
+import functools
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
 import numpy as np
 
-from battlelog.engines.canonical import maps_to_itself
+from battlelog.engines.canonical import PosteriorKey, maps_to_itself, model_key
 from battlelog.engines.native import misses
 from battlelog.engines.native.counts import Counts
 from battlelog.engines.native.layered import LayeredModel
 from battlelog.engines.native.tables import fits_key, sweep_order
+from battlelog.engines.native.weights import Weighted, weigher
 from battlelog.model.ground import Problem
+from battlelog.rules.prior import Prior
 from battlelog.rules.state import GameState
 from battlelog.rules.symmetry import SYMMETRIES, Symmetry
 
@@ -56,6 +60,9 @@ def turning_ship(problem: Problem, tracked: bool = False) -> int | None:
 Read = TypeVar("Read")
 #: Reads a case (a problem, in a raster order, under a budget in bytes): what it is read for, and its model when not split.
 CaseReader = Callable[[Problem, Symmetry, int], tuple[Read, LayeredModel | None]]
+#: Weighs a case (a problem, in a raster order, under a budget in bytes) by reading each model swept of it with the
+#: given function (its cases' posteriors mixed, when split): the posterior, and the model when not split.
+CaseWeigher = Callable[[Problem, Symmetry, int, Callable[[LayeredModel], Weighted]], tuple[Weighted, LayeredModel | None]]
 
 
 @dataclass(frozen=True)
@@ -83,6 +90,46 @@ class Turned:
             counts = misses.Recount(model, [(c, r) for r, c in cells] if flip else cells, False).counts
             parts.append(transposed(counts, state) if flip else counts)
         return parts[0] + parts[1]
+
+
+@dataclass(frozen=True)
+class WeighedCases:
+    """A state weighed as two cases, and the case models kept to weigh it again under another prior, or a state a miss
+    or two on, without a sweep.
+
+    ``key``: the models' key (:func:`~battlelog.engines.canonical.model_key`, touching pairs counted or not);
+    ``parts``: each kept model and whether it stands for the transposed case (a self-transposed state keeps one model
+    for both: the second case is the first weighed under the opposite vertical weight, transposed, see
+    :func:`transposed_weighted`); empty when the models were not kept (split, rebuilt, or too large).
+    """
+
+    key: PosteriorKey
+    state: GameState
+    parts: tuple[tuple[LayeredModel, bool], ...]
+
+    def counts(self, key: PosteriorKey) -> Counts | None:
+        """The integer counts of the state weighed, when its models are kept under ``key``; else None."""
+        if key != self.key or not self.parts:
+            return None
+        parts = [transposed(Counts.of(model), self.state) if flip else Counts.of(model) for model, flip in self.parts]
+        return functools.reduce(operator.add, parts)
+
+    def weighted(self, state: GameState, tracked: bool) -> Weighted | None:
+        """The weighted posterior of ``state`` under its prior, read from the kept models: the state weighed (another prior
+        on the same shots) or one a miss or two on (:func:`~battlelog.engines.native.misses.weighted_recount`); else None."""
+        if not self.parts:
+            return None
+        prior, same = state.config.effective_prior, model_key(state, tracked) == self.key
+        parts = []
+        for model, flip in self.parts:
+            if same:
+                part: Weighted | None = weigher(model, flipped(prior) if flip else prior).weighted()
+            else:
+                part = misses.weighted_recount(state, self.state, (self.key, model), tracked, flip)
+            if part is None:
+                return None
+            parts.append(transposed_weighted(part, state, prior.vertical) if flip else part)
+        return functools.reduce(operator.add, parts)
 
 
 def turned_cases(problem: Problem, state: GameState, tracked: bool = False) -> list[tuple[Problem, Symmetry]] | None:
@@ -114,6 +161,32 @@ def turned_counts(problem: Problem, state: GameState, count: CaseReader[Counts],
     return Turned(state, across + down, tuple((model, False) for model in kept))
 
 
+def turned_weighted(problem: Problem, state: GameState, tracked: bool, weigh: CaseWeigher, budget: int) -> tuple[Weighted, WeighedCases] | None:
+    """The weighted posterior of ``problem`` (ground from ``state``) under ``state``'s prior as the mixture of its two
+    cases (:func:`turned_cases`; ``tracked``: touching pairs counted), each weighed by ``weigh(case, order, limit, read)``,
+    and the cases kept to weigh again; None when it is not turned.
+
+    A self-transposed problem sweeps its first case only and weighs that one model twice: under the prior, and under
+    the prior with the opposite vertical weight for the second case (its transpose, :func:`transposed_weighted`); once
+    when the prior has no vertical weight. One sweep and one model instead of two (the empty board)."""
+    cases = turned_cases(problem, state, tracked)
+    if cases is None:
+        return None
+    prior, key = state.config.effective_prior, model_key(state, tracked)
+    if maps_to_itself(state, TRANSPOSE):
+
+        def both(model: LayeredModel) -> Weighted:
+            across = weigher(model, prior).weighted()
+            down = across if flipped(prior) == prior else weigher(model, flipped(prior)).weighted()
+            return across + transposed_weighted(down, state, prior.vertical)
+
+        (weighed,), kept = read_cases(cases[:1], lambda case, order, limit: weigh(case, order, limit, both), budget)
+        return weighed, WeighedCases(key, state, tuple((model, flip) for model in kept for flip in (False, True)))
+    read = lambda case, order, limit: weigh(case, order, limit, lambda model: weigher(model, prior).weighted())  # noqa: E731
+    parts, kept = read_cases(cases, read, budget)
+    return functools.reduce(operator.add, parts), WeighedCases(key, state, tuple((model, False) for model in kept))
+
+
 def read_cases(cases: list[tuple[Problem, Symmetry]], read: CaseReader[Read], budget: int) -> tuple[list[Read], tuple[LayeredModel, ...]]:
     """Each case read by ``read(case, order, limit)``, and the models kept to read again (all or none): the first
     while it takes at most half of ``budget`` bytes, the next ones while none is rebuilt, each case read under
@@ -132,12 +205,39 @@ def read_cases(cases: list[tuple[Problem, Symmetry]], read: CaseReader[Read], bu
 
 def transposed(counts: Counts, state: GameState) -> Counts:
     """The counts of the transpose of a problem on ``state``'s square board, from the problem's ``counts``."""
-    placements = []
-    for ship, values in enumerate(counts.placements):
-        out = np.empty_like(values)
-        out[TRANSPOSE.placement_order(state.config, ship)] = values
-        placements.append(out)
-    return Counts(counts.models, counts.cells.T.copy(), tuple(placements))
+    return Counts(counts.models, counts.cells.T.copy(), _transposed_placements(counts.placements, state))
+
+
+def flipped(prior: Prior) -> Prior:
+    """``prior`` with the opposite vertical weight: what a layout's transpose weighs under ``prior``, but for a constant."""
+    return replace(prior, vertical=-prior.vertical)
+
+
+def transposed_weighted(weighed: Weighted, state: GameState, vertical: float) -> Weighted:
+    """The weighted posterior of the transpose of a problem on ``state``'s square board under a prior of vertical weight
+    ``vertical``, from the problem's posterior ``weighed`` under that prior :func:`flipped`.
+
+    A transpose keeps a layout's edge cells and touching pairs and turns its n ships of length 2 or more: v vertical
+    become n - v. So its weight under the prior is exp(vertical x n) times the layout's under the flipped prior: the
+    same mixture, transposed, with E[vertical] reflected to n - E and log Z shifted by vertical x n."""
+    if weighed.models == 0:
+        return weighed
+    n = sum(length >= 2 for length in state.config.ships)
+    edge, down, touch = weighed.features
+    return Weighted(
+        weighed.models, weighed.log_z + vertical * n, weighed.cells.T.copy(), _transposed_placements(weighed.placements, state),
+        np.array([edge, n - down, touch]),
+    )  # fmt: skip
+
+
+def _transposed_placements(placements: tuple[np.ndarray, ...], state: GameState) -> tuple[np.ndarray, ...]:
+    """Per ship, values over its placements moved to their transposes' places (``state``'s board square)."""
+    out = []
+    for ship, values in enumerate(placements):
+        moved = np.empty_like(values)
+        moved[TRANSPOSE.placement_order(state.config, ship)] = values
+        out.append(moved)
+    return tuple(out)
 
 
 def _with(domains: tuple[tuple, ...], ship: int, domain: tuple) -> tuple[tuple, ...]:

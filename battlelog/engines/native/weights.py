@@ -117,10 +117,12 @@ class Weigher:
         out = [(fwd, log)]
         for offset, level in enumerate(levels):
             table, top, pairs = self.weights(level, start + offset)
-            after = np.zeros(int(level.child.max()) + 1 if len(level.child) else 0)
+            following = len(levels[offset + 1].fwd) if offset + 1 < len(levels) else int(level.child.max()) + 1 if len(level.child) else 0
+            after = np.zeros(following)  # the next level's states: every one is some transition's child
             jit.weight_kernels(len(fwd)).forward(fwd, level.first, level.child, level.action, pairs, table, after)
             scale = float(after.max()) if len(after) else 1.0
-            fwd, log = after / scale, log + top + math.log(scale)
+            after /= scale  # in place: the same values as a new array, one array fewer a level
+            fwd, log = after, log + top + math.log(scale)
             out.append((fwd, log))
         return out
 
