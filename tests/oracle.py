@@ -296,9 +296,10 @@ def consistent_layouts(state: GameState) -> list[tuple[Placement, ...]]:
             if not any(hit in cells_of(spot) and covered.isdisjoint(cells_of(spot)) for i in order[k:] for spot in options[i]):
                 return
         for spot in options[order[k]]:
-            if not any(clash(spot, other, touch) for other in chosen.values()):
+            cells = cells_of(spot)
+            if covered.isdisjoint(cells) and (touch == "allowed" or not any(clash(spot, other, touch) for other in chosen.values())):
                 chosen[order[k]] = spot
-                extend(k + 1, covered | set(cells_of(spot)))
+                extend(k + 1, covered | set(cells))
                 del chosen[order[k]]
 
     extend(0, set())
