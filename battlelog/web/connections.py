@@ -140,8 +140,8 @@ def protocol(limits: Limits) -> type[GuardedProtocol]:
 
 
 def server_config(app: Any, limits: Limits | None = None) -> Config:
-    """The uvicorn configuration of ``battlelog serve``: the guarded protocol, no websockets, quiet logs,
-    and no proxy: a client is the address it connects from, whatever its ``X-Forwarded-For`` says (uvicorn
+    """The uvicorn configuration of ``battlelog serve``: the guarded protocol, no websockets, quiet logs
+    (no access log), no ``Server`` header, and no proxy: a client is the address it connects from, whatever its ``X-Forwarded-For`` says (uvicorn
     believes that header from 127.0.0.1 by default, so any local program could pass for another client)."""
     limits = limits or Limits()
     return Config(
@@ -153,4 +153,6 @@ def server_config(app: Any, limits: Limits | None = None) -> Config:
         timeout_graceful_shutdown=5,
         timeout_keep_alive=int(max(1, limits.keep_alive)),
         proxy_headers=False,
+        access_log=False,  # a line per request costs the server, and nobody reads it
+        server_header=False,  # no software and version to fingerprint
     )
