@@ -198,3 +198,13 @@ def test_a_client_is_its_address_whatever_x_forwarded_for_says(server: LiveServe
         sock.sendall(request(server, json.dumps({"game": game}).encode(), "/api/play/heat"))
         data, _ = answer(sock)
     assert data.startswith(b"HTTP/1.1 200 "), data
+
+
+def test_a_request_answered_early_whose_body_stalls_is_closed_without_a_second_answer(server: LiveServer) -> None:
+    head = f"POST /api/marginals HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nContent-Type: application/json\r\nContent-Length: 300000\r\n\r\n"
+    with connect(server) as sock:
+        sock.sendall(head.encode() + b"{" + b" " * 9)  # refused at once for its declared length, then stalls
+        start = time.monotonic()
+        data, closed = answer(sock)
+    assert data.startswith(b"HTTP/1.1 413 ") and data.count(b"HTTP/1.1 ") == 1, data
+    assert closed - start <= 0.5 + PATIENCE / 2

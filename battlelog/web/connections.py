@@ -114,13 +114,16 @@ class GuardedProtocol(HttpToolsProtocol):
         self._refuse(408, "Request Timeout", f"the request's {self._arriving} did not arrive within {limit:g} s")
 
     def _refuse(self, status: int, reason: str, message: str, retry_after: int | None = None) -> None:
-        """Answer ``status`` unless an answer has begun, and close: the app, if it waits for the body,
-        sees the client gone and answers no one."""
+        """Answer ``status`` unless the request awaited already has an answer (or the one before it is
+        still being sent), and close: the app, if it waits for the body, sees the client gone and
+        answers no one."""
+        arriving = self._arriving
         self._expect("", 0.0)
         if self.transport.is_closing():
             return
-        cycle = self.cycle
-        if cycle is None or cycle.response_complete or not cycle.response_started:
+        cycle = self.cycle  # while headers arrive: the previous request's, if any; then this one's
+        unanswered = cycle is None or (cycle.response_complete if arriving == "headers" else not cycle.response_started)
+        if unanswered:
             self.transport.write(refusal(status, reason, message, retry_after))
         if cycle is not None and not cycle.response_complete:
             cycle.disconnected = True
@@ -140,8 +143,8 @@ def protocol(limits: Limits) -> type[GuardedProtocol]:
 
 
 def server_config(app: Any, limits: Limits | None = None) -> Config:
-    """The uvicorn configuration of ``battlelog serve``: the guarded protocol, no websockets, quiet logs,
-    and no proxy: a client is the address it connects from, whatever its ``X-Forwarded-For`` says (uvicorn
+    """The uvicorn configuration of ``battlelog serve``: the guarded protocol, no websockets, quiet logs
+    (no access log), no ``Server`` header, and no proxy: a client is the address it connects from, whatever its ``X-Forwarded-For`` says (uvicorn
     believes that header from 127.0.0.1 by default, so any local program could pass for another client)."""
     limits = limits or Limits()
     return Config(
@@ -153,4 +156,6 @@ def server_config(app: Any, limits: Limits | None = None) -> Config:
         timeout_graceful_shutdown=5,
         timeout_keep_alive=int(max(1, limits.keep_alive)),
         proxy_headers=False,
+        access_log=False,  # a line per request costs the server, and nobody reads it
+        server_header=False,  # no software and version to fingerprint
     )
