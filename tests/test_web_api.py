@@ -219,6 +219,8 @@ def test_paths_never_leave_the_results_folder(client: TestClient, results: Path,
 
 def test_replay_and_experiment_refusals(client: TestClient) -> None:
     one_line_error(client.get("/api/results/replay", params={"path": "small", "game": "x"}), 400, "whole number")
+    one_line_error(client.get("/api/results/replay", params={"path": "small", "game": "²"}), 400, "whole number")
+    one_line_error(client.get("/api/results/replay", params={"path": "small", "game": "٣"}), 400, "whole number")
     one_line_error(client.get("/api/results/replay", params={"path": "small", "game": "7"}), 400, "no game 7")
     one_line_error(client.get("/api/results/experiment", params={"path": "small/plot.png"}), 404, "not an experiment")
     one_line_error(client.get("/api/results/experiment"), 400, "missing query parameter 'path'")

@@ -79,7 +79,7 @@ async def read_body(request: Request, limit: int = MAX_BODY) -> Any:
     check_query(request)
     check_json_type(request)
     declared = request.headers.get("content-length")
-    if declared is not None and not declared.isdigit():
+    if declared is not None and not (declared.isascii() and declared.isdigit()):
         raise WebError(f"Content-Length {declared[:20]!r} is not a number of bytes")
     if declared is not None and int(declared) > limit:
         raise WebError(f"request body larger than {limit:,} bytes", 413)

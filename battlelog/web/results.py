@@ -101,7 +101,7 @@ async def replay(request: Request) -> JSONResponse:
     """Game ``game`` (of ``player``, when several played it) replayed: the heat map after every shot."""
     folder = _experiment(request)
     text = _query(request, "game")
-    if not text.isdigit() or len(text) > 9:
+    if not (text.isascii() and text.isdigit()) or len(text) > 9:
         raise WebError(f"game must be a whole number, got {text[:20]!r}")
     player = request.query_params.get("player")
     game = load_game(folder, int(text), player)
