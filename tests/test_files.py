@@ -96,3 +96,13 @@ def test_a_link_planted_at_a_scratch_name_is_never_written_through(tmp_path: Pat
     (tmp_path / f".s.json.{os.getpid()}.tmp").symlink_to(elsewhere)
     STATE.dump(tmp_path / "s.json")
     assert elsewhere.read_text() == "precious" and GameState.load(tmp_path / "s.json") == STATE
+
+
+def test_a_dash_is_standard_output_unless_the_file_must_be_regular(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    write_text("-", "text\n")
+    with replacing("-") as scratch:  # what a library writing by name (pysdd, PIL) is handed
+        scratch.write_bytes(b"bytes\n")
+    assert capfd.readouterr().out == "text\nbytes\n" and list(tmp_path.iterdir()) == []
+    write_text("-", "a file named -\n", regular=True)
+    assert (tmp_path / "-").read_text() == "a file named -\n"
