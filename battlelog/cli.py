@@ -17,6 +17,7 @@ import os
 import sys
 from collections.abc import Sequence
 from importlib import import_module
+from typing import Any
 
 from battlelog import __version__
 from battlelog.engines import progress
@@ -120,7 +121,7 @@ class _WatchedStdout(io.FileIO):
 
     failed: OSError | None = None
 
-    def write(self, data: bytes) -> int:  # type: ignore[override]
+    def write(self, data: Any) -> int:  # Any: typeshed's ReadableBuffer is private
         try:
             return super().write(data)
         except BrokenPipeError as exc:
@@ -133,16 +134,17 @@ class _WatchedStdout(io.FileIO):
 
 def _watch_stdout() -> _WatchedStdout | None:
     """Make ``sys.stdout`` write through a :class:`_WatchedStdout` (not when a test captures it)."""
-    if sys.stdout is not sys.__stdout__ or not isinstance(sys.stdout, io.TextIOWrapper):
-        return None
     old = sys.stdout
-    raw = getattr(old.buffer, "raw", old.buffer)  # no BufferedWriter under PYTHONUNBUFFERED
-    if isinstance(raw, _WatchedStdout):  # main() run twice in one process
+    raw = getattr(getattr(old, "buffer", None), "raw", None)
+    if isinstance(raw, _WatchedStdout):  # main() run again in the same process
         return raw
+    if old is not sys.__stdout__ or not isinstance(old, io.TextIOWrapper):
+        return None
     old.flush()
     raw = _WatchedStdout(old.fileno(), "w", closefd=False)
-    sys.stdout = sys.__stdout__ = io.TextIOWrapper(
-        io.BufferedWriter(raw),
+    unbuffered = not hasattr(old.buffer, "raw")  # PYTHONUNBUFFERED or -u: the text layer writes to the descriptor itself
+    sys.stdout = io.TextIOWrapper(
+        raw if unbuffered else io.BufferedWriter(raw),
         encoding=old.encoding,
         errors=old.errors,
         line_buffering=old.line_buffering,

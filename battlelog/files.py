@@ -230,7 +230,10 @@ def _to_stdout(scratch: Path) -> None:
     """The scratch's bytes on standard output; a failure there (a closed pipe, a full disk) is the OSError
     itself, which the command line reports as standard output's (battlelog.cli)."""
     sys.stdout.flush()
+    out = sys.stdout.buffer  # a raw file under PYTHONUNBUFFERED: it may take part of a chunk
     with open(scratch, "rb") as source:
         while chunk := source.read(_CHUNK):
-            sys.stdout.buffer.write(chunk)
-    sys.stdout.buffer.flush()
+            view = memoryview(chunk)
+            while view:
+                view = view[out.write(view) :]
+    out.flush()

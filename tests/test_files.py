@@ -7,6 +7,9 @@ file (the system refuses it as it refuses a read-only file system) or a write ma
 from __future__ import annotations
 
 import errno
+import os
+import socket
+import stat
 from pathlib import Path
 
 import pytest
@@ -52,3 +55,54 @@ def test_an_error_inside_the_block_leaves_the_old_file_and_no_scratch(tmp_path: 
         scratch.write_text("half")
         raise RuntimeError("the work failed")
     assert path.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["m.sdd"]
+
+
+def test_a_replaced_file_keeps_its_mode_and_owner(tmp_path: Path) -> None:
+    path = tmp_path / "s.json"
+    path.write_text("old")
+    path.chmod(0o640)
+    try:
+        os.chown(path, 4321, 4321)
+    except PermissionError:
+        pytest.skip("chown is not permitted here (not root): the mode is checked in test_writes.py")
+    STATE.dump(path)
+    info = path.stat()
+    assert (stat.S_IMODE(info.st_mode), info.st_uid, info.st_gid) == (0o640, 4321, 4321)
+    assert GameState.load(path) == STATE
+
+
+def test_a_link_to_nothing_yet_creates_its_target_and_a_loop_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "link").symlink_to("made.json")
+    STATE.dump(tmp_path / "link")
+    assert (tmp_path / "link").is_symlink() and GameState.load(tmp_path / "made.json") == STATE
+    (tmp_path / "loop").symlink_to("loop")
+    with pytest.raises(WriteError, match=r"loop: cannot write \(Too many levels of symbolic links\)$"):
+        STATE.dump(tmp_path / "loop")
+
+
+def test_a_socket_is_opened_as_cat_would_and_refused_in_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "s.sock"
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(path))
+        with pytest.raises(WriteError, match=r"s.sock: cannot write \(No such device or address\)$"):
+            write_text(path, "x")
+    assert stat.S_ISSOCK(path.lstat().st_mode)
+
+
+def test_a_link_planted_at_a_scratch_name_is_never_written_through(tmp_path: Path) -> None:
+    # The scratch's name was once predictable (.NAME.PID.tmp): a link planted there took the write elsewhere.
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.write_text("precious")
+    (tmp_path / f".s.json.{os.getpid()}.tmp").symlink_to(elsewhere)
+    STATE.dump(tmp_path / "s.json")
+    assert elsewhere.read_text() == "precious" and GameState.load(tmp_path / "s.json") == STATE
+
+
+def test_a_dash_is_standard_output_unless_the_file_must_be_regular(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    write_text("-", "text\n")
+    with replacing("-") as scratch:  # what a library writing by name (pysdd, PIL) is handed
+        scratch.write_bytes(b"bytes\n")
+    assert capfd.readouterr().out == "text\nbytes\n" and list(tmp_path.iterdir()) == []
+    write_text("-", "a file named -\n", regular=True)
+    assert (tmp_path / "-").read_text() == "a file named -\n"

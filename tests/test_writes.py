@@ -76,7 +76,7 @@ WRITERS = {
     "optimal --split": Writer(
         lambda f, again: ["optimal", "--size", "3", "--ships", "2", "--split", str(f / "pieces.json"), "--workers", "1"],
         "pieces.json", b"{", regular=True, kinds=("device", "fifo"),
-    ),  # fmt: skip
+    ),
     "experiment games.jsonl": Writer(lambda f, again: _experiment(f, 2 if again else 1), "exp/games.jsonl", b'{"', regular=True),
     "experiment experiment.json": Writer(lambda f, again: _experiment(f), "exp/experiment.json", b"{", regular=True, rewritten=False),
     "experiment summary.md": Writer(lambda f, again: _experiment(f), "exp/summary.md", b"# "),
