@@ -35,6 +35,7 @@ COMMANDS = {
     "optimal": "the exact optimal expected score of a small instance, beside each player's exact expectation",
     "bounds": "lower bounds on the optimal expected score of an instance: coverage and transcript counting",
     "serve": "serve battlelog in the browser: advice, a game against the computer, experiments to look at",
+    "bimaru": "solve and count a Bimaru puzzle (row and column tallies) exactly: solution, uniqueness, shares",
     "learn": "fit a hider's prior (edge, vertical, touch) to layouts by maximum likelihood, with standard errors",
 }
 

@@ -86,22 +86,22 @@ class _Rows:
         self.longest = max(puzzle.ships)
         self.debit = {length: 1 << (FIELD * (length - 1)) for length in self.lengths}
         self.hints = [[puzzle.hints.get((r, c)) for c in range(puzzle.cols)] for r in range(puzzle.rows)]
-        self.cache: dict[tuple[int, tuple[int, ...]], dict[int, list[Move]]] = {}
+        self.cache: dict[tuple[int, tuple[int, ...], int, int, frozenset[int]], list[Move]] = {}
 
-    def moves(self, row: int, above: tuple[int, ...]) -> dict[int, list[Move]]:
-        """The fillings of ``row`` under profile ``above``, grouped by their number of ship cells."""
-        key = (row, above)
+    def moves(self, row: int, above: tuple[int, ...], water: int, full: int, lengths: frozenset[int]) -> list[Move]:
+        """The fillings of ``row`` under profile ``above`` with the row's tally, no ship on ``water``
+        columns, ship on every ``full`` column, and only ships of ``lengths`` finished."""
+        key = (row, above, water, full, lengths)
         found = self.cache.get(key)
         if found is None:
-            found = defaultdict(list)
-            for move in self._fill(row, above):
-                found[move[1].bit_count()].append(move)
-            self.cache[key] = found
+            found = self.cache[key] = list(self._fill(row, above, water, full, lengths))
         return found
 
-    def _fill(self, row: int, above: tuple[int, ...]) -> Iterator[Move]:
-        """Every filling of ``row`` below ``above``, cell by cell from the left (depth first)."""
+    def _fill(self, row: int, above: tuple[int, ...], water: int, full: int, lengths: frozenset[int]) -> Iterator[Move]:
+        """Every such filling of ``row``, cell by cell from the left (depth first), cut as soon as the
+        row's tally can no longer be met."""
         p = self.puzzle
+        tally = p.row_counts[row]
         cols, touch, last_row = p.cols, p.touch, row == p.rows - 1
         hints = self.hints[row]
         out: list[int] = []
@@ -110,13 +110,17 @@ class _Rows:
         def ship(c: int, up: bool, down: bool, left: bool, right: bool) -> bool:
             return _piece_ok(hints[c], up, down, left, right)
 
-        def go(c: int, run: int, prev: bool, mask: int, debit: int) -> Iterator[Move]:
+        def go(c: int, run: int, prev: bool, mask: int, debit: int, used: int) -> Iterator[Move]:
+            if tally is not None and not used <= tally <= used + cols - c:
+                return
             if c == cols:
                 if run == 0:
                     yield tuple(out), mask, debit, "".join(letters)
                 return
             s = above[c]
             bit = 1 << c
+            if bit & full and hints[c] == WATER or bit & water and (s >= OPEN or run):
+                return
             clear = touch != NONE or ((c == 0 or above[c - 1] == EMPTY) and (c == cols - 1 or above[c + 1] == EMPTY))
             choices: list[tuple[int, int, int, str, int]] = []  # (profile out, run, debit, letter, occupied)
             if s >= OPEN:  # a vertical ship comes down into this cell
@@ -125,7 +129,7 @@ class _Rows:
                     return
                 if k < self.longest and not last_row and ship(c, True, True, False, False):
                     choices.append((s + 1, 0, 0, "m", 1))
-                if k in self.lengths and ship(c, True, False, False, False):
+                if k in lengths and ship(c, True, False, False, False):
                     choices.append((CLOSED, 0, self.debit[k], "b", 1))
             elif run:  # a horizontal ship comes in from the left
                 if (s == CLOSED and touch != ALLOWED) or not clear:
@@ -133,13 +137,13 @@ class _Rows:
                 k = run + 1
                 if k < self.longest and c < cols - 1 and ship(c, False, False, True, True):
                     choices.append((CLOSED, k, 0, "m", 1))
-                if k in self.lengths and ship(c, False, False, True, False):
+                if k in lengths and ship(c, False, False, True, False):
                     choices.append((CLOSED, 0, self.debit[k], "r", 1))
             else:
-                if hints[c] is None or hints[c] == WATER:
+                if (hints[c] is None or hints[c] == WATER) and not bit & full:
                     choices.append((EMPTY, 0, 0, ".", 0))
-                if clear and (touch == ALLOWED or not (prev or s == CLOSED)):
-                    if 1 in self.lengths and ship(c, False, False, False, False):
+                if clear and not bit & water and (touch == ALLOWED or not (prev or s == CLOSED)):
+                    if 1 in lengths and ship(c, False, False, False, False):
                         choices.append((CLOSED, 0, self.debit[1], "c", 1))
                     if self.longest > 1 and not last_row and ship(c, False, True, False, False):
                         choices.append((OPEN, 0, 0, "t", 1))
@@ -148,11 +152,11 @@ class _Rows:
             for profile, new_run, paid, letter, occupied in choices:
                 out.append(profile)
                 letters.append(letter)
-                yield from go(c + 1, new_run, bool(occupied), mask | bit * occupied, debit + paid)
+                yield from go(c + 1, new_run, bool(occupied), mask | bit * occupied, debit + paid, used + occupied)
                 out.pop()
                 letters.pop()
 
-        yield from go(0, 0, False, 0, 0)
+        yield from go(0, 0, False, 0, 0, 0)
 
 
 class _Counter:
@@ -184,7 +188,7 @@ class _Counter:
         """(length, ships of it left) from a fleet code."""
         return [(length, ((fleet >> (FIELD * (length - 1))) & 0xFF) - GUARD) for length, _ in self.by_length]
 
-    def _feasible(self, row: int, above: tuple[int, ...], cols_code: int, fleet: int) -> tuple[int, int] | None:
+    def _feasible(self, row: int, above: tuple[int, ...], cols_code: int, fleet: int) -> tuple[int, int, frozenset[int]] | None:
         """The columns that must stay water and those that must hold ship in this row, or ``None`` when
         the tallies or the fleet left cannot be met (cell budgets, open ships without a long enough ship)."""
         left = self._fleet_left(fleet)
@@ -209,7 +213,7 @@ class _Counter:
                 return None
         if not col_sum <= cells <= col_sum + self.untallied_cols * rows_left:
             return None
-        return water, full
+        return water, full, frozenset(length for length, n in left if n)
 
     def count(self, state: tuple[int, tuple[int, ...], int, int]) -> int:
         """The number of completions of ``state`` (memoised)."""
@@ -225,26 +229,20 @@ class _Counter:
         edges: list[tuple[tuple[int, tuple[int, ...], int, int], int, str]] = []
         bounds = self._feasible(row, above, cols_code, fleet)
         if bounds is not None:
-            water, full = bounds
-            moves = self.rows.moves(row, above)
-            tally = self.p.row_counts[row]
-            groups = moves.values() if tally is None else [moves.get(tally, [])]
+            water, full, lengths = bounds
             guards, spread = self.guards, self.spread
-            for group in groups:
-                for profile, mask, debit, letters in group:
-                    if mask & water or mask & full != full:
-                        continue
-                    left = fleet - debit
-                    if left & guards != guards:
-                        continue
-                    taken = spread.get(mask)
-                    if taken is None:
-                        taken = spread[mask] = sum(1 << (FIELD * c) for c in self.tallied if mask >> c & 1)
-                    nxt = (row + 1, profile, cols_code - taken, left)
-                    n = self.count(nxt)
-                    if n:
-                        total += n
-                        edges.append((nxt, mask, letters))
+            for profile, mask, debit, letters in self.rows.moves(row, above, water, full, lengths):
+                left = fleet - debit
+                if left & guards != guards:
+                    continue
+                taken = spread.get(mask)
+                if taken is None:
+                    taken = spread[mask] = sum(1 << (FIELD * c) for c in self.tallied if mask >> c & 1)
+                nxt = (row + 1, profile, cols_code - taken, left)
+                n = self.count(nxt)
+                if n:
+                    total += n
+                    edges.append((nxt, mask, letters))
         self.memo[state] = total
         self.edges[state] = edges
         return total
