@@ -5,8 +5,8 @@ one line; the ``bimaru`` command."""
 from __future__ import annotations
 
 import json
-from math import factorial, prod
 from collections import Counter
+from math import factorial, prod
 from pathlib import Path
 
 import numpy as np
@@ -69,29 +69,24 @@ def test_a_puzzle_that_pins_the_layout_is_unique_and_shows_its_pieces() -> None:
     assert result.cells is not None and result.cells[0][:2] == [1.0, 1.0]
 
 
+TWO = {"size": 2, "ships": [1, 1]}
+
+
 @pytest.mark.parametrize(
     "text,words",
     [
-        ("ROW 1 1\nCOLUMN 1 1\n0\n", "sum to 2, but the fleet has"),
-        ("ROW 3 0 0\nCOLUMN 1 1 1\n0\n", "larger than the 3 cells"),
+        (json.dumps({**TWO, "ships": [1, 1, 1], "row_counts": [1, 1]}), "sum to 2, but the fleet has 3"),
+        (json.dumps({**TWO, "row_counts": [3, None]}), "larger than the 2 cells"),
         ("ROW 1 1\nCOLUMN 1 1\n2\nHINT 0 0 W\nHINT 0 0 C\n", "hints contradict"),
         ("ROW 1 1\nCOLUMN 1 1\n1\nHINT 0 0 X\n", "unknown piece letter X"),
-        ("ROW 1 1\nCOLUMN 1 1\n1\nHINT 5 0 W\n", "off the 2x2 board"),
-        ("ROW 1 1\nCOLUMN 2 0\n0\n", "no solution"),
+        (json.dumps({**TWO, "hints": [{"row": 5, "col": 0, "piece": "water"}]}), "off the 2x2 board"),
+        (json.dumps({**TWO, "row_counts": [1, 1], "col_counts": [2, 0]}), "no solution"),
     ],
 )
 def test_bad_puzzles_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, words: str) -> None:
-    path = tmp_path / "p.txt"
+    path = tmp_path / "puzzle"
     path.write_text(text)
-    data = {"rows": 2, "cols": 2}
-    assert data  # the text puzzles use the Bimaru fleet unless a JSON one says otherwise
-    json_path = tmp_path / "p.json"
-    json_path.write_text(json.dumps({"size": 2, "ships": [1, 1], "row_counts": [1, 1], "col_counts": [2, 0]}))
-    target = json_path if words == "no solution" else path
-    if words.startswith("sum to 2"):
-        json_path.write_text(json.dumps({"size": 2, "ships": [1, 1, 1], "row_counts": [1, 1], "col_counts": [1, 1]}))
-        target = json_path
-    assert main(["bimaru", str(target)]) == 2
+    assert main(["bimaru", str(path)]) == 2
     err = capsys.readouterr().err
     assert words in err and err.count("\n") == 1
 
