@@ -21,7 +21,7 @@ from battlelog.tallies.count import count, solve
 from battlelog.tallies.puzzle import PIECES, Puzzle, read_puzzle
 from tests import tallies_brute
 
-CASES = [(6, (3, 2, 2, 1)), (6, (3, 3, 1, 1)), (7, (4, 3, 2)), (7, (3, 2, 2, 1, 1))]
+CASES = [(6, (3, 2, 2, 1)), (6, (3, 3, 1, 1)), (7, (4, 3, 2)), (7, (3, 2, 1))]
 
 
 def random_puzzle(size: int, ships: tuple[int, ...], touch: str, seed: int) -> Puzzle:
@@ -46,7 +46,7 @@ def random_puzzle(size: int, ships: tuple[int, ...], touch: str, seed: int) -> P
 @pytest.mark.parametrize("touch", TOUCH_RULES)
 @pytest.mark.parametrize("size,ships", CASES)
 def test_counts_shares_and_a_solution_equal_the_brute_force(size: int, ships: tuple[int, ...], touch: str) -> None:
-    for seed in range(4):
+    for seed in range(3):
         puzzle = random_puzzle(size, ships, touch, seed)
         found = tallies_brute.solutions(size, size, ships, puzzle.row_counts, puzzle.col_counts, puzzle.hints, touch)
         result = count(puzzle, marginals=True)
