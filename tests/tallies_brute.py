@@ -94,7 +94,7 @@ def solutions(
         shown = {cell: piece(ship, cell) for ship in chosen for cell in ship}
         for cell, want in hints.items():
             got = shown.get(cell, "water")
-            if want == "ship" and got == "water" or want != "ship" and got != want:
+            if (want == "ship" and got == "water") or (want != "ship" and got != want):
                 return False
         return True
 

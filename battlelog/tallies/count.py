@@ -72,7 +72,7 @@ def _piece_ok(piece: str | None, up: bool, down: bool, left: bool, right: bool) 
 
 def _letter(up: bool, down: bool, left: bool, right: bool) -> str:
     """The piece letter of a ship cell with these links."""
-    if up and down or left and right:
+    if (up and down) or (left and right):
         return "m"
     return "t" if down else "b" if up else "l" if right else "r" if left else "c"
 
@@ -119,7 +119,7 @@ class _Rows:
                 return
             s = above[c]
             bit = 1 << c
-            if bit & full and hints[c] == WATER or bit & water and (s >= OPEN or run):
+            if (bit & full and hints[c] == WATER) or (bit & water and (s >= OPEN or run)):
                 return
             clear = touch != NONE or ((c == 0 or above[c - 1] == EMPTY) and (c == cols - 1 or above[c + 1] == EMPTY))
             choices: list[tuple[int, int, int, str, int]] = []  # (profile out, run, debit, letter, occupied)
@@ -251,7 +251,7 @@ class _Counter:
         """Each cell's share of the solutions: forward counts times backward counts over the edges."""
         p = self.p
         forward: dict[tuple[int, tuple[int, ...], int, int], int] = {start: 1}
-        weight = [defaultdict(int) for _ in range(p.rows)]
+        weight: list[defaultdict[int, int]] = [defaultdict(int) for _ in range(p.rows)]
         for row in range(p.rows):
             nxt: dict[tuple[int, tuple[int, ...], int, int], int] = defaultdict(int)
             for state, ways in forward.items():
