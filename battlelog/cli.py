@@ -39,6 +39,7 @@ COMMANDS = {
     "bounds": "lower bounds on the optimal expected score of an instance: coverage and transcript counting",
     "serve": "serve battlelog in the browser: advice, a game against the computer, experiments to look at",
     "ask": "the exact answer distribution and expected information gain of a question about the hidden layout",
+    "bimaru": "solve and count a Bimaru puzzle (row and column tallies) exactly: solution, uniqueness, shares",
     "learn": "fit a hider's prior (edge, vertical, touch) to layouts by maximum likelihood, with standard errors",
 }
 
