@@ -34,6 +34,7 @@ COMMANDS = {
     "reproduce": "reproduce the paper's results table, with confidence intervals and plots",
     "optimal": "the exact optimal expected score of a small instance, beside each player's exact expectation",
     "bounds": "lower bounds on the optimal expected score of an instance: coverage and transcript counting",
+    "value": "the value of the hiding and seeking game on a small board (hider against seeker), with a certificate",
     "serve": "serve battlelog in the browser: advice, a game against the computer, experiments to look at",
     "learn": "fit a hider's prior (edge, vertical, touch) to layouts by maximum likelihood, with standard errors",
 }

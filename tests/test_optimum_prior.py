@@ -15,20 +15,21 @@ from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
-import oracle
 import pytest
-from oracle_optimum import brute_weighted_optimum
 
 from battlelog.cli import main
 from battlelog.errors import BattlelogError
 from battlelog.optimum.layouts import solvable_layouts
-from battlelog.optimum.policy import shots_table, policy_tree
+from battlelog.optimum.policy import policy_tree, shots_table
 from battlelog.optimum.solver import Solver
 from battlelog.optimum.weighted import WeightedSolver
 from battlelog.optimum.weights import explicit_weights, loglinear_weights
 from battlelog.rules.config import GameConfig
 from battlelog.rules.prior import Prior
 from battlelog.rules.variants import Rules
+
+import oracle
+from oracle_optimum import brute_weighted_optimum
 
 
 def spot_json(ship: int, spot: tuple[int, int, int, bool]) -> dict[str, object]:
@@ -53,8 +54,8 @@ CASES = [
     (3, (2, 2), "allowed", "unnamed"),
     (3, (2, 1), "none", "named"),
     (3, (2, 2), "allowed", "silent"),
-    (4, (2,), "allowed", "named"),
-    (4, (3,), "diagonal", "named"),
+    pytest.param(4, (2,), "allowed", "named", marks=pytest.mark.slow),  # minutes of exhaustive recursion
+    pytest.param(4, (3,), "diagonal", "named", marks=pytest.mark.slow),
 ]
 
 
@@ -77,7 +78,7 @@ def test_explicit_weights_equal_brute_force(tmp_path: Path, size: int, ships: tu
     assert Fraction(int((shots * weighted.weights).sum()), int(weighted.weights.sum())) == optimum
 
 
-@pytest.mark.parametrize("size,ships,touch,sinks", [(3, (2,), "allowed", "named"), (3, (2, 1), "allowed", "named"), (4, (2,), "allowed", "named")])
+@pytest.mark.parametrize("size,ships,touch,sinks", [(3, (2,), "allowed", "named"), (3, (2, 1), "allowed", "named")])
 def test_loglinear_prior_within_its_tolerance(size: int, ships: tuple[int, ...], touch: str, sinks: str) -> None:
     prior = Prior(edge=0.7, vertical=-0.4)
     config = GameConfig(size, ships, Rules(touch, sinks))
@@ -125,7 +126,10 @@ def test_optimal_prior_command(tmp_path: Path, capsys: pytest.CaptureFixture[str
         ('{"layout": [{"ship": 0, "length": 2, "row": 2, "col": 2, "orientation": "h"}], "weight": 1}', "is no placement"),
         ('{"layout": [{"ship": 0, "length": 2, "row": 0, "col": 0, "orientation": "h"}], "weight": -1}', "must not be negative"),
         ('{"layout": [{"ship": 0, "length": 2, "row": 0, "col": 0, "orientation": "h"}], "weight": "x"}', "must be a number"),
-        ('{"layout": [{"ship": 0, "length": 2, "row": 0, "col": 0, "orientation": "h"}], "weight": 0}', "no layout has a positive weight"),
+        (
+            '{"layout": [{"ship": 0, "length": 2, "row": 0, "col": 0, "orientation": "h"}], "weight": 0}',
+            "no layout has a positive weight",
+        ),
     ],
 )
 def test_bad_weights_files_are_one_line(tmp_path: Path, line: str, message: str) -> None:

@@ -86,8 +86,8 @@ def shots_against(tree: Tree, layouts: LayoutTable, layout: int) -> int:
 
 
 def shots_table(trees: list[Tree], layouts: LayoutTable) -> np.ndarray:
-    """``shots[t, l]``: the shots tree t fires against layout l."""
-    return np.array([[shots_against(tree, layouts, l) for l in range(len(layouts))] for tree in trees], dtype=np.int64)
+    """``shots[t, lay]``: the shots tree t fires against layout l."""
+    return np.array([[shots_against(tree, layouts, lay) for lay in range(len(layouts))] for tree in trees], dtype=np.int64)
 
 
 __all__ = ["Tree", "policy_tree", "shots_against", "shots_table"]

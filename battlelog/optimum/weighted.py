@@ -263,17 +263,17 @@ def wsearch(
 
 # ----- symmetries that keep the weights ------------------------------------------------------------------
 def layout_images(layouts: LayoutTable, symmetries: Symmetries) -> np.ndarray:
-    """``images[g, l]``: the index of the image of layout l under element g, or -1 when the table lacks it
+    """``images[g, lay]``: the index of the image of layout l under element g, or -1 when the table lacks it
     (every element maps the legal layouts onto themselves, docs/optimum.md, but a table may hold some only)."""
-    index = {tuple(int(k) for k in row): l for l, row in enumerate(layouts.placement)}
+    index = {tuple(int(k) for k in row): lay for lay, row in enumerate(layouts.placement)}
     ships = layouts.placement.shape[1]
     images = np.empty((len(symmetries), len(layouts)), dtype=np.int64)
     for g in range(len(symmetries)):
-        for l, row in enumerate(layouts.placement):
+        for lay, row in enumerate(layouts.placement):
             moved = [0] * ships
             for i in range(ships):
                 moved[int(symmetries.ships[g, i])] = int(symmetries.placements[g, i, int(row[i])])
-            images[g, l] = index.get(tuple(moved), -1)
+            images[g, lay] = index.get(tuple(moved), -1)
     return images
 
 
@@ -286,15 +286,20 @@ def keeping(symmetries: Symmetries, images: np.ndarray, weights: np.ndarray) -> 
 
 # ----- the solver ------------------------------------------------------------------------------------------
 class WeightedSolver:
-    """The optimal policy of one instance under integer layout weights (every weight positive)."""
+    """The optimal policy of one instance under integer layout weights (none negative, not all 0). A layout of
+    weight 0 never counts, but stays in the belief states, so the policy read back still answers it."""
 
-    def __init__(self, layouts: LayoutTable, weights: np.ndarray, memory: int = DEFAULT_MEMORY, symmetries: Symmetries | None = None) -> None:
+    def __init__(
+        self, layouts: LayoutTable, weights: np.ndarray, memory: int = DEFAULT_MEMORY, symmetries: Symmetries | None = None
+    ) -> None:
         config = layouts.config
         weights = np.asarray(weights, dtype=np.int64)
-        if weights.shape != (len(layouts),) or (weights <= 0).any():
-            raise BattlelogError("every layout needs a positive integer weight (leave a layout out of the table to give it none)")
+        if weights.shape != (len(layouts),) or (weights < 0).any() or not weights.any():
+            raise BattlelogError("every layout needs an integer weight, none negative and not all 0")
         if int(weights.sum()) * config.ship_cells * config.cell_count >= TOTAL_LIMIT:
-            raise BattlelogError(f"{config.label()}: the weights are too fine for exact int64 totals (their sum {int(weights.sum()):,})")
+            raise BattlelogError(
+                f"{config.label()}: the weights are too fine for exact int64 totals (their sum {int(weights.sum()):,})"
+            )
         self.layouts, self.weights, self.config = layouts, weights, config
         full = Symmetries.of(config) if symmetries is None else symmetries
         self.symmetries = keeping(full, layout_images(layouts, full), weights)
@@ -333,7 +338,9 @@ class WeightedSolver:
             rest = int(t.union[layouts[0]]) & ~hits
             return (rest & -rest).bit_length() - 1
         for _ in range(2):
-            key, g, _ = weighed_key(layouts.astype(np.int32), np.uint64(hits), t.placement, s.cells, s.ships, s.placements, self._offsets, self._words)
+            key, g, _ = weighed_key(
+                layouts.astype(np.int32), np.uint64(hits), t.placement, s.cells, s.ships, s.placements, self._offsets, self._words
+            )
             slot = search.find_slot(self.table.keys, self.table.flags, key)
             if slot >= 0 and self.table.flags[slot] == search.EXACT:
                 return int(s.inverse_cells[g, int(self.table.actions[slot])])

@@ -70,7 +70,9 @@ def scale_bits(layouts: LayoutTable) -> int:
 def loglinear_weights(layouts: LayoutTable, prior: Prior) -> LayoutWeights:
     """The prior's weights exp(theta . f) rounded to integers on the finest scale int64 totals allow."""
     config = layouts.config
-    features = np.array([layout_features(layout_placements(config, row), config.rows, config.cols) for row in layouts.placement], dtype=float)
+    features = np.array(
+        [layout_features(layout_placements(config, row), config.rows, config.cols) for row in layouts.placement], dtype=float
+    )
     logs = features @ np.array(prior.theta)
     scale = float(1 << scale_bits(layouts))
     rounded = np.rint(scale * np.exp(logs - logs.max())).astype(np.int64)
@@ -99,7 +101,7 @@ def _weight(value: Any, where: str) -> Fraction:
             raise ValueError
         weight = Fraction(value) if isinstance(value, (int, str)) else Fraction(repr(value))
     except (ValueError, ZeroDivisionError):
-        raise FileFormatError(f"{where}: weight must be a number or a fraction \"p/q\", got {clip(repr(value))}") from None
+        raise FileFormatError(f'{where}: weight must be a number or a fraction "p/q", got {clip(repr(value))}') from None
     if weight < 0:
         raise FileFormatError(f"{where}: weight must not be negative, got {clip(repr(value))}")
     return weight
@@ -113,10 +115,18 @@ def _layout_index(layouts: LayoutTable, data: Any, where: str, index: dict[tuple
     row = []
     for i, ship in enumerate(data):
         if not isinstance(ship, dict) or set(ship) != {"ship", "length", "row", "col", "orientation"} or ship["ship"] != i:
-            raise FileFormatError(f"{where}: ship {i} must be {{\"ship\": {i}, \"length\", \"row\", \"col\", \"orientation\"}}, got {clip(repr(ship))}")
-        found = [k for k, p in enumerate(config.placements(i)) if (p.length, p.row, p.col, p.orientation) == (ship["length"], ship["row"], ship["col"], ship["orientation"])]
+            raise FileFormatError(
+                f'{where}: ship {i} must be {{"ship": {i}, "length", "row", "col", "orientation"}}, got {clip(repr(ship))}'
+            )
+        found = [
+            k
+            for k, p in enumerate(config.placements(i))
+            if (p.length, p.row, p.col, p.orientation) == (ship["length"], ship["row"], ship["col"], ship["orientation"])
+        ]
         if not found:
-            raise FileFormatError(f"{where}: ship {i} {clip(repr(ship))} is no placement of a ship of length {config.ships[i]} on {config.shape}")
+            raise FileFormatError(
+                f"{where}: ship {i} {clip(repr(ship))} is no placement of a ship of length {config.ships[i]} on {config.shape}"
+            )
         row.append(found[0])
     if tuple(row) not in index:
         raise FileFormatError(f"{where}: the layout overlaps or breaks the touch rule {config.rules.touch}")
@@ -125,7 +135,7 @@ def _layout_index(layouts: LayoutTable, data: Any, where: str, index: dict[tuple
 
 def explicit_weights(layouts: LayoutTable, path: Path) -> LayoutWeights:
     """The weights of a JSON-lines file (see the module), scaled to integers exactly."""
-    index = {tuple(int(k) for k in row): l for l, row in enumerate(layouts.placement)}
+    index = {tuple(int(k) for k in row): lay for lay, row in enumerate(layouts.placement)}
     given: dict[int, Fraction] = {}
     for number, line in enumerate(read_text(path).splitlines(), 1):
         if not line.strip():
@@ -136,16 +146,16 @@ def explicit_weights(layouts: LayoutTable, path: Path) -> LayoutWeights:
         except json.JSONDecodeError as exc:
             raise FileFormatError(f"{where}: not JSON ({exc.msg})") from None
         if not isinstance(data, dict) or set(data) != {"layout", "weight"}:
-            raise FileFormatError(f"{where}: each line must be {{\"layout\": [...], \"weight\": w}}")
-        l = _layout_index(layouts, data["layout"], where, index)
-        if l in given:
+            raise FileFormatError(f'{where}: each line must be {{"layout": [...], "weight": w}}')
+        lay = _layout_index(layouts, data["layout"], where, index)
+        if lay in given:
             raise FileFormatError(f"{where}: this layout is given twice")
-        given[l] = _weight(data["weight"], where)
-    keep = np.array(sorted(l for l, w in given.items() if w > 0), dtype=np.int64)
+        given[lay] = _weight(data["weight"], where)
+    keep = np.array(sorted(lay for lay, w in given.items() if w > 0), dtype=np.int64)
     if len(keep) == 0:
         raise FileFormatError(f"{path}: no layout has a positive weight")
-    common = math.lcm(*(given[int(l)].denominator for l in keep))
-    integers = [int(given[int(l)] * common) for l in keep]
+    common = math.lcm(*(given[int(lay)].denominator for lay in keep))
+    integers = [int(given[int(lay)] * common) for lay in keep]
     divisor = math.gcd(*integers)
     integers = [w // divisor for w in integers]
     if sum(integers) * layouts.config.ship_cells * layouts.config.cell_count >= TOTAL_LIMIT:
@@ -167,4 +177,13 @@ def is_weights_file(text: str) -> bool:
     return isinstance(data, dict) and "layout" in data
 
 
-__all__ = ["LayoutWeights", "explicit_weights", "is_weights_file", "layout_json", "layout_placements", "loglinear_weights", "scale_bits", "subset"]
+__all__ = [
+    "LayoutWeights",
+    "explicit_weights",
+    "is_weights_file",
+    "layout_json",
+    "layout_placements",
+    "loglinear_weights",
+    "scale_bits",
+    "subset",
+]
