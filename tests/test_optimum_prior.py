@@ -21,8 +21,8 @@ from battlelog.cli import main
 from battlelog.errors import BattlelogError
 from battlelog.optimum.layouts import solvable_layouts
 from battlelog.optimum.policy import policy_tree, shots_table
+from battlelog.optimum.prior_solver import WeightedSolver
 from battlelog.optimum.solver import Solver
-from battlelog.optimum.weighted import WeightedSolver
 from battlelog.optimum.weights import explicit_weights, loglinear_weights
 from battlelog.rules.config import GameConfig
 from battlelog.rules.prior import Prior

@@ -181,38 +181,21 @@ def run(args: argparse.Namespace) -> int:
 def _under_prior(config: GameConfig, args: argparse.Namespace, specs: list[PlayerSpec], memory: int) -> int:
     """--prior: the optimum under a log-linear prior or explicit layout weights (battlelog.optimum.weights)."""
     from battlelog.optimum.layouts import solvable_layouts
-    from battlelog.optimum.weighted import WeightedSolver
-    from battlelog.optimum.weights import explicit_weights, is_weights_file, loglinear_weights
-    from battlelog.rules.hiders import parse_prior_spec
-    from battlelog.rules.prior import check_prior
+    from battlelog.optimum.prior_solver import WeightedSolver
+    from battlelog.optimum.weights import weights_named
 
-    for flag, given in (("--players", specs), ("--split", args.split), ("--table", args.table), ("--decide", args.decide),
-                        ("--workers", args.workers), ("--time-limit", args.time_limit != "none")):  # fmt: skip
+    uniform_only = {"--players": specs, "--split": args.split, "--table": args.table, "--decide": args.decide, "--workers": args.workers}
+    for flag, given in {**uniform_only, "--time-limit": args.time_limit != "none"}.items():
         if given:
             raise BattlelogError(f"--prior solves the optimum alone: {flag} is for the uniform prior")
-    layouts = solvable_layouts(config)
-    if is_weights_file(args.layout_prior):
-        weighted, named = explicit_weights(layouts, Path(args.layout_prior)), args.layout_prior
-    else:
-        prior = parse_prior_spec(args.layout_prior, "--prior")
-        check_prior(prior, config.rows, config.cols, config.ships)
-        weighted, named = loglinear_weights(layouts, prior), prior.text() or "uniform"
+    weighted, named = weights_named(solvable_layouts(config), args.layout_prior)
     start = time.perf_counter()
     solver = WeightedSolver(weighted.layouts, weighted.weights, memory)
     optimum = solver.optimum()
-    figures = {
-        **config.board_json(),
-        "ships": list(config.ships),
-        "rules": config.rules.to_json(),
-        "prior": named,
-        "layouts": len(weighted.layouts),
-        "optimal": float(optimum),
-        "exact": {"optimal": str(optimum)},
-        "tolerance": weighted.tolerance,
-        "solve_seconds": round(time.perf_counter() - start, 3),
-        "search_nodes": int(solver.stats[0]),
-        "symmetries": len(solver.symmetries),
-    }
+    figures = {**config.board_json(), "ships": list(config.ships), "rules": config.rules.to_json(), "prior": named,
+               "layouts": len(weighted.layouts), "optimal": float(optimum), "exact": {"optimal": str(optimum)},
+               "tolerance": weighted.tolerance, "solve_seconds": round(time.perf_counter() - start, 3),
+               "search_nodes": int(solver.stats[0]), "symmetries": len(solver.symmetries)}  # fmt: skip
     if args.json:
         print(json.dumps(figures))
         return 0

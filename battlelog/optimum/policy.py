@@ -16,7 +16,7 @@ import numpy as np
 
 from battlelog.errors import BattlelogError
 from battlelog.optimum.layouts import SINK_MODES, SINKS_NAMED, LayoutTable
-from battlelog.optimum.weighted import WeightedSolver
+from battlelog.optimum.prior_solver import WeightedSolver
 from battlelog.rules.answers import HIT_CODE, MISS_CODE, SUNK_CODE
 
 Tree = dict[str, Any] | None

@@ -6,7 +6,7 @@ few hider strategies, solves the matrix game between them exactly (:mod:`battlel
 and asks each side's best response to the other's mixture:
 
 - the seeker's best response to the hider's distribution is the optimum under it as a prior
-  (:class:`~battlelog.optimum.weighted.WeightedSolver`, exact);
+  (:class:`~battlelog.optimum.prior_solver.WeightedSolver`, exact);
 - the hider's best response to the seeker's mixture is the layout it finds latest on average.
 
 When neither beats the restricted game's value, that value is the game's, and both mixtures prove it.
@@ -39,7 +39,8 @@ from battlelog.optimum.group import Symmetries
 from battlelog.optimum.layouts import LayoutTable, solvable_layouts
 from battlelog.optimum.matrix_game import solve_matrix_game
 from battlelog.optimum.policy import Tree, policy_tree, shots_table
-from battlelog.optimum.weighted import TOTAL_LIMIT, WeightedSolver, layout_images
+from battlelog.optimum.prior_solver import WeightedSolver, layout_images
+from battlelog.optimum.weighted import TOTAL_LIMIT
 from battlelog.optimum.weights import layout_json
 from battlelog.rules.config import GameConfig
 

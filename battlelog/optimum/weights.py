@@ -32,7 +32,8 @@ from battlelog.jsonfile import read_text
 from battlelog.optimum.layouts import LayoutTable
 from battlelog.optimum.weighted import TOTAL_LIMIT
 from battlelog.rules.config import GameConfig
-from battlelog.rules.prior import Prior, layout_features
+from battlelog.rules.hiders import parse_prior_spec
+from battlelog.rules.prior import Prior, check_prior, layout_features
 from battlelog.wording import clip
 
 
@@ -88,10 +89,10 @@ def layout_placements(config: GameConfig, row: np.ndarray) -> tuple[Any, ...]:
 
 
 def layout_json(config: GameConfig, row: np.ndarray) -> list[dict[str, Any]]:
-    """One layout as game records write it (ship 0 first)."""
-    from battlelog.runner.records import placement_json
-
-    return [placement_json(p) for p in layout_placements(config, row)]
+    """One layout as game records write it (ship 0 first; ``runner.records.placement_json``, a layer above)."""
+    return [
+        {"ship": p.ship, "length": p.length, "row": p.row, "col": p.col, "orientation": p.orientation} for p in layout_placements(config, row)
+    ]
 
 
 def _weight(value: Any, where: str) -> Fraction:
@@ -163,6 +164,17 @@ def explicit_weights(layouts: LayoutTable, path: Path) -> LayoutWeights:
     return LayoutWeights(subset(layouts, keep), np.array(integers, dtype=np.int64))
 
 
+def weights_named(layouts: LayoutTable, text: str) -> tuple[LayoutWeights, str]:
+    """The weights ``--prior`` names (a file of explicit weights, or a prior as :func:`parse_prior_spec` reads
+    it, refused when it could overflow), and how to name them."""
+    if is_weights_file(text):
+        return explicit_weights(layouts, Path(text)), text
+    config = layouts.config
+    prior = parse_prior_spec(text, "--prior")
+    check_prior(prior, config.rows, config.cols, config.ships)
+    return loglinear_weights(layouts, prior), prior.text() or "uniform"
+
+
 def is_weights_file(text: str) -> bool:
     """True when ``text`` names a file whose first non-blank line is an object with a ``"layout"`` (explicit
     weights), rather than a prior file or a prior spec."""
@@ -186,4 +198,5 @@ __all__ = [
     "loglinear_weights",
     "scale_bits",
     "subset",
+    "weights_named",
 ]
