@@ -43,3 +43,32 @@ def brute_first_shots(size: int, ships: tuple[int, ...], touch: str, sinks: str)
 def brute_optimum(size: int, ships: tuple[int, ...], touch: str, sinks: str) -> Fraction:
     """The smallest expected number of shots over all policies."""
     return min(brute_first_shots(size, ships, touch, sinks))
+
+
+def brute_weighted_optimum(size: int, ships: tuple[int, ...], touch: str, sinks: str, weights: tuple[Fraction, ...]) -> Fraction:
+    """The smallest expected number of shots over all policies when layout k of ``oracle.layouts`` has
+    weight ``weights[k]`` (not normalised; a layout of weight 0 never occurs): Bellman's equation as above,
+    each answer's branch weighed by its layouts' weight."""
+    table = oracle.layouts(size, ships, touch)
+    masks = oracle.layout_masks(table, size)
+    everything = [sum(layout) for layout in masks]
+
+    @cache
+    def value(shot: int, alive: frozenset[int]) -> Fraction:
+        if all(everything[k] & ~shot == 0 for k in alive):
+            return Fraction(0)
+        total = sum((weights[k] for k in alive), Fraction(0))
+        best = None
+        for x in range(size * size):
+            bit = 1 << x
+            if shot & bit:
+                continue
+            groups: dict[str, list[int]] = {}
+            for k in alive:
+                groups.setdefault(oracle.mask_answer(masks[k], shot, bit, sinks), []).append(k)
+            after = 1 + sum((sum((weights[k] for k in g), Fraction(0)) / total * value(shot | bit, frozenset(g)) for g in groups.values()), Fraction(0))
+            best = after if best is None or after < best else best
+        assert best is not None
+        return best
+
+    return value(0, frozenset(k for k in range(len(table)) if weights[k] > 0))

@@ -20,6 +20,12 @@ as it finishes (a run with the same FILE goes on with the others), and prints ev
 value beside the optimum; with --decide, a first shot is searched only until it is proven unable to
 beat the best one found (its value then printed as a lower bound). Progress goes to stderr.
 
+--prior solves under another prior than the uniform one (the best response to a hider who lays out the
+fleet so): a log-linear prior as elsewhere (edge=0.8, a preset, a prior file; its weights are rounded to
+integers, and the optimum, exact for them, is printed with a bound on how far the prior's own can lie), or
+a file of explicit layout weights, JSON lines {"layout": [...], "weight": w}, layouts as game records write
+them, w a number or "p/q" (exact; an unlisted layout weighs 0). See docs/duel.md.
+
 examples:
   battlelog optimal --size 4 --ships 3,2
   battlelog optimal --size 4 --ships 3,2,2 --players pdf,problog,mc[samples=50]
@@ -28,6 +34,8 @@ examples:
   battlelog optimal --size 5 --ships 3,2 --table 5x5-3,2.table --time-limit 3600   (run again to go on)
   battlelog optimal --size 4 --ships 3,2,2 --split 4x4-3,2,2.json                   (run again to go on)
   battlelog optimal --size 5 --ships 3,2 --split 5x5-3,2.json --decide --workers 2
+  battlelog optimal --size 4 --ships 3,2 --prior edge=-1
+  battlelog optimal --size 4 --ships 3,2 --prior weights.jsonl --json
 """
 
 from __future__ import annotations
@@ -69,6 +77,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON (fractions exactly as strings too)")
     parser.add_argument(
+        "--prior", default=None, metavar="SPEC|FILE", dest="layout_prior",
+        help="solve under this prior: edge=0.8,touch=-1, a preset, a prior file, or a file of explicit layout weights "
+        "(JSON lines {\"layout\": [...], \"weight\": w}); default: uniform",
+    )  # fmt: skip
+    parser.add_argument(
         "--memory",
         default=f"{DEFAULT_MEMORY >> 30}G",
         metavar="SIZE",
@@ -104,6 +117,8 @@ def run(args: argparse.Namespace) -> int:
         raise BattlelogError(f"optimal solves games of one shot a turn, not {config.rules.text()}")
     specs = _players(args.players)
     memory = parse_memory(args.memory) or DEFAULT_MEMORY
+    if args.layout_prior is not None:  # read here, not by config_from: it may be a file of layout weights
+        return _under_prior(config, args, specs, memory)
     seconds = parse_seconds(args.time_limit)
     exact = reset_peak()
     start = time.perf_counter()
@@ -161,6 +176,34 @@ def run(args: argparse.Namespace) -> int:
         "peak_memory_mb": max(solve_peak, walks_peak, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024) // 2**20,
     }
     print(json.dumps(figures) if args.json else optimum_table(config, optimum, values, skipped, figures))
+    return 0
+
+
+def _under_prior(config: GameConfig, args: argparse.Namespace, specs: list[PlayerSpec], memory: int) -> int:
+    """--prior: the optimum under a log-linear prior or explicit layout weights (battlelog.optimum.weights)."""
+    from battlelog.optimum.layouts import solvable_layouts
+    from battlelog.optimum.prior_solver import WeightedSolver
+    from battlelog.optimum.weights import weights_named
+
+    uniform_only = {"--players": specs, "--split": args.split, "--table": args.table, "--decide": args.decide, "--workers": args.workers}
+    for flag, given in {**uniform_only, "--time-limit": args.time_limit != "none"}.items():
+        if given:
+            raise BattlelogError(f"--prior solves the optimum alone: {flag} is for the uniform prior")
+    weighted, named = weights_named(solvable_layouts(config), args.layout_prior)
+    start = time.perf_counter()
+    solver = WeightedSolver(weighted.layouts, weighted.weights, memory)
+    optimum = solver.optimum()
+    figures = {**config.board_json(), "ships": list(config.ships), "rules": config.rules.to_json(), "prior": named,
+               "layouts": len(weighted.layouts), "optimal": float(optimum), "exact": {"optimal": str(optimum)},
+               "tolerance": weighted.tolerance, "solve_seconds": round(time.perf_counter() - start, 3),
+               "search_nodes": int(solver.stats[0]), "symmetries": len(solver.symmetries)}  # fmt: skip
+    if args.json:
+        print(json.dumps(figures))
+        return 0
+    print(f"{config.label()} under prior {named}: {len(weighted.layouts):,} layouts of positive weight; optimal play needs "
+          f"{float(optimum):.4f} shots on average ({optimum} exactly"
+          + (")" if weighted.exact else f" for the weights rounded to integers; the prior's own optimum within {weighted.tolerance:.1e})"))  # fmt: skip
+    print(f"solved in {figures['solve_seconds']:.1f} s ({figures['search_nodes']:,} search nodes, {len(solver.symmetries)} symmetries keep the weights)")
     return 0
 
 

@@ -177,23 +177,27 @@ def summary_row(row: PlayerSummary) -> dict[str, Any]:
     }
 
 
-def summary_markdown(manifest: Mapping[str, Any], rows: list[PlayerSummary], comparisons: list[Comparison]) -> str:
-    """summary.md: the title, the summary table and the paired differences."""
+def summary_markdown(
+    manifest: Mapping[str, Any], rows: list[PlayerSummary], comparisons: list[Comparison], sections: Sequence[str] = ()
+) -> str:
+    """summary.md: the title, the summary table, the paired differences and any further ``sections`` (each a
+    title line and a table: the distributions and duels of :mod:`battlelog.report.duel`)."""
     unit = score_unit(manifest)
     text = f"# {describe_experiment(manifest)}\n\n{summary_table(rows, unit)}\n"
     if comparisons:
         text += f"\n{paired_title(unit)}:\n\n{comparisons_table(comparisons, unit)}\n"
-    return text
+    return text + "".join(f"\n{section}\n" for section in sections)
 
 
 def write_summary(
-    out: Path, manifest: Mapping[str, Any], rows: list[PlayerSummary], comparisons: Sequence[Comparison] = ()
+    out: Path, manifest: Mapping[str, Any], rows: list[PlayerSummary], comparisons: Sequence[Comparison] = (), sections: Sequence[str] = ()
 ) -> tuple[Path, Path]:
-    """summary.csv (one row per player, raw numbers, empty where undefined) and summary.md, in ``out``."""
+    """summary.csv (one row per player, raw numbers, empty where undefined) and summary.md (with ``sections``
+    after the paired differences), in ``out``."""
     csv_path, md_path = out / SUMMARY_CSV, out / SUMMARY_MD
     fields = list(summary_row(rows[0])) if rows else ["player"]
     write_csv(csv_path, fields, ([summary_row(row)[field] for field in fields] for row in rows))
-    write_text(md_path, summary_markdown(manifest, rows, list(comparisons)))
+    write_text(md_path, summary_markdown(manifest, rows, list(comparisons), sections))
     return csv_path, md_path
 
 

@@ -15,6 +15,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from battlelog.engines.solve import solve
+from battlelog.report.duel import all_duels, distribution_table, distributions, duel_table
 from battlelog.report.summary import summarize_records, summary_table
 from battlelog.runner.records import MANIFEST, describe_experiment, load_results, read_manifest
 from battlelog.views.replay.frames import Frame
@@ -76,7 +77,8 @@ async def index(request: Request) -> JSONResponse:
 
 
 async def experiment(request: Request) -> JSONResponse:
-    """One experiment: its summary table, the plots in its folder and its games."""
+    """One experiment: its summary table, each player's distribution of shots, the head-to-head table of every
+    two players (Markdown tables, empty without games), the plots in its folder and its games."""
     folder = _experiment(request)
     manifest, records = load_results(folder)
     root = _root(request).resolve()
@@ -85,6 +87,8 @@ async def experiment(request: Request) -> JSONResponse:
         {
             "label": describe_experiment(manifest),
             "summary": summary_table(summarize_records(records)),
+            "distribution": distribution_table(distributions(records)),
+            "duel": duel_table(all_duels(records)),
             "plots": [p.relative_to(root).as_posix() for p in sorted(folder.glob("*.png"))],
             "games": games,
         }

@@ -13,6 +13,12 @@ async function openExperiment(path) {
     detail.innerHTML = "";
     const h = document.createElement("h2"); h.textContent = e.label; detail.appendChild(h);
     detail.appendChild(summaryTable(e.summary));
+    for (const [title, table] of [["Distribution of shots (quantiles; chance to finish within k)", e.distribution],
+                                  ["Head to head: the chance that A finishes first (A first, B first, alternating)", e.duel]]) {
+      if (table.split("\n").length < 3) continue;  // a header alone: no games, or fewer than two players
+      const h3 = document.createElement("h3"); h3.textContent = title; detail.appendChild(h3);
+      detail.appendChild(summaryTable(table));
+    }
     for (const plot of e.plots) { const img = document.createElement("img"); img.src = fileUrl(plot); img.alt = plot; detail.appendChild(img); }
     const list = document.createElement("div"); list.className = "games";
     for (const g of e.games.slice(0, 300)) {
