@@ -26,7 +26,9 @@ def environment(html: bool = False) -> jinja2.Environment:
     """One environment per kind and process (templates are parsed once): HTML escapes, text keeps
     ProbLog's layout. A misspelt context key fails loudly instead of rendering ``""``."""
     if html:
-        return jinja2.Environment(loader=jinja2.FileSystemLoader(template_dir()), autoescape=True, undefined=jinja2.StrictUndefined)
+        return jinja2.Environment(
+            loader=jinja2.FileSystemLoader(template_dir()), autoescape=True, undefined=jinja2.StrictUndefined
+        )
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(template_dir()),
         undefined=jinja2.StrictUndefined,

@@ -44,7 +44,12 @@ def serve(spec: str, seed: int, board: GameConfig) -> None:
         load = os.getloadavg()[0]
         result = play_game(board, layout_for(board, seed, game), player)
         shots = [[shot.row, shot.col] for shot in result.state.shots]
-        print(json.dumps({"shots": shots, "seconds": result.seconds, "median": statistics.median(result.move_seconds), "load": load}), flush=True)
+        print(
+            json.dumps(
+                {"shots": shots, "seconds": result.seconds, "median": statistics.median(result.move_seconds), "load": load}
+            ),
+            flush=True,
+        )
 
 
 def against(other: str, worker_command: list[str], title: str, games: int) -> None:
@@ -67,8 +72,9 @@ def against(other: str, worker_command: list[str], title: str, games: int) -> No
             played[name] = _answer(worker)
         this, that = played["this"], played["other"]
         same += this["shots"] == that["shots"]
-        rows.append([str(game), f"{that['seconds']:.2f} s", f"{this['seconds']:.2f} s", f"{that['seconds'] / this['seconds']:.2f}x",
-                     duration(that["median"]), duration(this["median"]), f"{that['load']:.1f} / {this['load']:.1f}",
+        rows.append([str(game), f"{that['seconds']:.2f} s", f"{this['seconds']:.2f} s",
+                     f"{that['seconds'] / this['seconds']:.2f}x", duration(that["median"]), duration(this["median"]),
+                     f"{that['load']:.1f} / {this['load']:.1f}",
                      "yes" if this["shots"] == that["shots"] else "NO"])  # fmt: skip
     for worker in workers.values():
         worker.communicate()

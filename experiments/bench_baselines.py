@@ -62,7 +62,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", type=int, default=10, help="board size (default: 10)")
     parser.add_argument("--ships", default="5,4,3,3,2", help="fleet (default: 5,4,3,3,2)")
     parser.add_argument("--games", type=int, default=200, help="games per player in process (default: 200)")
-    parser.add_argument("--runner-games", type=int, default=1000, help="games per player through the runner, 0 to skip (default: 1000)")
+    parser.add_argument(
+        "--runner-games", type=int, default=1000, help="games per player through the runner, 0 to skip (default: 1000)"
+    )
     parser.add_argument("--workers", type=int, default=available_cores(), help="runner workers (default: all cores)")
     parser.add_argument("--seed", type=int, default=0, help="root seed of the boards (default: 0)")
     args = parser.parse_args(argv)

@@ -438,7 +438,9 @@ def floor_rows(cpp: CppEngine, args: argparse.Namespace, played: dict[tuple[str,
             continue
         for reuse in (True, False):
             label = f"late states, {touch}/named, per call, " + ("in game order" if reuse else "each alone")
-            rows.append(measure(label, [s for s, _ in late], cpp, "marg", args.floor_rounds, args.limit, per_state=True, reuse=reuse))
+            rows.append(
+                measure(label, [s for s, _ in late], cpp, "marg", args.floor_rounds, args.limit, per_state=True, reuse=reuse)
+            )
         if touch == "allowed":
             near = min(late, key=lambda pair: abs((pair[1] or 0) - 84))
             row = measure(

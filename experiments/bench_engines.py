@@ -277,7 +277,8 @@ def ratio_rows(config: GameConfig, results: dict[str, dict], slow_engine: str, f
         return {"value": value}
 
     return [[
-        config.label(), f"{slow_engine} / {fast_engine}", ratio(slow["first"], fast["first"], "seconds"), ratio(slow["mid"], fast["mid"], "seconds"),
+        config.label(), f"{slow_engine} / {fast_engine}", ratio(slow["first"], fast["first"], "seconds"),
+        ratio(slow["mid"], fast["mid"], "seconds"),
         ratio(game_key(slow, "median"), game_key(fast, "median"), "value"),
         ratio(game_key(slow, "total"), game_key(fast, "total"), "value"),
     ]]  # fmt: skip
@@ -342,7 +343,11 @@ def main(argv: list[str] | None = None) -> int:
                     ratios += ratio_rows(config, results, slow, fast)
             if "sdd" in results:
                 verdicts.append(verdict(config, results["sdd"], big=config.label() not in _table_labels()))
-        print(markdown_table(header, rows + [["(idle process)", e, "", megabytes(idle[e]), "", "", "", "", "", ""] for e in engines]))
+        print(
+            markdown_table(
+                header, rows + [["(idle process)", e, "", megabytes(idle[e]), "", "", "", "", "", ""] for e in engines]
+            )
+        )
         if ratios:
             print("\n## Time ratios between engines (same states, same games)\n")
             print(markdown_table(["board", "ratio", "first move", "mid-game move", "game: median move", "whole game"], ratios))
@@ -385,7 +390,11 @@ def reuse(configs: list[GameConfig], count: int, seed: int) -> None:
             config.label(), str(len(fresh)), duration(sum(fresh) / count), duration(statistics.median(fresh)),
             duration(sum(kept) / count), duration(statistics.median(kept)),
         ])  # fmt: skip
-    print(markdown_table(["board", "states", "compiled anew: per game", "median state", "conditioned: per game", "median state"], rows))
+    print(
+        markdown_table(
+            ["board", "states", "compiled anew: per game", "median state", "conditioned: per game", "median state"], rows
+        )
+    )
 
 
 def growth(sizes: str, limit: float) -> None:

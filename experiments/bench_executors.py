@@ -115,7 +115,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="root seed of the boards (default: 0)")
     args = parser.parse_args(argv)
     config = GameConfig(args.size, parse_ships(args.ships))
-    runs: list[tuple[str, int, dict[str, Any]]] = [("pdf", args.pdf_games, {}), ("problog", args.exact_games, {})]  # problog on its default (native) engine
+    # problog on its default (native) engine
+    runs: list[tuple[str, int, dict[str, Any]]] = [("pdf", args.pdf_games, {}), ("problog", args.exact_games, {})]
 
     rows = []
     for executor in args.modes.split(","):

@@ -131,17 +131,27 @@ def main() -> None:
         remembering, forgetting = abba(shipped, partial(per_call, states, False, False), args.rounds)
         compiled, grounded = abba(shipped, partial(per_call, states, False, True, False), args.rounds)
         one, other = abba(shipped, partial(per_call, states, False), args.rounds)
-        rows.append([config.label(), str(len(states)), duration(remembering), duration(forgetting), f"{remembering / forgetting:.2f}",
-                     duration(grounded), f"{grounded / compiled:.1f}x", duration(swept), f"{swept / listed:.1f}x", f"{other / one:.2f}"])  # fmt: skip
+        rows.append([config.label(), str(len(states)), duration(remembering), duration(forgetting),
+                     f"{remembering / forgetting:.2f}", duration(grounded), f"{grounded / compiled:.1f}x", duration(swept),
+                     f"{swept / listed:.1f}x", f"{other / one:.2f}"])  # fmt: skip
         reusing, fresh = abba(partial(in_game, games, True), partial(in_game, games, False), args.rounds)
         one, other = abba(partial(in_game, games, True), partial(in_game, games, True), args.rounds)
-        ordered.append([config.label(), f"{len(states)} ({len(games)} games)", duration(reusing), duration(fresh), f"{fresh / reusing:.1f}x", f"{other / one:.2f}"])
+        ordered.append(
+            [
+                config.label(), f"{len(states)} ({len(games)} games)", duration(reusing), duration(fresh),
+                f"{fresh / reusing:.1f}x", f"{other / one:.2f}",
+            ]
+        )
     head = ["board", "states", "per call", "reuse=False", "per call / reuse=False", "grounded in Python", "grounded / per call",
             "sweeping every state", "sweeping / per call", "A/A ratio"]  # fmt: skip
     print(markdown_table(head, rows, align="lrrrrrrrrr"))
     print()
     print("In game order:")
-    print(markdown_table(["board", "states", "per call, reuse", "per call, no reuse", "no reuse / reuse", "A/A ratio"], ordered, align="lrrrrr"))
+    print(
+        markdown_table(
+            ["board", "states", "per call, reuse", "per call, no reuse", "no reuse / reuse", "A/A ratio"], ordered, align="lrrrrr"
+        )
+    )
     print()
     rows = []
     for touch in ("diagonal", "none"):

@@ -73,7 +73,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--layouts", type=int, default=1000, help="layouts to fit (default: 1000)")
     parser.add_argument("--hider", default="edge-hugger", help="the hider they are drawn from (default: edge-hugger)")
-    parser.add_argument("--features", default="all,edge+vertical", help="comma-separated feature sets, '+' within one (default: all,edge+vertical)")
+    parser.add_argument(
+        "--features",
+        default="all,edge+vertical",
+        help="comma-separated feature sets, '+' within one (default: all,edge+vertical)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="root seed of the layouts (default: 0)")
     parser.add_argument("--time-limit", type=float, default=1800, help="seconds per child (default: 1800)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
@@ -89,15 +93,17 @@ def main(argv: list[str] | None = None) -> int:
     verdicts: list[str] = []
     with tempfile.TemporaryDirectory(prefix="battlelog-learn-") as folder:
         records = Path(folder) / "games.jsonl"
-        records.write_text("".join(json.dumps({"game": g, "layout": [placement_json(p) for p in x]}) + "\n" for g, x in enumerate(layouts)))
+        records.write_text(
+            "".join(json.dumps({"game": g, "layout": [placement_json(p) for p in x]}) + "\n" for g, x in enumerate(layouts))
+        )
         for features in args.features.split(","):
             learnt = features_text(parse_features(features))
             for kind in ("learn", "belief=learn"):
                 rows.append(_row(kind, learnt, str(records), args, verdicts))
     header = ["fit", "features", "layouts", "reading and fitting", "engine calls", "prior", "standard errors", "peak"]
     print(markdown_table(header, rows))
-    print(f"\nLayouts of games 0..{args.layouts - 1} of seed {args.seed} drawn from the {args.hider} hider ({duration(drawn)} to draw them, "
-          "not counted); every row a cold process.\n")  # fmt: skip
+    print(f"\nLayouts of games 0..{args.layouts - 1} of seed {args.seed} drawn from the {args.hider} hider "
+          f"({duration(drawn)} to draw them, not counted); every row a cold process.\n")  # fmt: skip
     print(f"Target (issue 18): learn from 1000 layouts of the standard game <= {TARGET_SECONDS:.0f} s:")
     print("\n".join(verdicts) + "\n")
     return 0
@@ -109,9 +115,11 @@ def _row(kind: str, learnt: str, records: str, args: argparse.Namespace, verdict
     print(f"  {kind} {learnt}: done", file=sys.stderr, flush=True)
     stderr = ", ".join(f"{k} {v:.3f}" for k, v in got.get("stderr", {}).items())
     if kind == "learn" and "seconds" in got:
-        verdicts.append(f"- learn, features {learnt}: {duration(got['seconds'])}: {'met' if got['seconds'] <= TARGET_SECONDS else 'MISSED'}")
-    return [kind, learnt, str(args.layouts), got.get("status") or duration(got["seconds"]), str(got.get("calls", "")), got.get("prior", ""),
-            stderr, megabytes(got.get("peak"))]  # fmt: skip
+        verdicts.append(
+            f"- learn, features {learnt}: {duration(got['seconds'])}: {'met' if got['seconds'] <= TARGET_SECONDS else 'MISSED'}"
+        )
+    return [kind, learnt, str(args.layouts), got.get("status") or duration(got["seconds"]), str(got.get("calls", "")),
+            got.get("prior", ""), stderr, megabytes(got.get("peak"))]  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -57,7 +57,9 @@ def main() -> None:
     for (low, extra), pairs in sorted(found.items()):
         high = next(b[1] for b in BANDS if b[0] == low)
         recount, sweep = statistics.median(p[0] for p in pairs), statistics.median(p[1] for p in pairs)
-        rows.append([f"{low}-{high}", f"+{extra}", str(len(pairs)), duration(recount), duration(sweep), f"{sweep / recount:.1f}x"])
+        rows.append(
+            [f"{low}-{high}", f"+{extra}", str(len(pairs)), duration(recount), duration(sweep), f"{sweep / recount:.1f}x"]
+        )
     print(f"10x10 5,4,3,3,2, greedy games of seed {args.seed} (game i: seed {args.seed} + 1000 i), {args.games} games\n")
     print(markdown_table(["shots before", "misses on", "states", "counted again (median)", "swept (median)", "speed-up"], rows))
 

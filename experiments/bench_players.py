@@ -87,7 +87,10 @@ def main() -> int:
     if args.against:
         command = [sys.executable, __file__, "--serve", "--players", args.players, "--seed", str(args.seed),
                    "--touch", args.touch, "--sinks", args.sinks]  # fmt: skip
-        ab_games.against(args.against, command, f"{board.label()}, {args.players}, boards and player seeds of seed {args.seed}", args.large_games)
+        ab_games.against(
+            args.against, command, f"{board.label()}, {args.players}, boards and player seeds of seed {args.seed}",
+            args.large_games,
+        )
         return 0
     names = [p.strip() for p in args.players.split(",") if p.strip()]
     for config in BOARDS:  # compile and cache numba's kernels before any clock starts

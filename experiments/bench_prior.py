@@ -72,10 +72,18 @@ def child(task: dict[str, Any]) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--prior", default="edge=0.8,vertical=-0.3", help="the prior without a touch weight (default: edge=0.8,vertical=-0.3)")
-    parser.add_argument("--touch-prior", default="edge=0.8,vertical=-0.3,touch=-0.5", help="the prior with one (default: edge=0.8,vertical=-0.3,touch=-0.5)")
+    parser.add_argument(
+        "--prior", default="edge=0.8,vertical=-0.3", help="the prior without a touch weight (default: edge=0.8,vertical=-0.3)"
+    )
+    parser.add_argument(
+        "--touch-prior",
+        default="edge=0.8,vertical=-0.3,touch=-0.5",
+        help="the prior with one (default: edge=0.8,vertical=-0.3,touch=-0.5)",
+    )
     parser.add_argument("--games", type=int, default=3, help="greedy games per prior (default: 3)")
-    parser.add_argument("--touch-games", type=int, default=1, help="greedy games under the prior with a touch weight (default: 1; minutes each)")
+    parser.add_argument(
+        "--touch-games", type=int, default=1, help="greedy games under the prior with a touch weight (default: 1; minutes each)"
+    )
     parser.add_argument("--seed", type=int, default=1, help="root seed of the boards (default: 1)")
     parser.add_argument("--time-limit", type=float, default=600, help="seconds per child task (default: 600)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
@@ -94,23 +102,29 @@ def main(argv: list[str] | None = None) -> int:
         count = args.touch_games if prior == args.touch_prior else args.games
         games = run_child({"task": "games", "prior": prior, "games": count, "seed": args.seed}, args.time_limit * count, SCRIPT)
         if "totals" in games:
-            game = [duration(statistics.mean(games["totals"])), duration(max(games["totals"])), duration(statistics.median(games["moves"])),
-                    duration(max(games["moves"])), f"{statistics.mean(games['scores']):.1f}"]  # fmt: skip
+            game = [duration(statistics.mean(games["totals"])), duration(max(games["totals"])),
+                    duration(statistics.median(games["moves"])), duration(max(games["moves"])),
+                    f"{statistics.mean(games['scores']):.1f}"]  # fmt: skip
         else:
             game = [games.get("status", "-"), "", "", "", ""]
         features = ", ".join(f"{f:.3f}" for f in learning.get("features", []))
         rows.append([label, cold.get("status") or duration(cold.get("seconds")), megabytes(cold.get("peak")),
-                     learning.get("status") or f"{duration(learning.get('seconds'))} ({features})", *game, megabytes(games.get("peak"))])  # fmt: skip
+                     learning.get("status") or f"{duration(learning.get('seconds'))} ({features})", *game,
+                     megabytes(games.get("peak"))])  # fmt: skip
         worst = max(worst, cold.get("peak", 0), games.get("peak", 0))
         if prior == args.touch_prior:
             checks = [("weighted empty board cold <= 2 s", cold.get("seconds"), 2.0),
-                      ("whole greedy game with a prior <= 5 s (mean)", statistics.mean(games["totals"]) if "totals" in games else None, 5.0)]  # fmt: skip
+                      ("whole greedy game with a prior <= 5 s (mean)",
+                       statistics.mean(games["totals"]) if "totals" in games else None, 5.0)]  # fmt: skip
         print(f"  {label}: done", file=sys.stderr, flush=True)
     header = ["prior", "empty 10x10 cold", "its peak", "E[edge, vertical, touch] + log Z (empty)", "greedy game: mean",
               "slowest game", "median move", "slowest move", "mean shots", "games' peak"]  # fmt: skip
     print(markdown_table(header, rows))
-    print(f"\n{args.games} greedy games per prior ({args.touch_games} with the touch weight) from a cold start each (seed {args.seed}); "
-          "every row in its own processes.\n")
+    print(
+        f"\n{args.games} greedy games per prior ({args.touch_games} with the touch weight) from a cold start each (seed "
+        f"{args.seed}); "
+        "every row in its own processes.\n"
+    )
     print("Targets (issue 18), for the prior with a touch weight:")
     for name, value, target in checks:
         print(f"- {name}: {duration(value)}: {'met' if value is not None and value <= target else 'MISSED'}")

@@ -125,10 +125,12 @@ def bench_grand(programs: list[str], reveal: int) -> None:
         everything += times
         cut = statistics.quantiles(times, n=10)[-1]
         print(
-            f"| B{board:02d} | {data['lengths']} | {space.size:,} | {listed:.2f} | {statistics.median(times):.2f} | {cut:.2f} | {max(times):.1f} |"
+            f"| B{board:02d} | {data['lengths']} | {space.size:,} | {listed:.2f} | {statistics.median(times):.2f} | {cut:.2f} | "
+            f"{max(times):.1f} |"
         )
     print(
-        f"\nall boards: median {statistics.median(everything):.2f} ms, p90 {statistics.quantiles(everything, n=10)[-1]:.2f} ms a question\n"
+        f"\nall boards: median {statistics.median(everything):.2f} ms, p90 {statistics.quantiles(everything, n=10)[-1]:.2f} ms "
+        "a question\n"
     )
 
 

@@ -60,7 +60,8 @@ def kernel_row(spec: str, workspace: Workspace) -> list[str]:
     rollouts(board, start, owners, lefts, ranked.astype(np.int64), shots)
     elapsed = time.perf_counter() - begin
     moves = int(shots.sum())
-    return [spec, "kernel: one move's rollouts, empty board", f"{len(ranked)} x {len(owners)} games, {moves:,} moves in {duration(elapsed)}",
+    return [spec, "kernel: one move's rollouts, empty board",
+            f"{len(ranked)} x {len(owners)} games, {moves:,} moves in {duration(elapsed)}",
             f"{elapsed / moves * 1e6:.2f} us", "", "", ""]  # fmt: skip
 
 
@@ -84,7 +85,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", default="rollout", help="rollout configurations, comma-separated outside brackets")
     parser.add_argument("--games", type=int, default=3, help="10x10 games per configuration")
-    parser.add_argument("--against", metavar="DIR", help="compare whole games with the code of another checkout (one configuration)")
+    parser.add_argument(
+        "--against", metavar="DIR", help="compare whole games with the code of another checkout (one configuration)"
+    )
     parser.add_argument("--seed", type=int, default=SEED, help="with --against: the boards' and players' seed (default: 101)")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()

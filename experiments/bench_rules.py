@@ -71,7 +71,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--configs", default=CONFIGS, help=f"boards as SIZE:SHIPS or ROWSxCOLS:SHIPS,... (default {CONFIGS})")
     parser.add_argument("--touch", default="allowed,diagonal,none", help="touch rules to measure (comma-separated)")
-    parser.add_argument("--games", type=int, default=3, help="greedy games per row after the first, one after another in one process")
+    parser.add_argument(
+        "--games", type=int, default=3, help="greedy games per row after the first, one after another in one process"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--limit", type=float, default=300.0, help="seconds before a child is stopped")
     args = parser.parse_args()
@@ -82,8 +84,14 @@ def main() -> None:
             empty = run_child({**base, "task": "empty"}, args.limit, SCRIPT)
             # Drawn here, as an experiment draws its boards in the parent process: a worker never holds the sampler's model.
             ruled = GameConfig(config.rows, config.ships, Rules(touch=touch), cols=config.cols)
-            layouts = [[dataclasses.astuple(p) for p in layout] for layout in layouts_for(ruled, args.seed, range(args.games + 1))]
-            games = run_child({**base, "task": "games", "games": args.games, "seed": args.seed, "layouts": layouts}, args.limit * args.games, SCRIPT)
+            layouts = [
+                [dataclasses.astuple(p) for p in layout] for layout in layouts_for(ruled, args.seed, range(args.games + 1))
+            ]
+            games = run_child(
+                {**base, "task": "games", "games": args.games, "seed": args.seed, "layouts": layouts},
+                args.limit * args.games,
+                SCRIPT,
+            )
             target = TARGETS.get((config.rows, config.cols, config.ships, touch))
             rows.append([
                 config.label(), touch,
@@ -94,10 +102,13 @@ def main() -> None:
                 duration(games["seconds"]) if "seconds" in games else "-",
                 duration(games["slowest"]) if "slowest" in games else "-",
                 megabytes(games["peak"]) if "peak" in games else "-",
-                "-" if target is None else f"empty <= {target[0]:g} s, game <= {target[1]:g} s" + (f", peak <= {target[2] / 1e9:g} GB" if target[2] else ""),
+                "-" if target is None
+                else f"empty <= {target[0]:g} s, game <= {target[1]:g} s"
+                + (f", peak <= {target[2] / 1e9:g} GB" if target[2] else ""),
             ])  # fmt: skip
     print(markdown_table(
-        ["board", "touch", "layouts (empty)", "empty board", "peak", "first greedy game", f"then (mean of {args.games})", "slowest", "peak", "target"],
+        ["board", "touch", "layouts (empty)", "empty board", "peak", "first greedy game", f"then (mean of {args.games})",
+         "slowest", "peak", "target"],
         rows, align="llrrrrrrrl",
     ))  # fmt: skip
 

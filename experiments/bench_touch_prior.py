@@ -43,7 +43,9 @@ def child(task: dict[str, Any]) -> dict[str, Any]:
     from battlelog.rules.prior import Prior
     from battlelog.rules.state import GameState
 
-    config = GameConfig(task["size"], parse_ships(task["ships"])).with_prior(Prior.parse(task["prior"]) if task["prior"] else Prior())
+    config = GameConfig(task["size"], parse_ships(task["ships"])).with_prior(
+        Prior.parse(task["prior"]) if task["prior"] else Prior()
+    )
     before = resource.getrusage(resource.RUSAGE_SELF)
     start = time.perf_counter()
     marginals = Workspace().engine("native").marginals(GameState.empty(config))
@@ -107,7 +109,11 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for (label, prior), row in seen.items():
         uniform = seen[(label, "")]
-        ratio = statistics.median(row["seconds"]) / statistics.median(uniform["seconds"]) if row["seconds"] and uniform["seconds"] else None
+        ratio = (
+            statistics.median(row["seconds"]) / statistics.median(uniform["seconds"])
+            if row["seconds"] and uniform["seconds"]
+            else None
+        )
         memory = statistics.median(row["peak"]) / statistics.median(uniform["peak"]) if row["peak"] and uniform["peak"] else None
         rows.append([label, prior or "uniform", spread(row["seconds"], duration), spread(row["cpu"], duration),
                      spread(row["peak"], megabytes), "-" if ratio is None else f"{ratio:.2f}x, {memory:.2f}x",
@@ -115,8 +121,10 @@ def main(argv: list[str] | None = None) -> int:
     header = ["code", "prior", "empty board, cold process", "its CPU", "its peak", "against uniform (time, peak)",
               "second process (board on disk)", "its peak"]  # fmt: skip
     print(markdown_table(header, rows))
-    print(f"\n{args.size}x{args.size} {args.ships}; median of {args.rounds} interleaved rounds (range in brackets), each a process "
-          "of its own with an empty cache folder; the second process reads the first one's cache folder.\n")
+    print(
+        f"\n{args.size}x{args.size} {args.ships}; median of {args.rounds} interleaved rounds (range in brackets), each a process "
+        "of its own with an empty cache folder; the second process reads the first one's cache folder.\n"
+    )
     return 0
 
 

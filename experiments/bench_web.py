@@ -6,8 +6,8 @@ the suggested shot as a referee would, and starts a new game when every ship is 
 be 200 with a suggestion on an unshot cell (or none once the game is over); any other answer counts as
 an error (as is no answer within a minute). The loop is bounded in time and stops by itself; only
 loopback addresses are used (each client connects from its own, 127.0.0.2 and up, as people on their
-own machines would: the server bounds one address's share of its engine queue). Each client holds one keep-alive connection and speaks HTTP/1.1 itself, so
-that the clients take little of the cores they share with the server (docs/web.md, "Load").
+own machines would: the server bounds one address's share of its engine queue). Each client holds one keep-alive connection and
+speaks HTTP/1.1 itself, so that the clients take little of the cores they share with the server (docs/web.md, "Load").
 
 The clock starts once the server has answered the empty board once (it computes it at start) and its
 opening book is ready (read from the user's cache folder, or computed the first time: minutes).
@@ -88,7 +88,10 @@ class Connection:
             local = None if self.source is None else (self.source, 0)
             self._streams = await asyncio.open_connection(self.host, self.port, local_addr=local)
         reader, writer = self._streams
-        head = f"POST {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+        head = (
+            f"POST {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n"
+        )
         writer.write(head.encode() + body)
         answer = await reader.readuntil(b"\r\n\r\n")
         status = int(answer[9:12])
@@ -271,7 +274,10 @@ def overhead(states: list[bytes], workers: int, clients: int, repeat: int) -> in
     warm = [json.dumps(GameState.empty(CONFIG).to_json()).encode(), *distinct_states(workers, seed=1)]
     rows: list[tuple[str, int, float, float, float, float, float, int]] = []
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=_direct_start) as pool, serving(workers, 0) as (url, server):
+    with (
+        ProcessPoolExecutor(workers, mp_context=context, initializer=_direct_start) as pool,
+        serving(workers, 0) as (url, server),
+    ):
         ready(url)
         asyncio.run(served(url, warm, workers))  # every engine worker started and its kernel loaded
         list(pool.map(_direct_advice, warm))
@@ -284,7 +290,11 @@ def overhead(states: list[bytes], workers: int, clients: int, repeat: int) -> in
                     alone, expected = direct(batch, pool)
                     alone_cpu = cpu_seconds(mine) - before
                 else:
-                    before, own, asked = cpu_seconds(theirs), cpu_seconds([server]), httpx.get(f"{url}api/options").json()["served"]["computed"]
+                    before, own, asked = (
+                        cpu_seconds(theirs),
+                        cpu_seconds([server]),
+                        httpx.get(f"{url}api/options").json()["served"]["computed"],
+                    )
                     through, answers = asyncio.run(served(url, batch, clients))
                     through_cpu, own = cpu_seconds(theirs) - before, cpu_seconds([server]) - own
                     extra = httpx.get(f"{url}api/options").json()["served"]["computed"] - asked - len(batch)
@@ -294,14 +304,21 @@ def overhead(states: list[bytes], workers: int, clients: int, repeat: int) -> in
             rows.append((f"{run + 1}", len(batch), alone, alone_cpu, through, through_cpu, own, extra))
     sums: list[Any] = [sum(column) for column in list(zip(*rows, strict=True))[1:]]
     rows.append(("all", *sums))
-    print(f"{len(states) // repeat} distinct 10x10 mid-game states a run, {workers} engine processes; the server asked by {clients} connections at once")
+    print(
+        f"{len(states) // repeat} distinct 10x10 mid-game states a run, {workers} engine processes; the server asked by "
+        f"{clients} connections at once"
+    )
     print("(CPU: processor seconds used; the server's engine processes' include the states it computed ahead, prefetched):")
     print()
-    print("| run | engine alone: s (states/s), CPU s | through the server: s (states/s), engine CPU s, server process CPU s, prefetched | wall time server / alone | CPU server / alone |")
+    print(
+        "| run | engine alone: s (states/s), CPU s | through the server: s (states/s), engine CPU s, server process CPU s, "
+        "prefetched | wall time server / alone | CPU server / alone |"
+    )
     print("|---|---|---|---|---|")
     for label, count, alone, alone_cpu, through, through_cpu, own, extra in rows:
         print(
-            f"| {label} | {alone:.2f} ({count / alone:.1f}), {alone_cpu:.2f} | {through:.2f} ({count / through:.1f}), {through_cpu:.2f}, {own:.2f}, {extra} "
+            f"| {label} | {alone:.2f} ({count / alone:.1f}), {alone_cpu:.2f} | {through:.2f} ({count / through:.1f}), "
+            f"{through_cpu:.2f}, {own:.2f}, {extra} "
             f"| {through / alone:.3f} | {(through_cpu + own) / alone_cpu:.3f} |"
         )
     return 0
@@ -340,7 +357,9 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2, help="the server's engine processes (serve --workers)")
     parser.add_argument("--book", type=int, default=4000, help="the server's opening book (serve --book; default 4000)")
     parser.add_argument("--think", type=float, default=0.0, help="a client's mean pause before an answer (s; default 0)")
-    parser.add_argument("--distinct", type=int, default=0, metavar="N", help="measure the server's overhead on N distinct states instead")
+    parser.add_argument(
+        "--distinct", type=int, default=0, metavar="N", help="measure the server's overhead on N distinct states instead"
+    )
     parser.add_argument("--repeat", type=int, default=2, help="with --distinct: how many times each way (default 2)")
     args = parser.parse_args()
     if args.distinct:
@@ -357,7 +376,10 @@ def main() -> int:
         peaks = worker_peaks(pid)
     total = len(tally.first) + len(tally.later)
     think = f", thinking {args.think:g} s per answer on average" if args.think else ", answering at once"
-    print(f"{args.clients} clients for {args.seconds:g} s against `battlelog serve --workers {args.workers} --book {args.book}` on {CONFIG.label()}{think}:")
+    print(
+        f"{args.clients} clients for {args.seconds:g} s against `battlelog serve --workers {args.workers} --book {args.book}` "
+        f"on {CONFIG.label()}{think}:"
+    )
     print(f"(the server was ready after {waited:.0f} s, its opening book {book['states']} states)")
     print(f"{total} advice requests ({total / took:.0f}/s), {tally.games} games finished, {len(tally.errors)} errors")
     print(f"  empty board:          {percentiles(tally.first)}")

@@ -33,7 +33,9 @@ MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
 @numba.njit(cache=True)
-def partitioned_merge(parent_fwd: np.ndarray, first: np.ndarray, keys: np.ndarray, pbits: int, out_index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def partitioned_merge(
+    parent_fwd: np.ndarray, first: np.ndarray, keys: np.ndarray, pbits: int, out_index: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """kernel.merge's result, by hash buckets of 2**pbits: bucket, dedupe per bucket, renumber globally."""
     n, buckets, shift = keys.shape[0], 1 << pbits, np.uint64(64 - pbits)
     hashes, start = np.empty(n, dtype=np.uint64), np.zeros(buckets + 1, dtype=np.int64)
@@ -143,7 +145,10 @@ def main() -> None:
     print(markdown_table(["merge", "transitions", "time (rounds)", "per transition (best)"], rows))
     tables = SweepTables(ground_problem(GameState.empty(config)), IDENTITY)
     profile = np.uint64((1 << int(tables.count_shift[0])) - 1)
-    print(f"\nits {len(states):,} states have {len(np.unique(states & profile)):,} profiles (the counts of ships to place masked out)")
+    print(
+        f"\nits {len(states):,} states have {len(np.unique(states & profile)):,} profiles (the counts of ships to place masked "
+        "out)"
+    )
 
 
 if __name__ == "__main__":

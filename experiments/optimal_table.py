@@ -94,7 +94,8 @@ def main() -> int:
     parser.add_argument("--time-limit", default="1800", help="seconds each search may take (default: 1800)")
     parser.add_argument("--cache", type=Path, help="folder keeping each instance's figures, reused by a rerun")
     parser.add_argument(
-        "--rules", nargs="+", default=["allowed:named"], metavar="TOUCH:SINKS", help="rule pairs to solve each instance under, or all (default: allowed:named)"
+        "--rules", nargs="+", default=["allowed:named"], metavar="TOUCH:SINKS",
+        help="rule pairs to solve each instance under, or all (default: allowed:named)",
     )
     args = parser.parse_args()
     names = [name for name in args.players.split(",") if name and name != "none"]

@@ -55,7 +55,10 @@ def difference_row(label: list[str], a: dict[int, int], b: dict[int, int], games
         return None
     d = paired_difference([a[g] for g in common], [b[g] for g in common])
     clears = d.p_value is not None and d.p_value < THRESHOLD
-    return [*label, str(len(common)), signed(d.mean), interval(d.interval.low, d.interval.high), p_value(d.p_value), "yes" if clears else "no"]
+    return [
+        *label, str(len(common)), signed(d.mean), interval(d.interval.low, d.interval.high), p_value(d.p_value),
+        "yes" if clears else "no",
+    ]
 
 
 def cost_rows(board: str, hider: str, records: list[dict[str, Any]]) -> list[list[str]]:
@@ -90,7 +93,9 @@ def main() -> int:
         last = 1 + max((r["game"] for r in records), default=-1)
         for start, stop in BLOCKS:
             block = range(start, last if stop is None else stop)
-            row = difference_row([board, hider, f"{block.start}-{block.stop - 1}"], scores(records, learn), scores(records, GREEDY), block)
+            row = difference_row(
+                [board, hider, f"{block.start}-{block.stop - 1}"], scores(records, learn), scores(records, GREEDY), block
+            )
             curve += [row] if row else []
         costs += cost_rows(board, hider, records)
     header = ["board", "hider", "difference", "games", "mean", "95% CI", "p", f"p < {THRESHOLD:.4f}"]

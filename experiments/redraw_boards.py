@@ -27,7 +27,11 @@ from battlelog.runner.seeds import layouts_for
 def recorded_boards(folder: Path) -> dict[int, list[dict]]:
     """Each game's recorded layout (as written), from ``games.jsonl`` or ``games.jsonl.gz``."""
     plain = folder / "games.jsonl"
-    lines = plain.read_text().splitlines() if plain.exists() else gzip.decompress((folder / "games.jsonl.gz").read_bytes()).decode().splitlines()
+    lines = (
+        plain.read_text().splitlines()
+        if plain.exists()
+        else gzip.decompress((folder / "games.jsonl.gz").read_bytes()).decode().splitlines()
+    )
     out: dict[int, list[dict]] = {}
     for line in lines:
         record = json.loads(line)
@@ -40,7 +44,9 @@ def main() -> int:
     parser.add_argument("folders", nargs="+", type=Path, help="experiment folders (experiment.json and its records)")
     args = parser.parse_args()
     for folder in args.folders:
-        if not (folder / "experiment.json").is_file() or not any((folder / name).is_file() for name in ("games.jsonl", "games.jsonl.gz")):
+        if not (folder / "experiment.json").is_file() or not any(
+            (folder / name).is_file() for name in ("games.jsonl", "games.jsonl.gz")
+        ):
             print(f"redraw_boards: error: {folder}: not an experiment folder (experiment.json and games.jsonl)", file=sys.stderr)
             return 2
     print(machine_header("An experiment's boards drawn again"))
@@ -55,7 +61,12 @@ def main() -> int:
         took = time.perf_counter() - start
         same = sum(layout == parse_layout(recorded[g], config, str(folder)) for g, layout in zip(games, drawn))
         differ += len(games) - same
-        rows.append([str(folder), config.label(), hider.text() if not hider.is_uniform else "uniform", f"{len(games):,}", f"{same:,}", f"{took:.1f} s"])
+        rows.append(
+            [
+                str(folder), config.label(), hider.text() if not hider.is_uniform else "uniform", f"{len(games):,}", f"{same:,}",
+                f"{took:.1f} s",
+            ]
+        )
     print(markdown_table(["experiment", "board", "hider", "boards", "equal to the records", "drawn in"], rows, align="lllrrr"))
     return 1 if differ else 0
 

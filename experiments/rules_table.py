@@ -64,7 +64,9 @@ def worth_rows(rule: str, records: list[dict[str, Any]], standard: list[dict[str
     out = []
     for player in sorted({r["player"] for r in records} & {r["player"] for r in standard}, key=player_order):
         d, kind = rule_difference(finished(records, player), finished(standard, player))
-        out.append([rule, player, signed(d.mean), interval(d.interval.low, d.interval.high), p_value(d.p_value), kind, str(d.interval.n)])
+        out.append(
+            [rule, player, signed(d.mean), interval(d.interval.low, d.interval.high), p_value(d.p_value), kind, str(d.interval.n)]
+        )
     return out
 
 

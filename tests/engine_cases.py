@@ -210,7 +210,9 @@ def arguments_to(cls: type, method: str, monkeypatch: pytest.MonkeyPatch) -> lis
     return seen
 
 
-def move_asked_of(engine_class: type[Engine], monkeypatch: pytest.MonkeyPatch, **options: Any) -> tuple[GameState, list[GameState]]:
+def move_asked_of(
+    engine_class: type[Engine], monkeypatch: pytest.MonkeyPatch, **options: Any
+) -> tuple[GameState, list[GameState]]:
     """A problog player built with ``options`` chooses one move on a 4x4 state: that state, and the
     states ``engine_class`` was asked for meanwhile (the move was its work when they are the state)."""
     from battlelog.players import make_player

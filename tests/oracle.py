@@ -89,7 +89,9 @@ def layouts(size: int, ships: tuple[int, ...], touch: str = "allowed", cols: int
     width = size if cols is None else cols
     partial: list[tuple[Spot, ...]] = [()]
     for length in ships:
-        partial = [done + (s,) for done in partial for s in spots(size, length, width) if not any(clash(s, o, touch) for o in done)]
+        partial = [
+            done + (s,) for done in partial for s in spots(size, length, width) if not any(clash(s, o, touch) for o in done)
+        ]
     owner = np.full((len(partial), size * width), -1, dtype=np.int64)
     for k, layout in enumerate(partial):
         for i, spot in enumerate(layout):
@@ -297,7 +299,9 @@ def consistent_layouts(state: GameState) -> list[tuple[Placement, ...]]:
                 return
         for spot in options[order[k]]:
             cells = cells_of(spot)
-            if covered.isdisjoint(cells) and (touch == "allowed" or not any(clash(spot, other, touch) for other in chosen.values())):
+            if covered.isdisjoint(cells) and (
+                touch == "allowed" or not any(clash(spot, other, touch) for other in chosen.values())
+            ):
                 chosen[order[k]] = spot
                 extend(k + 1, covered | set(cells))
                 del chosen[order[k]]

@@ -205,10 +205,15 @@ def test_a_sink_names_its_ship_or_is_inferred_when_only_one_can_sink(capsys, mon
     saved = tmp_path / "g.json"
     out = advise(capsys, monkeypatch, ["--size", "4", "--ships", "3,2", "--state", str(saved)], ["A1 hit", "A2 sunk"])
     assert "A2 sunk 1: saved" in out  # two hits can only have sunk the ship of length 2
-    out = advise(capsys, monkeypatch, ["--size", "4", "--ships", "2,2", "--state", str(tmp_path / "h.json")], ["A1 hit", "A2 sunk"])
+    out = advise(
+        capsys, monkeypatch, ["--size", "4", "--ships", "2,2", "--state", str(tmp_path / "h.json")], ["A1 hit", "A2 sunk"]
+    )
     assert "A2 sunk 0 (ships 0 and 1 are alike here: taken as ship 0): saved" in out  # equal lengths: either will do
     assert GameState.load(tmp_path / "h.json").shots[-1].ship == 0
-    out = advise(capsys, monkeypatch, ["--size", "4", "--ships", "3,2", "--state", str(tmp_path / "i.json")], ["A1 hit", "A2 hit", "A3 sunk"])
+    out = advise(
+        capsys, monkeypatch, ["--size", "4", "--ships", "3,2", "--state", str(tmp_path / "i.json")],
+        ["A1 hit", "A2 hit", "A3 sunk"],
+    )
     assert "refused: a sink at A3 could be ship 0 (length 3) or 1 (length 2): say which, e.g. sunk 0" in out
 
 
@@ -243,5 +248,7 @@ def test_a_place_that_cannot_be_written_is_one_line_and_save_there_is_refused(ca
     assert main(["advise", *BOARD, "--state", str(tmp_path / "ro" / "s.json")]) == 2
     err = capsys.readouterr().err
     assert err == f"battlelog: error: {tmp_path / 'ro' / 's.json'}: cannot write (Not a directory)\n"
-    out = advise(capsys, monkeypatch, [*BOARD, "--state", str(tmp_path / "g.json")], [f"save {tmp_path / 'ro' / 'copy.json'}", "A1 miss"])
+    out = advise(
+        capsys, monkeypatch, [*BOARD, "--state", str(tmp_path / "g.json")], [f"save {tmp_path / 'ro' / 'copy.json'}", "A1 miss"]
+    )
     assert f"refused: {tmp_path / 'ro' / 'copy.json'}: cannot write (Not a directory)" in out and "A1 miss: saved to" in out

@@ -65,7 +65,12 @@ def test_a_volley_under_way_keeps_the_cells_chosen_before_its_answers() -> None:
 @pytest.mark.parametrize("name", ["problog", "pdf", "thompson"])
 def test_the_players_volley_and_the_advice_pick_alike_where_nothing_ties(name: str) -> None:
     config = GameConfig(5, (3, 2), Rules(salvo=3))
-    state = GameState.empty(config).with_shot(1, 1, "hit", volley=0).with_shot(1, 2, "miss", volley=0).with_shot(0, 1, "miss", volley=0)
+    state = (
+        GameState.empty(config)
+        .with_shot(1, 1, "hit", volley=0)
+        .with_shot(1, 2, "miss", volley=0)
+        .with_shot(0, 1, "miss", volley=0)
+    )
     cells = make_engine("native").marginals(state).cells
     top = best_cells(state.unshot, cells, 4)
     assert len(tied_best(top, [cells[c] for c in top])) == 1  # the best is alone, so no draw decides it

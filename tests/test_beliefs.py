@@ -40,7 +40,8 @@ def test_belief_options_have_one_name_each(tmp_path: Path) -> None:
     path = tmp_path / "prior.json"
     path.write_text(json.dumps({"prior": {"edge": 0.8, "touch": -1}}))
     labels = [s.label for s in parse_players(f"problog[belief=edge=0.8,touch=-1],info[belief={path}],thompson[belief=spreader],"
-                                             "lookahead[width=2,belief=learn],problog[belief=hider,volley=entropy],problog[belief=uniform]")]  # fmt: skip
+                                             "lookahead[width=2,belief=learn],problog[belief=hider,volley=entropy],"
+                                             "problog[belief=uniform]")]  # fmt: skip
     assert labels == ["problog[belief=edge=0.8,touch=-1]", "info[belief=edge=0.8,touch=-1]", "thompson[belief=spreader]",
                       "lookahead[belief=learn,width=2]", "problog[belief=hider,volley=entropy]", "problog"]  # fmt: skip
     assert player_spec("problog[belief=edge:0.8;touch:-1]").label == labels[0]
@@ -51,13 +52,17 @@ def test_belief_options_have_one_name_each(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("spec", "message"),
-    [("problog[belief=edgy]", "belief 'edgy' is neither uniform, a preset"), ("problog[belief=edges=1]", "unknown prior feature 'edges'"),
-     ("mc[belief=spreader]", "player mc does not take option belief"), ("problog[belief=edge=1,width=2]", "unknown prior feature 'width'"),
+    [("problog[belief=edgy]", "belief 'edgy' is neither uniform, a preset"),
+     ("problog[belief=edges=1]", "unknown prior feature 'edges'"),
+     ("mc[belief=spreader]", "player mc does not take option belief"),
+     ("problog[belief=edge=1,width=2]", "unknown prior feature 'width'"),
      ("problog[features=edge]", "features=edge says what belief=learn fits; this player's belief is uniform"),
      ("thompson[belief=learn,features=edges]", "features: 'edges' is not a list of edge, vertical, touch (or all)")],
 )  # fmt: skip
 def test_a_bad_belief_is_one_line(spec: str, message: str, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    one_line_error(capsys, ["experiment", "--size", "3", "--ships", "2,1", "--players", spec, "--out", str(tmp_path / "x")], message)
+    one_line_error(
+        capsys, ["experiment", "--size", "3", "--ships", "2,1", "--players", spec, "--out", str(tmp_path / "x")], message
+    )
 
 
 def test_a_belief_is_what_the_player_computes_with(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -73,11 +78,14 @@ def test_a_belief_is_what_the_player_computes_with(monkeypatch: pytest.MonkeyPat
         assert np.allclose(marginals.cells, expected, atol=1e-12), name
         assert not np.allclose(expected, oracle.cell_marginals(table, chosen), atol=1e-3)  # the belief changes the answer
     scores = make_player("problog[belief=edge=1.5,vertical=-1]", 0).scores(state)
-    assert scores is not None and np.allclose(np.nan_to_num(scores, nan=-1), np.where(np.isin(np.arange(16), [5, 2]).reshape(4, 4), -1, expected))
+    assert scores is not None and np.allclose(
+        np.nan_to_num(scores, nan=-1), np.where(np.isin(np.arange(16), [5, 2]).reshape(4, 4), -1, expected)
+    )
 
 
 def test_hider_and_learn_are_refused_outside_an_experiment(capsys: pytest.CaptureFixture[str]) -> None:
-    one_line_error(capsys, ["play", "--size", "3", "--ships", "2,1", "--player", "problog[belief=hider]", "--seed", "1", "--quiet"],
+    one_line_error(capsys,
+                   ["play", "--size", "3", "--ships", "2,1", "--player", "problog[belief=hider]", "--seed", "1", "--quiet"],
                    "belief=hider is known only inside an experiment")  # fmt: skip
 
 
@@ -91,7 +99,9 @@ def _brute_map(layouts: list[tuple]) -> np.ndarray:
         w = oracle.layout_weights(table, *theta)
         return -float(np.log(w[chosen]).sum() - len(chosen) * np.log(w.sum()) - LEARN_RIDGE / 2 * theta @ theta)
 
-    return np.asarray(minimize(minus, np.zeros(3), method="Nelder-Mead", options={"xatol": 1e-10, "fatol": 1e-13, "maxiter": 20000}).x)
+    return np.asarray(
+        minimize(minus, np.zeros(3), method="Nelder-Mead", options={"xatol": 1e-10, "fatol": 1e-13, "maxiter": 20000}).x
+    )
 
 
 def test_learn_fits_the_games_before_in_any_order(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -107,11 +117,16 @@ def test_learn_fits_the_games_before_in_any_order(monkeypatch: pytest.MonkeyPatc
     assert resolved_options({"belief": "hider"}, SMALL, 9, 12, hider, None) == {"belief": "edge-hugger"}
 
 
-def test_experiments_record_and_show_each_belief(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_experiments_record_and_show_each_belief(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     in_process(monkeypatch)
     out = tmp_path / "beliefs"
     players = "problog,problog[belief=hider],problog[belief=edge-hugger],problog[belief=learn]"
-    argv = ["experiment", "--size", "3", "--ships", "2,1", "--players", players, "--games", "5", "--seed", "4", "--hider", "edge-hugger", "--out", str(out)]
+    argv = [
+        "experiment", "--size", "3", "--ships", "2,1", "--players", players, "--games", "5", "--seed", "4", "--hider",
+        "edge-hugger", "--out", str(out),
+    ]
     assert main(argv) == 0
     shown = capsys.readouterr().out
     records = load_results(out)[1]
@@ -121,7 +136,9 @@ def test_experiments_record_and_show_each_belief(monkeypatch: pytest.MonkeyPatch
         assert games["problog[belief=hider]", game]["shots"] == games["problog[belief=edge-hugger]", game]["shots"]
         assert games["problog[belief=hider]", game]["options"] == {"belief": "hider"}
         learnt = learned_prior(SMALL, 4, PRESETS["edge-hugger"], game, Workspace())
-        task = GameTask("problog", {"belief": learnt.text() or "uniform"}, SMALL, 4, game, layout_for(SMALL, 4, game, PRESETS["edge-hugger"]))
+        task = GameTask(
+            "problog", {"belief": learnt.text() or "uniform"}, SMALL, 4, game, layout_for(SMALL, 4, game, PRESETS["edge-hugger"])
+        )
         assert games["problog[belief=learn]", game]["shots"] == play_task(task)["shots"]
     for player in players.split(","):
         assert player in shown
@@ -130,7 +147,9 @@ def test_experiments_record_and_show_each_belief(monkeypatch: pytest.MonkeyPatch
     assert all(f"| {p} " in table or f"{p} " in table for p in players.split(","))
 
 
-def test_learn_fits_only_the_features_its_option_names(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_learn_fits_only_the_features_its_option_names(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     in_process(monkeypatch)
     assert player_spec("problog[features=vertical+edge,belief=learn]").label == "problog[belief=learn,features=edge+vertical]"
     assert player_spec("problog[belief=learn,features=touch+vertical+edge]").label == "problog[belief=learn]"  # all: the default
@@ -150,11 +169,13 @@ def test_learn_fits_only_the_features_its_option_names(monkeypatch: pytest.Monke
     assert resolved_options({"belief": "learn", "features": "edge"}, SMALL, 4, 5, hider, None) == {"belief": edge_only.text()}
 
 
-def test_a_replay_works_out_the_belief_its_game_had(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_a_replay_works_out_the_belief_its_game_had(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     in_process(monkeypatch)
     out = tmp_path / "learnt"
-    assert main(["experiment", "--size", "3", "--ships", "2,1", "--players", "problog[belief=learn]", "--games", "4", "--seed", "6",
-                 "--hider", "spreader", "--out", str(out)]) == 0  # fmt: skip
+    assert main(["experiment", "--size", "3", "--ships", "2,1", "--players", "problog[belief=learn]", "--games", "4",
+                 "--seed", "6", "--hider", "spreader", "--out", str(out)]) == 0  # fmt: skip
     game = load_game(out, 3, None)
     player = scoring_player(game)
     assert isinstance(player, PosteriorPlayer)

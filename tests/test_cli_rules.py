@@ -30,7 +30,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 # ----- boards drawn under the rules ----------------------------------------------------------------
-@pytest.mark.parametrize(("touch", "size", "ships"), [("none", 4, (3, 2, 1)), ("none", 4, (2, 2, 1)), ("diagonal", 3, (2, 1)), ("diagonal", 4, (2, 2))])
+@pytest.mark.parametrize(
+    ("touch", "size", "ships"), [("none", 4, (3, 2, 1)), ("none", 4, (2, 2, 1)), ("diagonal", 3, (2, 1)), ("diagonal", 4, (2, 2))]
+)
 def test_boards_under_contact_rules_are_uniform_over_legal_layouts(touch: str, size: int, ships: tuple[int, ...]) -> None:
     """Chi-square over every layout the oracle lists, of the boards of games 0.. of one seed."""
     table = oracle.layouts(size, ships, touch)
@@ -65,7 +67,10 @@ def test_ships_that_may_touch_keep_their_boards() -> None:
 # ----- experiments ---------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def no_contact(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return experiment_in(tmp_path_factory, "rules", "--size", "6", "--ships", "3,2,2", "--touch", "none", "--players", "random,problog", "--games", "4", "--seed", "1")
+    return experiment_in(
+        tmp_path_factory, "rules", "--size", "6", "--ships", "3,2,2", "--touch", "none", "--players", "random,problog", "--games",
+        "4", "--seed", "1",
+    )
 
 
 def test_an_experiment_under_no_contact_end_to_end(no_contact: Path) -> None:
@@ -93,7 +98,9 @@ def test_an_experiment_under_no_contact_end_to_end(no_contact: Path) -> None:
 )
 def test_resuming_with_other_rules_is_refused(capsys, no_contact: Path, extra: list[str], message: str) -> None:
     before = (no_contact / GAMES).read_bytes()
-    argv = ["experiment", "--size", "6", "--ships", "3,2,2", "--players", "random", "--games", "4", "--seed", "1", "--workers", "1"]
+    argv = [
+        "experiment", "--size", "6", "--ships", "3,2,2", "--players", "random", "--games", "4", "--seed", "1", "--workers", "1",
+    ]
     one_line_error(capsys, [*argv, *extra, "--out", str(no_contact)], message)
     assert (no_contact / GAMES).read_bytes() == before
 
@@ -143,7 +150,9 @@ def test_a_manifest_with_an_unknown_key_or_an_impossible_fleet_is_refused(tmp_pa
     (tmp_path / MANIFEST).write_text(json.dumps({"size": 6, "ships": [3, 2, 2], "seed": 1, "rule": {}}))
     with pytest.raises(FileFormatError, match="unknown key 'rule'"):
         read_manifest(tmp_path)
-    (tmp_path / MANIFEST).write_text(json.dumps({"size": 3, "ships": [2, 2, 1], "seed": 1, "rules": {"touch": "none", "sinks": "named"}}))
+    (tmp_path / MANIFEST).write_text(
+        json.dumps({"size": 3, "ships": [2, 2, 1], "seed": 1, "rules": {"touch": "none", "sinks": "named"}})
+    )
     with pytest.raises(Exception, match="cannot be laid out on a 3x3 board with no contact"):
         read_manifest(tmp_path)
 
@@ -156,13 +165,17 @@ def test_game_records_carry_and_are_checked_against_the_rules(no_contact: Path) 
         other = {k: v for k, v in record.items() if k != "rules"} | ({} if rules is None else {"rules": rules})
         with pytest.raises(FileFormatError, match="not of this experiment's 6x6 3,2,2 \\(no contact\\) with seed 1"):
             check_record(other, "line 1", manifest)
-    with pytest.raises(FileFormatError, match="a game of 6x6 3,2,2 \\(no contact\\) with seed 1, not of this experiment's 6x6 3,2,2 with seed 1"):
+    with pytest.raises(
+        FileFormatError, match="a game of 6x6 3,2,2 \\(no contact\\) with seed 1, not of this experiment's 6x6 3,2,2 with seed 1"
+    ):
         check_record(record, "line 1", {"size": 6, "ships": [3, 2, 2], "seed": 1})
 
 
 # ----- the flags on every command ------------------------------------------------------------------
 def test_play_shows_the_rules(capsys) -> None:
-    argv = ["play", "--size", "5", "--ships", "3,2", "--touch", "diagonal", "--sinks", "unnamed", "--player", "random", "--seed", "2"]
+    argv = [
+        "play", "--size", "5", "--ships", "3,2", "--touch", "diagonal", "--sinks", "unnamed", "--player", "random", "--seed", "2",
+    ]
     assert main([*argv, "--quiet"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("5x5 3,2 (corner contact only, sinks unnamed), seed 2")
@@ -176,7 +189,10 @@ def test_marginals_count_the_layouts_of_the_rule(capsys, touch: str) -> None:
 
 
 def test_compile_under_the_rules(capsys, tmp_path: Path) -> None:
-    assert main(["compile", "--size", "4", "--ships", "2,2", "--touch", "none", "--sinks", "silent", "-o", str(tmp_path / "m.sdd")]) == 0
+    assert (
+        main(["compile", "--size", "4", "--ships", "2,2", "--touch", "none", "--sinks", "silent", "-o", str(tmp_path / "m.sdd")])
+        == 0
+    )
     assert "pysdd reads it back: 196 models" in capsys.readouterr().out
 
 
@@ -193,7 +209,11 @@ def test_script_takes_the_rules(capsys) -> None:
 def test_optimal_takes_the_flags_and_its_refusal_names_the_rule(capsys) -> None:
     assert main(["optimal", "--size", "3", "--ships", "2,1", "--touch", "none", "--sinks", "silent", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["rules"] == {"touch": "none", "sinks": "silent"}
-    one_line_error(capsys, ["optimal", "--size", "6", "--ships", "3,3,2,2", "--touch", "diagonal"], "6x6 3,3,2,2 (corner contact only): enumerating")
+    one_line_error(
+        capsys,
+        ["optimal", "--size", "6", "--ships", "3,3,2,2", "--touch", "diagonal"],
+        "6x6 3,3,2,2 (corner contact only): enumerating",
+    )
 
 
 def advise(capsys, monkeypatch: pytest.MonkeyPatch, argv: list[str], lines: list[str]) -> str:
@@ -206,7 +226,10 @@ def advise(capsys, monkeypatch: pytest.MonkeyPatch, argv: list[str], lines: list
 
 def test_advise_under_unnamed_sinks_takes_a_plain_sunk(capsys, monkeypatch, tmp_path: Path) -> None:
     saved = tmp_path / "game.json"
-    out = advise(capsys, monkeypatch, ["--size", "4", "--ships", "2,1", "--sinks", "unnamed", "--state", str(saved)], ["A1 hit", "A2 sunk", "A3 sunk 1"])
+    out = advise(
+        capsys, monkeypatch, ["--size", "4", "--ships", "2,1", "--sinks", "unnamed", "--state", str(saved)],
+        ["A1 hit", "A2 sunk", "A3 sunk 1"],
+    )
     assert out.startswith("4x4 2,1 (sinks unnamed): saving the game to")
     assert "A2 sunk: saved to" in out and "ships sunk: 1 of 2" in out
     assert "refused: sinks are unnamed in this game: answer sunk, not sunk 1" in out
@@ -220,7 +243,10 @@ def test_advise_under_unnamed_sinks_takes_a_plain_sunk(capsys, monkeypatch, tmp_
 
 def test_advise_under_silent_sinks_refuses_sunk(capsys, monkeypatch, tmp_path: Path) -> None:
     saved = tmp_path / "game.json"
-    out = advise(capsys, monkeypatch, ["--size", "4", "--ships", "2,1", "--sinks", "silent", "--touch", "none", "--state", str(saved)], ["A1 sunk", "A1 hit"])
+    out = advise(
+        capsys, monkeypatch, ["--size", "4", "--ships", "2,1", "--sinks", "silent", "--touch", "none", "--state", str(saved)],
+        ["A1 sunk", "A1 hit"],
+    )
     assert out.startswith("4x4 2,1 (no contact, sinks silent): saving")
     assert "refused: sinks are silent in this game: a ship's last cell is answered hit, never sunk" in out
     assert "ships afloat" not in out and "ships sunk" not in out
@@ -232,27 +258,55 @@ def test_a_state_file_with_other_rules_than_the_flags_is_one_line(capsys, tmp_pa
     path = tmp_path / "state.json"
     path.write_text(json.dumps({"size": 4, "ships": [2], "rules": {"sinks": "silent"}, "shots": []}))
     extra = ["-o", str(tmp_path / "m.sdd")] if command == "compile" else []
-    one_line_error(capsys, [command, str(path), "--sinks", "unnamed", *extra], f"{path} holds a game with sinks silent, not --sinks unnamed")
-    one_line_error(capsys, [command, str(path), "--touch", "none", *extra], f"{path} holds a game with touch allowed, not --touch none")
+    one_line_error(
+        capsys, [command, str(path), "--sinks", "unnamed", *extra], f"{path} holds a game with sinks silent, not --sinks unnamed"
+    )
+    one_line_error(
+        capsys, [command, str(path), "--touch", "none", *extra], f"{path} holds a game with touch allowed, not --touch none"
+    )
     assert not (tmp_path / "m.sdd").exists()
 
 
 def test_advise_refuses_a_saved_game_under_other_rules(capsys, tmp_path: Path) -> None:
     path = tmp_path / "state.json"
     path.write_text(json.dumps({"size": 4, "ships": [2], "rules": {"touch": "none"}, "shots": []}))
-    one_line_error(capsys, ["advise", "--state", str(path), "--touch", "diagonal"], "holds a game with touch none, not --touch diagonal")
-    one_line_error(capsys, ["advise", "--state", str(path), "--size", "4", "--ships", "2"], "holds a game on 4x4 2 (no contact), not on 4x4 2")
+    one_line_error(
+        capsys, ["advise", "--state", str(path), "--touch", "diagonal"], "holds a game with touch none, not --touch diagonal"
+    )
+    one_line_error(
+        capsys,
+        ["advise", "--state", str(path), "--size", "4", "--ships", "2"],
+        "holds a game on 4x4 2 (no contact), not on 4x4 2",
+    )
 
 
 @pytest.mark.parametrize("command", ["experiment", "play", "advise", "marginals", "script", "compile", "optimal"])
-@pytest.mark.parametrize(("flag", "value", "message"), [("--touch", "sideways", "unknown touch rule 'sideways'; choose one of allowed, diagonal, none"), ("--sinks", "loud", "unknown sinks rule 'loud'; choose one of named, unnamed, silent")])
+@pytest.mark.parametrize(
+    ("flag", "value", "message"),
+    [
+        ("--touch", "sideways", "unknown touch rule 'sideways'; choose one of allowed, diagonal, none"),
+        ("--sinks", "loud", "unknown sinks rule 'loud'; choose one of named, unnamed, silent"),
+    ],
+)
 def test_unknown_rule_names_are_one_line(capsys, tmp_path: Path, command: str, flag: str, value: str, message: str) -> None:
     argv = [command, "--size", "4", "--ships", "2,2", flag, value]
-    argv += {"experiment": ["--out", str(tmp_path / "out")], "compile": ["-o", str(tmp_path / "m.sdd")], "advise": ["--state", str(tmp_path / "a.json")]}.get(command, [])
+    argv += {
+        "experiment": ["--out", str(tmp_path / "out")],
+        "compile": ["-o", str(tmp_path / "m.sdd")],
+        "advise": ["--state", str(tmp_path / "a.json")],
+    }.get(command, [])
     one_line_error(capsys, argv, message)
     assert list(tmp_path.iterdir()) == []
 
 
 def test_a_fleet_that_does_not_fit_under_the_flags_is_one_line(capsys, tmp_path: Path) -> None:
-    one_line_error(capsys, ["marginals", "--size", "3", "--ships", "2,2,1", "--touch", "none"], "fleet 2,2,1 cannot be laid out on a 3x3 board with no contact")
-    one_line_error(capsys, ["experiment", "--size", "3", "--ships", "2,2,1", "--touch", "none", "--out", str(tmp_path / "o")], "with no contact")
+    one_line_error(
+        capsys,
+        ["marginals", "--size", "3", "--ships", "2,2,1", "--touch", "none"],
+        "fleet 2,2,1 cannot be laid out on a 3x3 board with no contact",
+    )
+    one_line_error(
+        capsys,
+        ["experiment", "--size", "3", "--ships", "2,2,1", "--touch", "none", "--out", str(tmp_path / "o")],
+        "with no contact",
+    )

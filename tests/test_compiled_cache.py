@@ -41,7 +41,10 @@ def test_a_save_waits_for_the_entrys_lock(tmp_path: Path) -> None:
 )
 def test_every_way_battlelog_takes_numba_locks_its_cache(code: str) -> None:
     """Each in a new process: whichever compiled module comes first, numba's cache files are locked."""
-    check = "from numba.core import caching; f = caching.IndexDataCacheFile; print(hasattr(f.save, '__wrapped__') and hasattr(f.load, '__wrapped__'))"
+    check = (
+        "from numba.core import caching; f = caching.IndexDataCacheFile; "
+        "print(hasattr(f.save, '__wrapped__') and hasattr(f.load, '__wrapped__'))"
+    )
     out = subprocess.run([sys.executable, "-c", f"{code}\n{check}"], capture_output=True, text=True, timeout=120)
     assert out.stdout.strip() == "True", out.stderr
 

@@ -219,7 +219,8 @@ def test_on_a_local_cluster_failed_games_get_their_reason_and_the_others_finish(
     assert run(DaskExecutor(Limits(2, 700 * 2**20, 2.5)), limited, Experiment(SMALL, players, 2, 5)) == RunReport(0, 12, 10)
     # The memory-hungry game runs without a time limit: under one, a busy machine could let the limit
     # pass before the nanny stops the worker and the client hears of it, and record a timeout.
-    assert run(DaskExecutor(Limits(2, 700 * 2**20, None)), hungry, Experiment(SMALL, ("random", T + "Grower"), 2, 5)) == RunReport(0, 4, 2)
+    report = run(DaskExecutor(Limits(2, 700 * 2**20, None)), hungry, Experiment(SMALL, ("random", T + "Grower"), 2, 5))
+    assert report == RunReport(0, 4, 2)
     assert time.monotonic() - start < 90
     game = {(r["player"], r["game"]): r for r in load_results(limited)[1]}
     beside = {(r["player"], r["game"]): r for r in load_results(hungry)[1]}
@@ -229,7 +230,9 @@ def test_on_a_local_cluster_failed_games_get_their_reason_and_the_others_finish(
         sleeper, quitter, broken, teller, exiter = (
             game[T + name, g] for name in ("Sleeper", "Quitter", "Broken", "BudgetTeller", "Exiter")
         )
-        assert grower["status"] == "memory" and "restarted worker tcp://" in grower["message"] and "for memory" in grower["message"]
+        assert (
+            grower["status"] == "memory" and "restarted worker tcp://" in grower["message"] and "for memory" in grower["message"]
+        )
         assert grower["retried"] is None  # a game that ran out of memory is not played again
         assert sleeper["status"] == "timeout" and sleeper["message"] == "no result within the time limit of 2.5 s"
         assert 2.5 <= sleeper["seconds"] < 4
@@ -243,8 +246,9 @@ def test_on_a_local_cluster_failed_games_get_their_reason_and_the_others_finish(
 @pytest.mark.slow
 def test_an_interrupted_client_of_a_local_cluster_resumes(tmp_path: Path, subprocess_env: dict) -> None:
     out = tmp_path / "results"
-    argv = [sys.executable, "-m", "battlelog.cli", "experiment", "--size", "5", "--ships", "3,3,2", "--players", f"random,{T}Slow",
-            "--games", "24", "--seed", "9", "--out", str(out), "--executor", "dask", "--workers", "2"]  # fmt: skip
+    argv = [sys.executable, "-m", "battlelog.cli", "experiment", "--size", "5", "--ships", "3,3,2",
+            "--players", f"random,{T}Slow", "--games", "24", "--seed", "9", "--out", str(out), "--executor", "dask",
+            "--workers", "2"]  # fmt: skip
     check_interrupted_runs_resume(argv, subprocess_env, out, 48)
 
 
@@ -349,16 +353,18 @@ def test_on_a_cluster_a_game_stopped_for_memory_fails_alone_under_the_budget_it_
 def test_an_interrupted_client_of_a_cluster_resumes(tmp_path: Path, cluster: tuple[str, dict]) -> None:
     address, env = cluster
     out = tmp_path / "results"
-    argv = [sys.executable, "-m", "battlelog.cli", "experiment", "--size", "5", "--ships", "3,3,2", "--players", f"random,{T}Slow",
-            "--games", "24", "--seed", "9", "--out", str(out), "--executor", "dask", "--scheduler", address]  # fmt: skip
+    argv = [sys.executable, "-m", "battlelog.cli", "experiment", "--size", "5", "--ships", "3,3,2",
+            "--players", f"random,{T}Slow", "--games", "24", "--seed", "9", "--out", str(out), "--executor", "dask",
+            "--scheduler", address]  # fmt: skip
     check_interrupted_runs_resume(argv, env, out, 48)
 
 
 def test_a_scheduler_that_replays_tasks_itself_is_refused_before_anything_runs(tmp_path: Path) -> None:
     scheduler, address = start_scheduler(tmp_path, allowed_failures=None)  # dask's default: three deaths per task
     try:
-        with pytest.raises(BattlelogError, match=r"allowed-failures 3\); battlelog decides that itself, so start the scheduler as "
-                                                 r"`DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES=0 dask scheduler`"):  # fmt: skip
+        replays = (r"allowed-failures 3\); battlelog decides that itself, so start the scheduler as "
+                   r"`DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES=0 dask scheduler`")
+        with pytest.raises(BattlelogError, match=replays):
             run(DaskExecutor(Limits(1, GiB, 60), scheduler=address), tmp_path / "out", Experiment(SMALL, ("random",), 1, 0))
     finally:
         stop(scheduler)

@@ -78,13 +78,17 @@ def test_presets_are_habits_of_both_signs() -> None:
 
 @pytest.mark.parametrize(
     ("text", "message"),
-    [("edges=1", "unknown prior feature 'edges'"), ("edge=x", "edge=x is not a finite number"), ("hugger", "neither uniform, a preset"),
-     ("edge=1,edge=2", "gives edge twice")],
+    [("edges=1", "unknown prior feature 'edges'"), ("edge=x", "edge=x is not a finite number"),
+     ("hugger", "neither uniform, a preset"), ("edge=1,edge=2", "gives edge twice")],
 )  # fmt: skip
 def test_a_bad_hider_is_one_line(text: str, message: str, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     with pytest.raises(BattlelogError, match=message):
         parse_prior_spec(text)
-    one_line_error(capsys, ["experiment", "--size", "3", "--ships", "2,1", "--players", "random", "--hider", text, "--out", str(tmp_path / "x")], message)
+    one_line_error(
+        capsys,
+        ["experiment", "--size", "3", "--ships", "2,1", "--players", "random", "--hider", text, "--out", str(tmp_path / "x")],
+        message,
+    )
 
 
 def test_a_bad_prior_file_is_one_line_naming_it(tmp_path: Path) -> None:
@@ -124,10 +128,15 @@ def test_same_seed_same_boards_and_uniform_boards_unchanged(monkeypatch: pytest.
     assert hidden != [layout_for(config, 8, game, PRESETS["clusterer"]) for game in range(20)]
 
 
-def test_an_experiment_records_its_hider_and_refuses_another(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_an_experiment_records_its_hider_and_refuses_another(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     in_process(monkeypatch)
     out = tmp_path / "hugger"
-    base = ["experiment", "--size", "3", "--ships", "2,1", "--players", "random,problog[belief=hider]", "--games", "6", "--seed", "2", "--out", str(out)]
+    base = [
+        "experiment", "--size", "3", "--ships", "2,1", "--players", "random,problog[belief=hider]", "--games", "6", "--seed", "2",
+        "--out", str(out),
+    ]
     assert main([*base, "--hider", "edge-hugger"]) == 0
     manifest, records = load_results(out)
     assert manifest["hider"] == PRESETS["edge-hugger"].to_json() and len(records) == 12

@@ -74,7 +74,8 @@ def _journal_with(tmp_path: Path, lines: list[dict]) -> Path:
 
 def _record(game: int, status: str, **extra: object) -> dict:
     return {"player": "random", "game": game, "status": status, "size": 4, "ships": [3, 2, 2], "seed": 5,
-            "score": 10 if status == "ok" else None, "seconds": 0.1, "message": None if status == "ok" else "boom", **extra}  # fmt: skip
+            "score": 10 if status == "ok" else None, "seconds": 0.1, "message": None if status == "ok" else "boom",
+            **extra}  # fmt: skip
 
 
 def test_a_replay_written_before_a_kill_supersedes_its_failure_and_is_compacted_by_the_next_run(tmp_path: Path) -> None:
@@ -90,7 +91,10 @@ def test_a_replay_written_before_a_kill_supersedes_its_failure_and_is_compacted_
 @pytest.mark.parametrize(
     "lines",
     [
-        [_record(0, "ok"), _record(0, "ok", replaces={"status": "error", "message": "boom"})],  # a finished game is never replayed
+        [
+            _record(0, "ok"),
+            _record(0, "ok", replaces={"status": "error", "message": "boom"}),
+        ],  # a finished game is never replayed
         [_record(0, "error"), _record(0, "ok")],  # a second line without "replaces" is a duplicate
     ],
 )

@@ -52,7 +52,9 @@ def test_marginals_of_an_endless_device_is_refused(capsys: pytest.CaptureFixture
 
 @pytest.mark.parametrize("text, message", HOSTILE)
 @pytest.mark.parametrize("command", ["marginals", "replay", "advise"])
-def test_commands_reading_a_state_file_refuse_it_in_one_line(capsys, tmp_path: Path, command: str, text: str, message: str) -> None:
+def test_commands_reading_a_state_file_refuse_it_in_one_line(
+    capsys, tmp_path: Path, command: str, text: str, message: str
+) -> None:
     path = tmp_path / "state.json"
     path.write_text(text)
     argv = {"marginals": [str(path)], "replay": [str(path), "--out", str(tmp_path / "r")], "advise": ["--state", str(path)]}
@@ -60,7 +62,9 @@ def test_commands_reading_a_state_file_refuse_it_in_one_line(capsys, tmp_path: P
 
 
 @pytest.mark.parametrize("text, message", HOSTILE)
-def test_loading_such_a_file_in_advise_is_refused_and_the_session_goes_on(capsys, monkeypatch, tmp_path: Path, text, message) -> None:
+def test_loading_such_a_file_in_advise_is_refused_and_the_session_goes_on(
+    capsys, monkeypatch, tmp_path: Path, text, message
+) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text(text)
     monkeypatch.setattr("sys.stdin", io.StringIO(f"load {bad}\nA1 miss\n"))

@@ -36,7 +36,8 @@ def _spots(layout: tuple) -> tuple[oracle.Spot, ...]:
 
 def _brute_fit(table: oracle.Layouts, log_lik_of) -> np.ndarray:
     """The maximum of an exact log-likelihood over theta, by scipy from several starts (the best one)."""
-    best = min((minimize(lambda t: -log_lik_of(t), start, method="Nelder-Mead", options={"xatol": 1e-9, "fatol": 1e-12, "maxiter": 20000})
+    best = min((minimize(lambda t: -log_lik_of(t), start, method="Nelder-Mead",
+                         options={"xatol": 1e-9, "fatol": 1e-12, "maxiter": 20000})
                 for start in (np.zeros(3), np.array([1.0, -1.0, -1.0]))), key=lambda r: r.fun)  # fmt: skip
     return np.asarray(best.x)
 
@@ -95,7 +96,9 @@ def test_a_fit_of_some_weights_is_the_exact_maximum_over_them_and_asks_for_nothi
     log_lik = _complete_log_lik(table, [index[_spots(layout)] for layout in layouts])
     brute = minimize(lambda t: -log_lik(np.array([t[0], t[1], 0.0])), np.zeros(2), method="Nelder-Mead",
                      options={"xatol": 1e-9, "fatol": 1e-12, "maxiter": 20000}).x  # fmt: skip
-    assert np.allclose(fit.prior.theta[:2], brute, atol=1e-5) and fit.loglik == pytest.approx(log_lik(np.array([*brute, 0.0])), abs=1e-8)
+    assert np.allclose(fit.prior.theta[:2], brute, atol=1e-5) and fit.loglik == pytest.approx(
+        log_lik(np.array([*brute, 0.0])), abs=1e-8
+    )
     full = fit_prior(StandInEngine(), BOARD, totals, len(layouts))
     assert fit.loglik < full.loglik - 1  # touch was worth fitting on these layouts: leaving it out is a real restriction
     alone = fit_prior(_Noting(), BOARD, totals, len(layouts), learnt=("touch",))
@@ -137,12 +140,15 @@ def _write_games(path: Path, config: GameConfig, seed: int, games: int, hider: P
     lines = []
     for game in range(games):
         layout = [placement_json(p) for p in layout_for(config, seed, game, hider)]
-        lines += [json.dumps({"player": f"p{k}", "size": config.rows, "ships": list(config.ships), "seed": seed, "game": game, "layout": layout})
+        lines += [json.dumps({"player": f"p{k}", "size": config.rows, "ships": list(config.ships), "seed": seed, "game": game,
+                              "layout": layout})
                   for k in range(players)]  # fmt: skip
     path.write_text("\n".join(lines) + "\n")
 
 
-def test_learn_prints_the_fit_of_each_game_once(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_learn_prints_the_fit_of_each_game_once(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     use_stand_in(monkeypatch)
     path = tmp_path / "games.jsonl"
     _write_games(path, BOARD, 3, 300, HIDER)
@@ -153,10 +159,15 @@ def test_learn_prints_the_fit_of_each_game_once(monkeypatch: pytest.MonkeyPatch,
     assert printed == {"prior": fit.prior.to_json(), "stderr": fit.stderr, "layouts": 300, "loglik": fit.loglik}
     assert main(["learn", str(path), "--size", "4", "--ships", "3,2"]) == 0
     text = capsys.readouterr().out
-    assert "300 layouts (300 records skipped: repeats of a game, or without shots)" in text and f"edge     {fit.prior.edge:+.4f}" in text
+    assert (
+        "300 layouts (300 records skipped: repeats of a game, or without shots)" in text
+        and f"edge     {fit.prior.edge:+.4f}" in text
+    )
 
 
-def test_learn_fits_the_features_named(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_learn_fits_the_features_named(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     use_stand_in(monkeypatch)
     path = tmp_path / "games.jsonl"
     _write_games(path, BOARD, 3, 200, HIDER, players=1)
@@ -169,7 +180,9 @@ def test_learn_fits_the_features_named(monkeypatch: pytest.MonkeyPatch, capsys: 
                    "features: 'edge,corner' is not a list of edge, vertical, touch (or all)")  # fmt: skip
 
 
-def test_learn_refuses_bad_files_in_one_line(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_learn_refuses_bad_files_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     use_stand_in(monkeypatch)
     good = json.dumps({"layout": [placement_json(p) for p in layout_for(BOARD, 0, 0)]})
     overlap = json.dumps({"layout": [{"ship": 0, "length": 3, "row": 0, "col": 0, "orientation": "h"},
@@ -178,7 +191,10 @@ def test_learn_refuses_bad_files_in_one_line(monkeypatch: pytest.MonkeyPatch, ca
         "empty.jsonl": ("", "empty: no layouts to learn from"),
         "notjson.jsonl": (good + "\n{oops\n", "notjson.jsonl line 2: not valid JSON"),
         "overlap.jsonl": (overlap + "\n", "overlap.jsonl line 1: the layout has two ships on one cell"),
-        "fleet.jsonl": (json.dumps({"ships": [2, 2], "layout": []}) + "\n", "fleet.jsonl line 1: a game of fleet [2, 2], not 3,2"),
+        "fleet.jsonl": (
+            json.dumps({"ships": [2, 2], "layout": []}) + "\n",
+            "fleet.jsonl line 1: a game of fleet [2, 2], not 3,2",
+        ),
         "nolayout.jsonl": ('{"game": 1}\n', "nolayout.jsonl line 1: expected a JSON object with a layout"),
         "off.jsonl": (good.replace('"row": ', '"row": 9', 1) + "\n", "layout entry 0 is not a placement of ship 0"),
     }
@@ -188,11 +204,13 @@ def test_learn_refuses_bad_files_in_one_line(monkeypatch: pytest.MonkeyPatch, ca
     one_line_error(capsys, ["learn", str(tmp_path / "missing.jsonl"), "--size", "4", "--ships", "3,2"], "cannot read")
 
 
-def test_learn_partial_reads_the_shots_of_an_experiment(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_learn_partial_reads_the_shots_of_an_experiment(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     in_process(monkeypatch)
     out = tmp_path / "silent"
-    assert main(["experiment", "--size", "3", "--ships", "2,1", "--sinks", "silent", "--players", "random", "--games", "30", "--seed", "8",
-                 "--hider", "spreader", "--out", str(out)]) == 0  # fmt: skip
+    assert main(["experiment", "--size", "3", "--ships", "2,1", "--sinks", "silent", "--players", "random", "--games", "30",
+                 "--seed", "8", "--hider", "spreader", "--out", str(out)]) == 0  # fmt: skip
     capsys.readouterr()
     board = ["--size", "3", "--ships", "2,1", "--sinks", "silent"]
     assert main(["learn", str(out / "games.jsonl"), *board, "--partial", "--json"]) == 0
@@ -204,4 +222,6 @@ def test_learn_partial_reads_the_shots_of_an_experiment(monkeypatch: pytest.Monk
     assert printed["prior"] == pytest.approx(fit.prior.to_json(), abs=1e-9) and printed["layouts"] == 30
     assert printed["loglik"] == pytest.approx(fit.loglik, abs=1e-9)
     (tmp_path / "bare.jsonl").write_text(json.dumps({"layout": [placement_json(p) for p in layout_for(config, 0, 0)]}) + "\n")
-    one_line_error(capsys, ["learn", str(tmp_path / "bare.jsonl"), *board, "--partial"], "--partial learns from shots, and no game in")
+    one_line_error(
+        capsys, ["learn", str(tmp_path / "bare.jsonl"), *board, "--partial"], "--partial learns from shots, and no game in"
+    )

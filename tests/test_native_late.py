@@ -56,7 +56,9 @@ def test_the_compiled_listing_is_the_grounded_one_array_for_array(board: GameCon
 
 @pytest.mark.parametrize("rules", [Rules(touch, sinks) for touch in TOUCH_RULES for sinks in SINK_RULES], ids=str)
 @pytest.mark.parametrize("size, cols, ships", [(4, 4, (3, 2, 1)), (3, 5, (2, 2, 1))], ids=["4x4 3,2,1", "3x5 2,2,1"])
-def test_the_compiled_listing_holds_the_layouts_the_oracle_finds(rules: Rules, size: int, cols: int, ships: tuple[int, ...]) -> None:
+def test_the_compiled_listing_holds_the_layouts_the_oracle_finds(
+    rules: Rules, size: int, cols: int, ships: tuple[int, ...]
+) -> None:
     config = GameConfig(size, ships, rules, cols=cols)
     table = oracle.layouts(size, ships, rules.touch, cols)
     rng = np.random.default_rng(11)
@@ -67,7 +69,10 @@ def test_the_compiled_listing_holds_the_layouts_the_oracle_finds(rules: Rules, s
         order, covered, placements = fast
         # The same set of layouts: each listed one as the oracle's cells per ship, against the oracle's.
         listed = sorted(
-            tuple(tuple(sorted(config.placements(ship)[placements[i, column]].cells)) for column, ship in sorted(enumerate(order), key=lambda o: o[1]))
+            tuple(
+                tuple(sorted(config.placements(ship)[placements[i, column]].cells))
+                for column, ship in sorted(enumerate(order), key=lambda o: o[1])
+            )
             for i in range(len(placements))
         )
         expected = sorted(tuple(tuple(sorted(oracle.cells_of(spot))) for spot in table.spots[k]) for k in chosen)

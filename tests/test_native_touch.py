@@ -111,7 +111,10 @@ def tally(state: GameState, layouts: list[tuple[Placement, ...]]) -> tuple[np.nd
 
 # ----- random states ----------------------------------------------------------------------------------
 #: Fleets per board size: ships of length 1 to 4, some alike.
-FLEETS = {3: ((2, 1), (1, 1, 1), (2, 2)), 4: ((3, 2, 1), (2, 2, 1), (1, 1, 1, 1)), 5: ((3, 2, 2), (4, 2, 1), (3, 1, 1)), 6: ((4, 3, 2), (3, 2, 2, 1), (4, 2, 1))}
+FLEETS = {
+    3: ((2, 1), (1, 1, 1), (2, 2)), 4: ((3, 2, 1), (2, 2, 1), (1, 1, 1, 1)), 5: ((3, 2, 2), (4, 2, 1), (3, 1, 1)),
+    6: ((4, 3, 2), (3, 2, 2, 1), (4, 2, 1)),
+}
 
 
 def random_layout(config: GameConfig, touch: str, rng: np.random.Generator) -> tuple[Placement, ...] | None:
@@ -279,7 +282,9 @@ def test_the_random_states_cover_what_they_should() -> None:
 
 # ----- the standard fleet without contact ---------------------------------------------------------------
 def empty_problem(size: int, ships: tuple[int, ...], touch: str) -> Problem:
-    return Problem(size, ships, tuple(ship_placements(size, size, i, length) for i, length in enumerate(ships)), frozenset(), touch)
+    return Problem(
+        size, ships, tuple(ship_placements(size, size, i, length) for i, length in enumerate(ships)), frozenset(), touch
+    )
 
 
 def test_the_empty_10x10_board_without_contact_has_3851502784_layouts_and_the_boards_symmetries() -> None:
@@ -295,7 +300,9 @@ def test_the_empty_10x10_board_without_contact_has_3851502784_layouts_and_the_bo
 
 
 def test_a_frontier_too_wide_for_64_bits_is_refused_naming_the_rule() -> None:
-    with pytest.raises(BattlelogError, match=r"15x15 5,4,3,3,2 \(touch none\) needs 69 .*16 bits of occupancy for touch none") as info:
+    with pytest.raises(
+        BattlelogError, match=r"15x15 5,4,3,3,2 \(touch none\) needs 69 .*16 bits of occupancy for touch none"
+    ) as info:
         SweepTables(empty_problem(15, (5, 4, 3, 3, 2), "none"), IDENTITY)
     assert "\n" not in str(info.value)
     SweepTables(empty_problem(15, (5, 4, 3, 3, 2), "allowed"), IDENTITY)  # the standard rule still fits

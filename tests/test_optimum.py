@@ -186,7 +186,9 @@ def test_exact_expectations_order_the_baselines_as_their_games_do(config: GameCo
 
 
 @pytest.mark.parametrize(
-    "config", [GameConfig(3, (2,)), GameConfig(3, (2, 1)), GameConfig(4, (3, 2)), GameConfig(4, (3, 2, 2))], ids=lambda c: c.label()
+    "config",
+    [GameConfig(3, (2,)), GameConfig(3, (2, 1)), GameConfig(4, (3, 2)), GameConfig(4, (3, 2, 2))],
+    ids=lambda c: c.label(),
 )
 def test_random_is_exactly_the_negative_hypergeometric_mean(config: GameConfig) -> None:
     k, m = config.ship_cells, config.cell_count
@@ -280,7 +282,9 @@ def test_the_optimal_player_is_one_row_the_optimum_and_takes_no_walk(capsys: pyt
     assert rows == ["optimal", "mc[samples=3]"]
 
 
-def test_a_walk_known_to_be_long_is_warned_of_in_one_line(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_walk_known_to_be_long_is_warned_of_in_one_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from battlelog.cli import main
     from battlelog.players import evaluate
     from battlelog.players.parity import ParityPlayer

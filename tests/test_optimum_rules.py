@@ -126,7 +126,9 @@ def test_the_optimal_command_solves_under_the_rules_it_is_given(capsys: pytest.C
 
     from battlelog.cli import main
 
-    argv = ["optimal", "--size", "3", "--ships", "2,2", "--touch", "diagonal", "--sinks", "unnamed", "--players", "problog", "--json"]
+    argv = [
+        "optimal", "--size", "3", "--ships", "2,2", "--touch", "diagonal", "--sinks", "unnamed", "--players", "problog", "--json",
+    ]
     assert main(argv) == 0
     figures = json.loads(capsys.readouterr().out)
     assert figures["rules"] == {"touch": "diagonal", "sinks": "unnamed"}
@@ -138,4 +140,6 @@ def test_the_optimal_command_solves_under_the_rules_it_is_given(capsys: pytest.C
 
 
 def test_the_optimal_command_refuses_an_instance_too_large_under_a_rule_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
-    one_line_error(capsys, ["optimal", "--size", "6", "--ships", "3,3,2,2", "--touch", "diagonal"], "too many for an exact solution")
+    one_line_error(
+        capsys, ["optimal", "--size", "6", "--ships", "3,3,2,2", "--touch", "diagonal"], "too many for an exact solution"
+    )

@@ -98,7 +98,10 @@ def test_the_optimal_command_goes_on_from_its_table(tmp_path: Path, capsys: pyte
     assert again["search_nodes"] <= 2  # the root found solved, once per window
     assert f"resuming from {path}" in captured.err
     assert main(argv[:-1]) == 0  # the text report says what the earlier runs did
-    assert f"before it, 2 run(s) of the same search: {first['search_nodes'] + again['search_nodes']:,} nodes" in capsys.readouterr().out
+    assert (
+        f"before it, 2 run(s) of the same search: {first['search_nodes'] + again['search_nodes']:,} nodes"
+        in capsys.readouterr().out
+    )
     assert main(["optimal", "--size", "3", "--ships", "2,2", "--table", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "a table for another instance ('3x3 2,1', here '3x3 2,2')" in err

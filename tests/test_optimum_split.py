@@ -197,12 +197,14 @@ def test_a_table_takes_in_another_searchs_entries_keeping_exact_totals_and_raisi
         ('{"format": 1, "instance": "4x4 3,2", "layouts": 264, "pieces": {}}', "a record for another instance"),
         ('{"format": 3, "instance": "3x3 2,2", "layouts": 88, "pieces": {}}', "a record of format 3"),
         (
-            '{"format": 1, "instance": "3x3 2,2", "layouts": 88, "pieces": {"0,0 miss": {"total": -1, "seconds": 1, "nodes": 2}}}',
+            '{"format": 1, "instance": "3x3 2,2", "layouts": 88, '
+            '"pieces": {"0,0 miss": {"total": -1, "seconds": 1, "nodes": 2}}}',
             "is not",
         ),
         ("{", "split.json"),
         (
-            '{"format": 2, "instance": "3x3 2,2", "layouts": 88, "pieces": {"0,0 miss": {"at_least": "9", "seconds": 1, "nodes": 2}}}',
+            '{"format": 2, "instance": "3x3 2,2", "layouts": 88, '
+            '"pieces": {"0,0 miss": {"at_least": "9", "seconds": 1, "nodes": 2}}}',
             "is not",
         ),
     ],

@@ -11,7 +11,10 @@ from battlelog.cli import main
 FIXTURE = str(Path(__file__).parent / "fixtures" / "midgame_5x5.json")
 
 COMMANDS = {
-    "experiment": (["experiment", "--size", "4", "--ships", "3,2", "--players", "random", "--games", "1", "--out", "{}"], "--out"),
+    "experiment": (
+        ["experiment", "--size", "4", "--ships", "3,2", "--players", "random", "--games", "1", "--out", "{}"],
+        "--out",
+    ),
     "reproduce": (["reproduce", "--quick", "--out", "{}"], "--out"),
     "replay": (["replay", FIXTURE, "--out", "{}"], "--out"),
     "compile": (["compile", FIXTURE, "-o", "{}"], "--output"),

@@ -56,8 +56,8 @@ def test_index_map_sends_each_cell_to_its_image(rows: int, cols: int) -> None:
 @pytest.mark.parametrize(("rows", "cols"), [(rows, cols) for rows, cols in SHAPES if rows * cols >= 4])
 def test_a_sweeps_start_table_holds_each_placements_swept_start(rows: int, cols: int) -> None:
     """``SweepTables.starts`` and ``placement_index`` (built on arrays) against each placement's first swept cell and
-    orientation in the image, taken one Placement at a time, under all eight sweep orders (the wide ones too: turned cases sweep them), for
-    ships of every length the board holds, pruned domains included."""
+    orientation in the image, taken one Placement at a time, under all eight sweep orders (the wide ones too: turned cases sweep
+    them), for ships of every length the board holds, pruned domains included."""
     rng = np.random.default_rng(rows * 7 + cols)
     for length in range(1, max(rows, cols) + 1):
         for ships in ((length,), (length, 1)) if length < rows * cols else ((length,),):
@@ -72,7 +72,9 @@ def test_a_sweeps_start_table_holds_each_placements_swept_start(rows: int, cols:
                     want = np.zeros_like(tables.starts)
                     for k, kind in enumerate(tables.kinds):
                         for row, col, horizontal in kind.placements:
-                            swept = sorted(int(image[r * cols + c]) for r, c in Placement(0, kind.length, row, col, horizontal).cells)
+                            swept = sorted(
+                                int(image[r * cols + c]) for r, c in Placement(0, kind.length, row, col, horizontal).cells
+                            )
                             across = kind.length == 1 or swept[0] // n == swept[-1] // n
                             want[k, 0 if across else 1, swept[0]] = True
                     assert np.array_equal(tables.starts, want), (rows, cols, ships, symmetry)

@@ -37,7 +37,11 @@ def test_play_names_its_seed_and_shows_a_legend(capsys: pytest.CaptureFixture) -
 
 
 def test_a_one_shot_game_says_shot(capsys: pytest.CaptureFixture) -> None:
-    assert run(capsys, ["play", "--size", "1", "--ships", "1", "--seed", "0"]).splitlines()[-1].startswith("pdf sank 1x1 1 in 1 shot (")
+    assert (
+        run(capsys, ["play", "--size", "1", "--ships", "1", "--seed", "0"])
+        .splitlines()[-1]
+        .startswith("pdf sank 1x1 1 in 1 shot (")
+    )
 
 
 def test_without_a_seed_a_fresh_one_is_shown_and_replays_the_game(capsys: pytest.CaptureFixture) -> None:

@@ -27,7 +27,8 @@ class Tunable(RandomPlayer):
     """A player with one option of every type a spec can give, and one it cannot."""
 
     def __init__(
-        self, seed: Seed = None, rate: float = 0.5, loud: bool = False, tag: str = "x", count: int = 1, shape: tuple[int, ...] = ()
+        self, seed: Seed = None, rate: float = 0.5, loud: bool = False, tag: str = "x", count: int = 1,
+        shape: tuple[int, ...] = (),
     ) -> None:
         super().__init__(seed)
         self.rate, self.loud, self.tag, self.count = rate, loud, tag, count
@@ -42,7 +43,9 @@ def labels(text: str, engine: str | None = None) -> list[str]:
 
 def test_the_canonical_text_sorts_options_and_leaves_defaults_out() -> None:
     specs = parse_players("problog, problog[engine=sdd],mc[samples=200],lookahead[width=3,engine=sdd],lookahead[width=4]")
-    assert [s.label for s in specs] == ["problog", "problog[engine=sdd]", "mc[samples=200]", "lookahead[engine=sdd,width=3]", "lookahead"]
+    assert [s.label for s in specs] == [
+        "problog", "problog[engine=sdd]", "mc[samples=200]", "lookahead[engine=sdd,width=3]", "lookahead",
+    ]
     assert [dict(s.options) for s in specs] == [{}, {"engine": "sdd"}, {"samples": 200}, {"engine": "sdd", "width": 3}, {}]
     assert player_spec("problog[engine=native]") == player_spec("problog") == player_spec("problog", engine="native")
 
@@ -64,7 +67,10 @@ def test_values_take_the_type_of_the_parameter() -> None:
         (f"{TUNABLE}[rate=inf]", "option rate=inf is not a finite number"),
         (f"{TUNABLE}[loud=yes]", "option loud=yes is not true or false"),
         (f"{TUNABLE}[count=1.0]", "option count=1.0 is not a whole number"),
-        (f"{TUNABLE}[shape=3]", "player test_player_spec:Tunable: option shape=3 cannot be set here (not an int, float, str or bool)"),
+        (
+            f"{TUNABLE}[shape=3]",
+            "player test_player_spec:Tunable: option shape=3 cannot be set here (not an int, float, str or bool)",
+        ),
         (f"{TUNABLE}[seed=3]", "does not take option seed (its options: rate, loud, tag, count, shape)"),
         ("pdf[engine=sdd]", "player pdf does not take option engine (its options: none)"),
         ("mc[samples=1][x=2]", "player spec 'mc[samples=1][x=2]' is not NAME or NAME[key=value,...]"),
@@ -152,5 +158,13 @@ def test_the_committed_results_of_older_versions_still_read() -> None:
 
 
 def test_play_takes_a_spec_and_engine_for_any_player_that_takes_one(capsys: pytest.CaptureFixture) -> None:
-    assert main(["play", "--size", "4", "--ships", "3,2", "--seed", "1", "--quiet", "--player", "lookahead[width=2]", "--engine", "sdd"]) == 0
+    assert (
+        main(
+            [
+                "play", "--size", "4", "--ships", "3,2", "--seed", "1", "--quiet", "--player", "lookahead[width=2]", "--engine",
+                "sdd",
+            ]
+        )
+        == 0
+    )
     assert capsys.readouterr().out.splitlines()[-1].startswith("lookahead[engine=sdd,width=2] sank 4x4 3,2 in ")

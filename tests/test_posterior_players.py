@@ -204,7 +204,10 @@ def test_mc_marginals_converge_to_the_exact_ones_under_a_touch_rule(size: int, t
     # do, exactly.
     config = GameConfig(size, (3, 2, 2), Rules(touch))
     table = oracle.layouts(size, config.ships, touch)
-    posterior = {s: oracle.posterior(table, [(shot.cell, (shot.result, shot.ship)) for shot in s.shots], "named") for s in random_states(config, 40, 29)}
+    posterior = {
+        s: oracle.posterior(table, [(shot.cell, (shot.result, shot.ship)) for shot in s.shots], "named")
+        for s in random_states(config, 40, 29)
+    }
     states = [s for s, chosen in posterior.items() if s.shots and len(chosen) >= 4][:6]  # something left to estimate
     chains, samples = 20, 2_000
     bound = scipy_stats.t.ppf(1 - 1e-3 / (2 * len(states) * size * size), chains - 1)

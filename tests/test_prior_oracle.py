@@ -76,7 +76,9 @@ def assert_equals_oracle(name: str, case: Case, engine: object | None = None) ->
     cls = engine_class(name)
     got = (engine or make_engine(name)).marginals(state)  # type: ignore[attr-defined]
     where = f"{name}: {state.config.label()} {state.to_json()['shots']}"
-    np.testing.assert_allclose(got.cells, oracle.weighted_cell_marginals(table, chosen, weights), rtol=0, atol=1e-9, err_msg=where)
+    np.testing.assert_allclose(
+        got.cells, oracle.weighted_cell_marginals(table, chosen, weights), rtol=0, atol=1e-9, err_msg=where
+    )
     if cls.counts_models:
         assert got.models == len(chosen), where
     if cls.gives_placements:
@@ -142,7 +144,9 @@ def test_a_game_under_a_prior_reuses_nothing_of_another_prior() -> None:
             assert_equals_oracle(name, (prefix, chosen, oracle.layout_weights(table, *prior.theta)), engine)
 
 
-@pytest.mark.parametrize(("touch", "sinks"), [("allowed", "named"), ("allowed", "unnamed"), ("diagonal", "silent"), ("none", "named")])
+@pytest.mark.parametrize(
+    ("touch", "sinks"), [("allowed", "named"), ("allowed", "unnamed"), ("diagonal", "silent"), ("none", "named")]
+)
 def test_problog_equals_the_oracle_under_random_priors(touch: str, sinks: str) -> None:
     engine = make_engine("problog")
     cases = prior_states(touch, sinks)
@@ -240,11 +244,22 @@ def test_marginals_under_prior_flag(capsys: pytest.CaptureFixture[str]) -> None:
         ("edge=nan", "prior weight edge must be a finite number, got nan"),
         ("edge=1,edge=2", "prior 'edge=1,edge=2' gives edge twice"),
         ("edge", "prior 'edge' is not a list of feature=weight such as edge=0.8,touch=-1"),
-        ("touch=30", "prior touch=30 is too strong for this board: a layout's log-weight could reach |touch| x 24 = 720, over 700"),
+        (
+            "touch=30",
+            "prior touch=30 is too strong for this board: a layout's log-weight could reach |touch| x 24 = 720, over 700",
+        ),
     ],
 )
-def test_bad_priors_are_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path, command: str, prior: str, message: str) -> None:
-    extra = ["-o", str(tmp_path / "m.sdd")] if command == "compile" else ["--state", str(tmp_path / "a.json")] if command == "advise" else []
+def test_bad_priors_are_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, command: str, prior: str, message: str
+) -> None:
+    extra = (
+        ["-o", str(tmp_path / "m.sdd")]
+        if command == "compile"
+        else ["--state", str(tmp_path / "a.json")]
+        if command == "advise"
+        else []
+    )
     one_line_error(capsys, [command, "--size", "4", "--ships", "2,2", "--prior", prior, *extra], message)
     assert not list(tmp_path.iterdir())
 
@@ -255,9 +270,15 @@ def test_a_state_file_with_another_prior_is_one_line(capsys: pytest.CaptureFixtu
     path.write_text(json.dumps({"size": 4, "ships": [2], "prior": {"edge": 0.5}, "shots": []}))
     extra = ["-o", str(tmp_path / "m.sdd")] if command == "compile" else []
     source = ["--state", str(path)] if command == "advise" else [str(path)]
-    one_line_error(capsys, [command, *source, "--prior", "edge=1", *extra], f"{path} holds a game with prior edge=0.5, not --prior edge=1")
+    one_line_error(
+        capsys, [command, *source, "--prior", "edge=1", *extra], f"{path} holds a game with prior edge=0.5, not --prior edge=1"
+    )
     path.write_text(json.dumps({"size": 4, "ships": [2], "shots": []}))
-    one_line_error(capsys, [command, *source, "--prior", "touch=-1", *extra], f"{path} holds a game with the uniform prior, not --prior touch=-1")
+    one_line_error(
+        capsys,
+        [command, *source, "--prior", "touch=-1", *extra],
+        f"{path} holds a game with the uniform prior, not --prior touch=-1",
+    )
     assert not (tmp_path / "m.sdd").exists()
 
 
@@ -293,7 +314,13 @@ def test_compile_writes_the_placements_log_weights(capsys: pytest.CaptureFixture
         for cell in p.cells:
             cells[cell] += wmc.literal_pr(entry["variable"])
     table = oracle.layouts(3, (2, 1))
-    np.testing.assert_allclose(cells, oracle.weighted_cell_marginals(table, np.arange(len(table)), oracle.layout_weights(table, 0.7, -1.2)), atol=1e-12)
-    one_line_error(capsys, ["compile", "--size", "3", "--ships", "2,1", "--prior", "touch=-1", "-o", str(sdd)], "touch=-1 weighs pairs of ships")
+    np.testing.assert_allclose(
+        cells, oracle.weighted_cell_marginals(table, np.arange(len(table)), oracle.layout_weights(table, 0.7, -1.2)), atol=1e-12
+    )
+    one_line_error(
+        capsys,
+        ["compile", "--size", "3", "--ships", "2,1", "--prior", "touch=-1", "-o", str(sdd)],
+        "touch=-1 weighs pairs of ships",
+    )
     # under no contact the touch weight weighs nothing: compiled as the uniform prior
     assert main(["compile", "--size", "3", "--ships", "2,1", "--touch", "none", "--prior", "touch=-1", "-o", str(sdd)]) == 0

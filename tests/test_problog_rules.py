@@ -55,7 +55,9 @@ def assert_equals_oracle(state: GameState, chosen: np.ndarray | None = None) -> 
         answers = [((s.row, s.col), (s.result, s.ship)) for s in state.shots]
         chosen = oracle.posterior(table, answers, sinks)
     where = f"{state.config.label()} {state.to_json()['shots']}"
-    np.testing.assert_allclose(ENGINE.marginals(state).cells, oracle.cell_marginals(table, chosen), rtol=0, atol=1e-9, err_msg=where)
+    np.testing.assert_allclose(
+        ENGINE.marginals(state).cells, oracle.cell_marginals(table, chosen), rtol=0, atol=1e-9, err_msg=where
+    )
 
 
 # ---- What the program says ---------------------------------------------------------------------
@@ -112,7 +114,9 @@ def test_silent_games_have_no_sink_evidence() -> None:
 def test_worked_examples_on_3x3(touch: str, sinks: str, shots: list[tuple[int, int, str]]) -> None:
     rules = Rules(touch=touch, sinks=sinks)
     if sinks == "named":
-        state = GameState(GameConfig(3, (2, 1), rules), tuple(Shot(r, c, result, 0 if result == "sunk" else None) for r, c, result in shots))
+        state = GameState(
+            GameConfig(3, (2, 1), rules), tuple(Shot(r, c, result, 0 if result == "sunk" else None) for r, c, result in shots)
+        )
     else:
         state = state_of(3, (2, 1), rules, *shots)
     table = oracle.layouts(3, (2, 1), touch)

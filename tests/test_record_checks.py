@@ -51,15 +51,27 @@ def unhit(record: dict[str, Any]) -> dict[str, Any]:
 
 
 DAMAGES: list[tuple[Callable[[dict[str, Any]], dict[str, Any]], str]] = [
-    (lambda r: {**r, "score": 1}, "a finished game's score must be a whole number from 7 (the fleet's cells) to 16 (the board's cells), got 1"),
-    (lambda r: {**r, "score": 1000000}, "a finished game's score must be a whole number from 7 (the fleet's cells) to 16 (the board's cells), got 1000000"),
-    (lambda r: {**r, "score": 9.0}, "a finished game's score must be a whole number from 7 (the fleet's cells) to 16 (the board's cells), got 9.0"),
+    (
+        lambda r: {**r, "score": 1},
+        "a finished game's score must be a whole number from 7 (the fleet's cells) to 16 (the board's cells), got 1",
+    ),
+    (
+        lambda r: {**r, "score": 1000000},
+        "a finished game's score must be a whole number from 7 (the fleet's cells) to 16 (the board's cells), got 1000000",
+    ),
+    (
+        lambda r: {**r, "score": 9.0},
+        "a finished game's score must be a whole number from 7 (the fleet's cells) to 16 (the board's cells), got 9.0",
+    ),
     (lambda r: {**r, "seconds": float("nan")}, "seconds must be a finite number >= 0, got nan"),
     (lambda r: {**r, "seconds": float("inf")}, "seconds must be a finite number >= 0, got inf"),
     (lambda r: {**r, "seconds": -1}, "seconds must be a finite number >= 0, got -1"),
     (lambda r: {**r, "move_max_s": "slow"}, "move_max_s must be a finite number >= 0, got 'slow'"),
     (lambda r: {**r, "peak_mb": float("nan")}, "peak_mb must be a finite number >= 0, got nan"),
-    (lambda r: {**r, "status": "error", "score": None, "shots": [], "seconds": float("nan")}, "seconds must be a finite number >= 0"),
+    (
+        lambda r: {**r, "status": "error", "score": None, "shots": [], "seconds": float("nan")},
+        "seconds must be a finite number >= 0",
+    ),
     (lambda r: {**r, "score": other_score(r)}, "a finished game of score {score} needs {score} shots, got {shots}"),
     (unhit, "a finished game's shots must hit the fleet's 7 cells, but 6 of them are hits"),
 ]
@@ -75,7 +87,9 @@ def test_an_impossible_record_is_refused_naming_its_file_and_line(tmp_path: Path
         load_results(out)
 
 
-def test_summarize_refuses_impossible_scores_instead_of_averaging_them(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_summarize_refuses_impossible_scores_instead_of_averaging_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     records = [finished_record(0), {**finished_record(1), "score": 1000000}]
     out = write_experiment(tmp_path / "out", records)
     assert main(["summarize", str(out)]) == 2

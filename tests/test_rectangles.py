@@ -102,7 +102,10 @@ def test_state_json_writes_size_for_squares_and_rows_cols_for_rectangles(tmp_pat
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        ({"size": 5, "rows": 5, "cols": 5, "ships": [2]}, "give the board as either size or both rows and cols, got size, rows, cols"),
+        (
+            {"size": 5, "rows": 5, "cols": 5, "ships": [2]},
+            "give the board as either size or both rows and cols, got size, rows, cols",
+        ),
         ({"rows": 3, "ships": [2]}, "give the board as either size or both rows and cols, got rows"),
         ({"cols": 3, "ships": [2]}, "give the board as either size or both rows and cols, got cols"),
         ({"size": 4, "cols": 3, "ships": [2]}, "got size, cols"),
@@ -180,12 +183,18 @@ def test_the_sampling_and_optimal_players_finish_a_game_on_a_rectangle(player: s
     [
         (["marginals", "--rows", "3", "--ships", "2"], "--rows needs --cols too (or give --size N for a square board)"),
         (["marginals", "--cols", "3", "--ships", "2"], "--cols needs --rows too"),
-        (["marginals", "--size", "3", "--rows", "3", "--cols", "4", "--ships", "2"], "give --size N for a square board or --rows R --cols C, not both"),
+        (
+            ["marginals", "--size", "3", "--rows", "3", "--cols", "4", "--ships", "2"],
+            "give --size N for a square board or --rows R --cols C, not both",
+        ),
         (["script", "--rows", "3", "--cols", "27", "--ships", "2"], "27 columns is too many"),
         (["play", "--rows", "2", "--ships", "2"], "--rows needs --cols too"),
         (["play", "--ships", "2"], "give the board: --size N, or --rows R and --cols C"),
         (["optimal", "--rows", "2", "--cols", "3", "--ships", "4"], "ship 0 of length 4 does not fit on a 2x3 board"),
-        (["experiment", "--rows", "2", "--size", "2", "--ships", "2", "--players", "random", "--games", "1", "--out", "x"], "not both"),
+        (
+            ["experiment", "--rows", "2", "--size", "2", "--ships", "2", "--players", "random", "--games", "1", "--out", "x"],
+            "not both",
+        ),
     ],
 )
 def test_bad_board_options_are_one_line(capsys: pytest.CaptureFixture, argv: list[str], message: str) -> None:
@@ -211,7 +220,10 @@ def test_play_on_a_rectangle(capsys: pytest.CaptureFixture) -> None:
 
 @pytest.fixture(scope="module")
 def wide(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return experiment_in(tmp_path_factory, "rect", "--rows", "3", "--cols", "5", "--ships", "3,2", "--players", "random,pdf", "--games", "3", "--seed", "2")
+    return experiment_in(
+        tmp_path_factory, "rect", "--rows", "3", "--cols", "5", "--ships", "3,2", "--players", "random,pdf", "--games", "3",
+        "--seed", "2",
+    )
 
 
 def test_an_experiment_on_a_rectangle_records_rows_and_cols(wide: Path) -> None:
@@ -223,7 +235,9 @@ def test_an_experiment_on_a_rectangle_records_rows_and_cols(wide: Path) -> None:
         assert record["status"] == "ok" and (record["rows"], record["cols"]) == (3, 5) and "size" not in record
         check_record(record, f"line {k + 1}", manifest)
         board = layout_for(config, 2, record["game"])
-        assert [(p["row"], p["col"], p["orientation"]) for p in record["layout"]] == [(p.row, p.col, p.orientation) for p in board]
+        assert [(p["row"], p["col"], p["orientation"]) for p in record["layout"]] == [
+            (p.row, p.col, p.orientation) for p in board
+        ]
     assert "3x5 3,2 with seed 2" in (wide / "summary.md").read_text()
 
 
@@ -234,7 +248,9 @@ def test_an_experiment_on_a_rectangle_records_rows_and_cols(wide: Path) -> None:
         (["--rows", "5", "--cols", "3"], "not 5x3 3,2 with seed 2"),
     ],
 )
-def test_resuming_a_rectangle_with_another_board_is_refused(capsys: pytest.CaptureFixture, wide: Path, board: list[str], message: str) -> None:
+def test_resuming_a_rectangle_with_another_board_is_refused(
+    capsys: pytest.CaptureFixture, wide: Path, board: list[str], message: str
+) -> None:
     before = (wide / GAMES).read_bytes()
     argv = ["experiment", *board, "--ships", "3,2", "--players", "random", "--games", "3", "--seed", "2", "--workers", "1"]
     one_line_error(capsys, [*argv, "--out", str(wide)], message)
@@ -252,7 +268,10 @@ def test_advise_scripted_on_a_rectangle(tmp_path: Path) -> None:
     """Answers typed on a 3x4 board: A5 is off it (refused), the game is saved as rows and cols, and
     after A1 hit, A2 sunk 0 the 2 lies on A1-A2 and the 1 on one of the 10 other cells."""
     lines = "A1 hit\nA5 miss\nA2 sunk 0\nquit\n"
-    argv = [sys.executable, "-m", "battlelog.cli", "advise", "--rows", "3", "--cols", "4", "--ships", "2,1", "--state", "game.json", "--no-color"]
+    argv = [
+        sys.executable, "-m", "battlelog.cli", "advise", "--rows", "3", "--cols", "4", "--ships", "2,1", "--state", "game.json",
+        "--no-color",
+    ]
     done = subprocess.run(argv, input=lines, capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "refused: 'A5' is not a cell of the 3x4 board (rows A..C, columns 1..4" in done.stdout

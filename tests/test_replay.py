@@ -34,7 +34,10 @@ CONFIG = GameConfig(4, (3, 2))
 @pytest.fixture(scope="module")
 def experiment(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Two games of pdf and problog on 4x4 3,2, played through the command line."""
-    return experiment_in(tmp_path_factory, "replay", "--size", "4", "--ships", "3,2", "--players", "pdf,problog,random", "--games", "2", "--seed", "5")
+    return experiment_in(
+        tmp_path_factory, "replay", "--size", "4", "--ships", "3,2", "--players", "pdf,problog,random", "--games", "2", "--seed",
+        "5",
+    )
 
 
 def records(out: Path) -> list[dict]:
@@ -52,7 +55,9 @@ def test_a_game_of_an_experiment_is_its_record(experiment: Path) -> None:
     record = next(r for r in records(experiment) if r["game"] == 1 and r["player"] == "pdf")
     game = load_game(experiment, 1, "pdf")
     assert game.state.to_json() == {k: record[k] for k in ("size", "ships", "shots")}
-    assert [(p.row, p.col, p.orientation) for p in game.layout or ()] == [(p["row"], p["col"], p["orientation"]) for p in record["layout"]]
+    assert [(p.row, p.col, p.orientation) for p in game.layout or ()] == [
+        (p["row"], p["col"], p["orientation"]) for p in record["layout"]
+    ]
     assert game.player == "pdf" and game.title == "pdf on 4x4 3,2 (game 1, results, seed 5)"
     assert load_game(experiment / "games.jsonl", 1, "pdf") == game  # the games file names its folder
 
@@ -85,7 +90,9 @@ def test_a_failed_game_has_nothing_to_replay(experiment: Path, tmp_path: Path) -
     (out / "experiment.json").write_text((experiment / "experiment.json").read_text())
     failed = {**records(experiment)[0], "status": "timeout", "score": None, "shots": []}
     (out / "games.jsonl").write_text(json.dumps(failed) + "\n")
-    with pytest.raises(BattlelogError, match=f"game {failed['game']} of {failed['player']} failed \\(timeout\\): there is nothing to replay"):
+    with pytest.raises(
+        BattlelogError, match=f"game {failed['game']} of {failed['player']} failed \\(timeout\\): there is nothing to replay"
+    ):
         load_game(out, failed["game"], failed["player"])
 
 
@@ -94,8 +101,14 @@ def test_a_failed_game_has_nothing_to_replay(experiment: Path, tmp_path: Path) -
     [
         (lambda r: {k: v for k, v in r.items() if k != "layout"}, "a game record needs 'layout'"),
         (lambda r: {**r, "layout": r["layout"][:1]}, "layout must list one placement per ship of 4x4 3,2"),
-        (lambda r: {**r, "layout": [{**r["layout"][0], "row": 9}, r["layout"][1]]}, "layout entry 0 is not a placement of ship 0"),
-        (lambda r: {**r, "layout": [r["layout"][0], {**r["layout"][1], "length": 3}]}, "layout entry 1 is not a placement of ship 1 (length 2)"),
+        (
+            lambda r: {**r, "layout": [{**r["layout"][0], "row": 9}, r["layout"][1]]},
+            "layout entry 0 is not a placement of ship 0",
+        ),
+        (
+            lambda r: {**r, "layout": [r["layout"][0], {**r["layout"][1], "length": 3}]},
+            "layout entry 1 is not a placement of ship 1 (length 2)",
+        ),
         (lambda r: {**r, "layout": r["layout"][::-1]}, "layout entry 0 is not a placement of ship 0"),
         (lambda r: {**r, "shots": [{**r["shots"][0], "result": "hit" if r["shots"][0]["result"] == "miss" else "miss"}]},
          "shot 1 ({cell}) is recorded as"),
@@ -192,7 +205,11 @@ def test_scores_are_scaled_from_worst_to_best(experiment: Path) -> None:
     assert scores is not None
     best = max(pdf.state.unshot, key=lambda cell: scores[cell])
     worst = min(pdf.state.unshot, key=lambda cell: scores[cell])
-    assert scores[worst] < scores[best] and panel.texts[best[0] * 4 + best[1]] == "100" and panel.texts[worst[0] * 4 + worst[1]] == "0"
+    assert (
+        scores[worst] < scores[best]
+        and panel.texts[best[0] * 4 + best[1]] == "100"
+        and panel.texts[worst[0] * 4 + worst[1]] == "0"
+    )
     flat = _replay(experiment, "random").frames[1]  # every unshot cell alike: all tie for the best
     assert {t for t, m in zip(scores_panel(flat, "random").texts, scores_panel(flat, "random").marks) if not m} == {"100"}
 

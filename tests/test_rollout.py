@@ -206,8 +206,10 @@ def test_listing_every_layout_the_rollout_player_is_never_worse_than_exact_greed
 # ----- options, seeds, rules -----------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("spec", "message"),
-    [("rollout[candidates=0]", "candidates a whole number of at least 1"), ("rollout[samples=1]", "samples a whole number of at least 2"),
-     ("rollout[exact=-1]", "exact a whole number of at least 0"), ("rollout[margin=-0.5]", "margin a finite number of at least 0"),
+    [("rollout[candidates=0]", "candidates a whole number of at least 1"),
+     ("rollout[samples=1]", "samples a whole number of at least 2"),
+     ("rollout[exact=-1]", "exact a whole number of at least 0"),
+     ("rollout[margin=-0.5]", "margin a finite number of at least 0"),
      ("rollout[engine=sdd]", "the sdd engine does not"), ("rollout[samples=many]", "is not a whole number")],
 )  # fmt: skip
 def test_bad_options_are_one_line_errors(spec: str, message: str) -> None:
@@ -219,7 +221,9 @@ def test_bad_options_are_one_line_errors(spec: str, message: str) -> None:
 def test_a_sampled_game_is_reproducible_from_its_seed() -> None:
     config = GameConfig(6, (4, 3, 3))
     layout = layout_for(config, 101, 0)
-    games = [play_game(config, layout, make_player("rollout[samples=100,exact=50]", game_seeds(101, 0)[1])).state for _ in range(2)]
+    games = [
+        play_game(config, layout, make_player("rollout[samples=100,exact=50]", game_seeds(101, 0)[1])).state for _ in range(2)
+    ]
     assert games[0] == games[1] and games[0].over
 
 

@@ -67,7 +67,9 @@ def test_a_state_s_counted_density_is_the_recount(sinks: str) -> None:
         score, recount = np.zeros(config.cell_count), np.zeros(config.cell_count)
         density(board, start, np.zeros(size, dtype=np.bool_), np.zeros(size, dtype=np.int64), score)
         blocked, hits, open_hits, shot, afloat = start
-        base_choice(board[0], board[1], board[2], board[3], board[6], blocked, hits, open_hits, shot, afloat, board[8], board[9], recount)
+        base_choice(
+            board[0], board[1], board[2], board[3], board[6], blocked, hits, open_hits, shot, afloat, board[8], board[9], recount
+        )
         np.testing.assert_array_equal(score, recount)
 
 

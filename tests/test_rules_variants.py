@@ -77,7 +77,9 @@ def test_a_fleet_that_does_not_fit_under_the_touch_rule_is_one_line() -> None:
 def test_default_rules_are_not_written() -> None:
     state = GameState(GameConfig(5, (3, 2)), (Shot(0, 0, "hit"), Shot(0, 1, "miss")))
     assert "rules" not in state.to_json()
-    text = '{"size": 5, "ships": [3, 2], "shots": [{"row": 0, "col": 0, "result": "hit"}, {"row": 0, "col": 1, "result": "miss"}]}'
+    text = (
+        '{"size": 5, "ships": [3, 2], "shots": [{"row": 0, "col": 0, "result": "hit"}, {"row": 0, "col": 1, "result": "miss"}]}'
+    )
     assert json.dumps(state.to_json()) == text
 
 
@@ -120,7 +122,12 @@ def test_unnamed_sink_naming_a_ship_is_one_line() -> None:
         GameState(GameConfig(4, (2, 1), UNNAMED), (Shot(0, 0, "sunk", 1),))
     assert one_line(exc).startswith("shot 1 (A1) names ship 1, but sinks are unnamed")
     with pytest.raises(StateError):
-        GameState.from_json({"size": 4, "ships": [2, 1], "rules": {"sinks": "unnamed"}, "shots": [{"row": 0, "col": 0, "result": "sunk", "ship": 1}]})
+        GameState.from_json(
+            {
+                "size": 4, "ships": [2, 1], "rules": {"sinks": "unnamed"},
+                "shots": [{"row": 0, "col": 0, "result": "sunk", "ship": 1}],
+            }
+        )
 
 
 def test_sunk_under_silent_is_one_line() -> None:
@@ -201,7 +208,10 @@ def test_sampling_gives_up_in_one_line() -> None:
     with pytest.raises(BattlelogError) as exc:
         for seed in range(20):
             sample_layout(config, np.random.default_rng(seed), max_tries=1)
-    assert one_line(exc) == "fleet 3,2,1 on a 4x4 board with no contact is packed so tightly that uniform sampling found no layout in 1 tries"
+    assert (
+        one_line(exc)
+        == "fleet 3,2,1 on a 4x4 board with no contact is packed so tightly that uniform sampling found no layout in 1 tries"
+    )
 
 
 def test_the_documented_rules_examples_are_valid_states() -> None:

@@ -69,7 +69,10 @@ def test_the_journal_never_writes_a_line_it_could_not_read_back(tmp_path: Path) 
     manifest = {"size": 4, "ships": [3, 2, 2], "seed": 5}
     record = {"player": "random", "game": 0, "status": "ok", "size": 4, "ships": [3, 2, 2], "seed": 5,
               "score": 9, "seconds": float("nan")}  # fmt: skip
-    with open_journal(tmp_path, manifest) as journal, pytest.raises(BattlelogError, match="game 0 of player random cannot be recorded"):
+    with (
+        open_journal(tmp_path, manifest) as journal,
+        pytest.raises(BattlelogError, match="game 0 of player random cannot be recorded"),
+    ):
         journal.append(record)
     assert not (tmp_path / GAMES).exists() and not (tmp_path / MANIFEST).exists()
 
@@ -117,7 +120,9 @@ def test_no_more_workers_start_than_there_are_games_to_play(tmp_path: Path) -> N
         assert len(multiprocessing.active_children()) == 2  # the idle workers, before the executor closes
 
 
-def test_more_workers_than_cores_is_warned_in_one_line(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_more_workers_than_cores_is_warned_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setattr(common, "available_cores", lambda: 2)
     parser = argparse.ArgumentParser()
     common.add_limit_arguments(parser)
@@ -148,7 +153,8 @@ def test_a_worker_killed_from_outside_is_replayed_once_and_memory_stays_memory(t
     game = {r["player"].partition("[")[0]: r for r in load_results(tmp_path / "out")[1]}  # the Victim is recorded with its option
     victim, killed, hog = game[T + "Victim"], game[T + "SelfKiller"], game[T + "MemoryHog"]
     assert victim["status"] == "ok" and victim["retried"] == (
-        "the worker process was killed by SIGKILL with no trace of a lack of memory while playing; played again by a fresh worker")
+        "the worker process was killed by SIGKILL with no trace of a lack of memory while playing; played again by a fresh worker"
+    )
     assert killed["status"] == "error" and killed["message"] == (
         "the worker process was killed by SIGKILL with no trace of a lack of memory while playing, a second time: "
         "not played a third time")

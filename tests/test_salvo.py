@@ -61,7 +61,9 @@ def test_salvo_by_ships_under_silent_sinks_is_refused() -> None:
 
 def test_labels_name_the_salvo() -> None:
     assert GameConfig(5, (3, 2), Rules(salvo=5)).label() == "5x5 3,2 (salvo 5)"
-    assert GameConfig(5, (3, 2), Rules("none", "unnamed", "ships")).label() == "5x5 3,2 (no contact, sinks unnamed, salvo by ships)"
+    assert (
+        GameConfig(5, (3, 2), Rules("none", "unnamed", "ships")).label() == "5x5 3,2 (no contact, sinks unnamed, salvo by ships)"
+    )
     assert Rules(salvo=1) == Rules() and Rules(salvo=1).is_default
 
 
@@ -72,9 +74,17 @@ def test_labels_name_the_salvo() -> None:
         (1, [(0, 0, "miss", 0)], "shot 1 names volley 0, but the game has no salvo"),
         (2, [(0, 0, "miss", 1)], "shot 1 is in volley 1, expected volley 0"),
         (2, [(0, 0, "miss", 0), (0, 1, "miss", 0), (0, 2, "miss", 2)], "shot 3 is in volley 2, expected volley 0 or 1"),
-        (2, [(0, 0, "miss", 0), (0, 1, "miss", 0), (0, 2, "miss", 1), (0, 3, "miss", 0)], "shot 4 is in volley 0, expected volley 1 or 2"),
+        (
+            2,
+            [(0, 0, "miss", 0), (0, 1, "miss", 0), (0, 2, "miss", 1), (0, 3, "miss", 0)],
+            "shot 4 is in volley 0, expected volley 1 or 2",
+        ),
         (2, [(0, 0, "miss", 0), (0, 1, "miss", 0), (0, 2, "miss", 0)], "shot 3 is shot 3 of volley 0, which may have only 2"),
-        (3, [(0, 0, "miss", 0), (0, 1, "miss", 0), (0, 2, "miss", 1)], "shot 3 starts volley 1, but volley 0 has only 2 of its 3 shots"),
+        (
+            3,
+            [(0, 0, "miss", 0), (0, 1, "miss", 0), (0, 2, "miss", 1)],
+            "shot 3 starts volley 1, but volley 0 has only 2 of its 3 shots",
+        ),
         (2, [(0, 0, "miss", 0), (0, 1, "miss", -1)], "shot 2 must name its volley (a whole number from 0)"),
     ],
 )
@@ -86,11 +96,16 @@ def test_a_volley_of_the_ships_rule_has_one_shot_per_ship_afloat_at_its_start() 
     # ships 2,1: volley 0 has two shots and sinks ship 1 (length 1); volley 1 then has one shot
     start = [(0, 0, "sunk", 1, 0), (3, 3, "miss", 0)]
     GameState.from_json(salvo_state(4, [2, 1], "ships", [*start, (1, 1, "miss", 1), (2, 2, "miss", 2)]))
-    refused(salvo_state(4, [2, 1], "ships", [*start, (1, 1, "miss", 1), (2, 2, "miss", 1)]), "shot 4 is shot 2 of volley 1, which may have only 1")
+    refused(
+        salvo_state(4, [2, 1], "ships", [*start, (1, 1, "miss", 1), (2, 2, "miss", 1)]),
+        "shot 4 is shot 2 of volley 1, which may have only 1",
+    )
     # a sink inside a volley does not shorten that volley: it was chosen before the answer
     GameState.from_json(salvo_state(4, [2, 1], "ships", [(0, 0, "sunk", 1, 0), (3, 3, "miss", 0)]))
     # unnamed sinks count too
-    data = salvo_state(4, [2, 1], "ships", [(0, 0, "sunk", 0), (3, 3, "miss", 0), (1, 1, "miss", 1), (2, 2, "miss", 1)], sinks="unnamed")
+    data = salvo_state(
+        4, [2, 1], "ships", [(0, 0, "sunk", 0), (3, 3, "miss", 0), (1, 1, "miss", 1), (2, 2, "miss", 1)], sinks="unnamed"
+    )
     refused(data, "shot 4 is shot 2 of volley 1, which may have only 1")
 
 
@@ -120,7 +135,9 @@ def test_a_salvo_state_round_trips_and_standard_states_carry_no_volley() -> None
     plain = GameState.from_json(salvo_state(5, [3, 2], 1, [(0, 0, "hit", None)]))
     assert plain.to_json() == {"size": 5, "ships": [3, 2], "shots": [{"row": 0, "col": 0, "result": "hit"}]}
     with pytest.raises(FileFormatError, match="shot 1 has volley True, not a whole number"):
-        GameState.from_json({"size": 5, "ships": [2], "rules": {"salvo": 2}, "shots": [{"row": 0, "col": 0, "result": "miss", "volley": True}]})
+        GameState.from_json(
+            {"size": 5, "ships": [2], "rules": {"salvo": 2}, "shots": [{"row": 0, "col": 0, "result": "miss", "volley": True}]}
+        )
 
 
 # ----- the game loop -------------------------------------------------------------------------------

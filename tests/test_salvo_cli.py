@@ -32,7 +32,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.fixture(scope="module")
 def salvo_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return experiment_in(tmp_path_factory, "salvo", "--size", "4", "--ships", "2,2,1", "--salvo", "ships", "--players", "random,pdf", "--games", "3", "--seed", "2")
+    return experiment_in(
+        tmp_path_factory, "salvo", "--size", "4", "--ships", "2,2,1", "--salvo", "ships", "--players", "random,pdf", "--games",
+        "3", "--seed", "2",
+    )
 
 
 def test_an_experiment_under_salvo_records_volleys_and_scores_them(capsys, salvo_run: Path) -> None:
@@ -50,11 +53,19 @@ def test_an_experiment_under_salvo_records_volleys_and_scores_them(capsys, salvo
     assert "needs fewer shots" not in out
 
 
-@pytest.mark.parametrize(("extra", "message"), [([], "not 4x4 2,2,1 with seed 2"), (["--salvo", "2"], "not 4x4 2,2,1 (salvo 2) with seed 2")])
+@pytest.mark.parametrize(
+    ("extra", "message"), [([], "not 4x4 2,2,1 with seed 2"), (["--salvo", "2"], "not 4x4 2,2,1 (salvo 2) with seed 2")]
+)
 def test_resuming_under_another_salvo_is_refused(capsys, salvo_run: Path, extra: list[str], message: str) -> None:
     before = (salvo_run / GAMES).read_bytes()
-    argv = ["experiment", "--size", "4", "--ships", "2,2,1", "--players", "random", "--games", "3", "--seed", "2", "--workers", "1"]
-    one_line_error(capsys, [*argv, *extra, "--out", str(salvo_run)], "holds an experiment on 4x4 2,2,1 (salvo by ships) with seed 2, " + message)
+    argv = [
+        "experiment", "--size", "4", "--ships", "2,2,1", "--players", "random", "--games", "3", "--seed", "2", "--workers", "1",
+    ]
+    one_line_error(
+        capsys,
+        [*argv, *extra, "--out", str(salvo_run)],
+        "holds an experiment on 4x4 2,2,1 (salvo by ships) with seed 2, " + message,
+    )
     assert (salvo_run / GAMES).read_bytes() == before
 
 
@@ -64,23 +75,38 @@ def test_replay_names_the_volleys(capsys, salvo_run: Path, tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize("command", ["experiment", "play", "advise", "marginals", "script", "compile", "optimal"])
-@pytest.mark.parametrize(("value", "message"), [("0", "unknown salvo 0"), ("-1", "unknown salvo '-1'"), ("foo", "unknown salvo 'foo'")])
+@pytest.mark.parametrize(
+    ("value", "message"), [("0", "unknown salvo 0"), ("-1", "unknown salvo '-1'"), ("foo", "unknown salvo 'foo'")]
+)
 def test_unknown_salvos_are_one_line_on_every_command(capsys, tmp_path: Path, command: str, value: str, message: str) -> None:
     argv = [command, "--size", "4", "--ships", "2,2", "--salvo", value]
-    argv += {"experiment": ["--out", str(tmp_path / "out")], "compile": ["-o", str(tmp_path / "m.sdd")], "advise": ["--state", str(tmp_path / "a.json")]}.get(command, [])
+    argv += {
+        "experiment": ["--out", str(tmp_path / "out")],
+        "compile": ["-o", str(tmp_path / "m.sdd")],
+        "advise": ["--state", str(tmp_path / "a.json")],
+    }.get(command, [])
     one_line_error(capsys, argv, message)
     assert list(tmp_path.iterdir()) == []
 
 
 def test_salvo_by_ships_with_silent_sinks_and_optimal_under_salvo_are_one_line(capsys, tmp_path: Path) -> None:
-    one_line_error(capsys, ["play", "--size", "4", "--ships", "2", "--salvo", "ships", "--sinks", "silent"], "salvo by ships needs sinks announced")
-    one_line_error(capsys, ["optimal", "--size", "3", "--ships", "2", "--salvo", "2"], "optimal solves games of one shot a turn, not salvo 2")
+    one_line_error(
+        capsys,
+        ["play", "--size", "4", "--ships", "2", "--salvo", "ships", "--sinks", "silent"],
+        "salvo by ships needs sinks announced",
+    )
+    one_line_error(
+        capsys, ["optimal", "--size", "3", "--ships", "2", "--salvo", "2"], "optimal solves games of one shot a turn, not salvo 2"
+    )
     argv = ["experiment", "--size", "3", "--ships", "2", "--salvo", "2", "--players", "optimal", "--out", str(tmp_path / "o")]
     one_line_error(capsys, argv, "player optimal does not play salvo 2")
 
 
 def test_marginals_take_a_salvo_state_and_refuse_a_bad_one(capsys, tmp_path: Path) -> None:
-    shots: list[dict[str, Any]] = [{"row": 0, "col": 0, "result": "miss", "volley": 0}, {"row": 1, "col": 1, "result": "hit", "volley": 0}]
+    shots: list[dict[str, Any]] = [
+        {"row": 0, "col": 0, "result": "miss", "volley": 0},
+        {"row": 1, "col": 1, "result": "hit", "volley": 0},
+    ]
     good = {"size": 4, "ships": [2], "rules": {"salvo": 2}, "shots": shots}
     path = tmp_path / "s.json"
     path.write_text(json.dumps(good))
@@ -133,7 +159,9 @@ def test_advise_suggests_a_volley_and_takes_its_answers_in_turn(capsys, monkeypa
     plan = out.split("answered in this order: ")[1].splitlines()[0].split(", ")
     cells, _ = brute_marginals(state, consistent_layouts(state))
     chosen = [("ABCD".index(name[0]), int(name[1:]) - 1) for name in plan]
-    assert len(set(chosen)) == 3 and min(cells[c] for c in chosen) >= max(cells[c] for c in state.unshot if c not in chosen) - 1e-12
+    assert (
+        len(set(chosen)) == 3 and min(cells[c] for c in chosen) >= max(cells[c] for c in state.unshot if c not in chosen) - 1e-12
+    )
     for cell in chosen:
         result, ship = referee.shoot(*cell)
         answers.append(f"{result} {ship}" if ship is not None else result)
@@ -174,5 +202,10 @@ def test_standard_games_replay_the_committed_records_to_the_byte(player: str) ->
     config = GameConfig(manifest["size"], tuple(manifest["ships"]))
     assert {r["game"] for r in records if r["player"] == player} == set(range(5))
     for record in [r for r in records if r["player"] == player]:
-        value = play_task(GameTask(player, record["options"], config, manifest["seed"], record["game"], layout_for(config, manifest["seed"], record["game"])))
+        value = play_task(
+            GameTask(
+                player, record["options"], config, manifest["seed"], record["game"],
+                layout_for(config, manifest["seed"], record["game"]),
+            )
+        )
         assert json.dumps(value["shots"]) == json.dumps(record["shots"]) and value["score"] == record["score"]

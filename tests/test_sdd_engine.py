@@ -1,8 +1,9 @@
 """The ``sdd`` engine beyond the contract every engine meets (tests/test_engine_contract.py).
 
 It is the cross-check of the ``native`` engine: an independent compilation (a numpy frontier sweep
-over placement variables, materialised in pysdd) of the same ground model. Here: random mid-game states of the paper's larger boards against enumeration, every sweep
-direction, conditioning along a game, agreement with the ``problog`` engine on cheap states, and the
+over placement variables, materialised in pysdd) of the same ground model. Here: random mid-game states of the paper's larger
+boards against enumeration, every sweep direction, conditioning along a game, agreement with the ``problog`` engine on
+cheap states, and the
 memory budget: exact case splitting when a diagram would not fit, a one-line BudgetExceeded when
 even that does not.
 """

@@ -72,13 +72,18 @@ def test_commands_import_no_heavy_library_they_do_not_use(tmp_path: Path, comman
     modules = imported_modules(argv, tmp_path)
     packages = {name.split(".")[0] for name in modules}
     assert packages & HEAVY <= allowed, f"battlelog {' '.join(argv)} imports {sorted(packages & HEAVY - allowed)}"
-    commands = {name for name in modules if name.startswith("battlelog.commands.")} - {"battlelog.commands.boards", "battlelog.commands.common"}
+    commands = {name for name in modules if name.startswith("battlelog.commands.")} - {
+        "battlelog.commands.boards",
+        "battlelog.commands.common",
+    }
     assert commands == ({f"battlelog.commands.{argv[0]}"} if command != "help" else set())  # only the command run
 
 
 def test_a_heavy_import_would_be_seen(tmp_path: Path) -> None:
     """The check above can fail: the problog engine's library is caught."""
-    assert "problog" in {name.split(".")[0] for name in imported_modules(["marginals", MID_GAME, "--engine", "problog"], tmp_path)}
+    assert "problog" in {
+        name.split(".")[0] for name in imported_modules(["marginals", MID_GAME, "--engine", "problog"], tmp_path)
+    }
 
 
 @pytest.mark.parametrize("command", sorted(COMMANDS))

@@ -114,10 +114,19 @@ def test_malformed_json_is_a_file_format_error(data: object, message: str) -> No
 @pytest.mark.parametrize(
     "data, message",
     [
-        ({"size": 5, "ships": [2], "shot": [{"row": 0, "col": 0, "result": "hit"}]}, "unknown key 'shot' (did you mean 'shots'?)"),
-        ({"size": 5, "ships": [2], "fleet": [2]}, "unknown key 'fleet'; expected only 'size', 'rows', 'cols', 'ships', 'rules', 'prior', 'shots'"),
+        (
+            {"size": 5, "ships": [2], "shot": [{"row": 0, "col": 0, "result": "hit"}]},
+            "unknown key 'shot' (did you mean 'shots'?)",
+        ),
+        (
+            {"size": 5, "ships": [2], "fleet": [2]},
+            "unknown key 'fleet'; expected only 'size', 'rows', 'cols', 'ships', 'rules', 'prior', 'shots'",
+        ),
         ({"size": 5, "ships": [2], "shots": [{"row": 0, "column": 0, "result": "hit"}]}, "shot 1: unknown key 'column'"),
-        ({"size": 5, "ships": [2], "shots": [{"row": 0, "col": 0, "result": "sunk", "shp": 0}]}, "shot 1: unknown key 'shp' (did you mean 'ship'?)"),
+        (
+            {"size": 5, "ships": [2], "shots": [{"row": 0, "col": 0, "result": "sunk", "shp": 0}]},
+            "shot 1: unknown key 'shp' (did you mean 'ship'?)",
+        ),
     ],
 )
 def test_unknown_keys_are_named_not_ignored(data: dict, message: str) -> None:

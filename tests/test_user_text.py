@@ -61,11 +61,14 @@ def test_an_empty_player_is_refused_not_played_as_the_default(capsys: pytest.Cap
     (["play", "--size", "5", "--ships", f"3,{HUGE}"], "ship 1 of length 10000000000000000... does not fit"),
     (["play", "--size", "5", "--ships", "3,2", "--seed", "-" + HUGE], "--seed -1000000000000000...: the seed must be"),
     (["marginals", "--size", "5", "--ships", "3,2", "--prior", "edge=1e308"], "prior edge=1e+308 is too strong for this board"),
-    (["marginals", "--size", "5", "--ships", "3,2", "--prior", "edge=" + HUGE], "prior weight edge=10000000000000000... is not a finite"),
+    (["marginals", "--size", "5", "--ships", "3,2", "--prior", "edge=" + HUGE],
+     "prior weight edge=10000000000000000... is not a finite"),
     (["play", "--size", "5", "--ships", "3,2", "--salvo", HUGE * 12], "unknown salvo '1000000000000000..."),
-    (["play", "--size", "5", "--ships", "3,2", "--salvo", HUGE], "unknown salvo 10000000000000000...; give a whole number of shots per volley from 1 to 676"),
+    (["play", "--size", "5", "--ships", "3,2", "--salvo", HUGE],
+     "unknown salvo 10000000000000000...; give a whole number of shots per volley from 1 to 676"),
     (["play", "--size", "5", "--ships", "3,2", "--player", f"mc[samples={HUGE * 12}]"], "option samples=1000000000"),
-    (["experiment", "--size", "4", "--ships", "2", "--out", "never", "--memory-limit", "9" * 400], "--memory-limit '99999999999999999...' is more"),
+    (["experiment", "--size", "4", "--ships", "2", "--out", "never", "--memory-limit", "9" * 400],
+     "--memory-limit '99999999999999999...' is more"),
 ])  # fmt: skip
 def test_a_huge_number_is_echoed_in_a_few_characters(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
     """Each was echoed whole (hundreds of digits), or ended in a traceback (a file name too long to look
@@ -127,11 +130,16 @@ def test_a_fleet_in_other_digits_is_refused(capsys: pytest.CaptureFixture[str], 
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["marginals", "--size", "5", "--ships", "3,2", "--prior", f"edge=0.{ARABIC_INDIC}"], "prior weight edge=0.٣ is not a finite number"),
-    (["play", "--size", "5", "--ships", "3,2", "--player", f"mc[samples={FULL_WIDTH}]"], "option samples=３ is not a whole number"),
-    (["play", "--size", "5", "--ships", "3,2", "--player", f"rollout[margin={ARABIC_INDIC}]"], "option margin=٣ is not a finite number"),
-    (["experiment", "--size", "4", "--ships", "2", "--out", "never", "--time-limit", FULL_WIDTH], "--time-limit '３' is not a positive"),
-    (["experiment", "--size", "4", "--ships", "2", "--out", "never", "--memory-limit", f"{ARABIC_INDIC}G"], "--memory-limit '٣G' is not a size"),
+    (["marginals", "--size", "5", "--ships", "3,2", "--prior", f"edge=0.{ARABIC_INDIC}"],
+     "prior weight edge=0.٣ is not a finite number"),
+    (["play", "--size", "5", "--ships", "3,2", "--player", f"mc[samples={FULL_WIDTH}]"],
+     "option samples=３ is not a whole number"),
+    (["play", "--size", "5", "--ships", "3,2", "--player", f"rollout[margin={ARABIC_INDIC}]"],
+     "option margin=٣ is not a finite number"),
+    (["experiment", "--size", "4", "--ships", "2", "--out", "never", "--time-limit", FULL_WIDTH],
+     "--time-limit '３' is not a positive"),
+    (["experiment", "--size", "4", "--ships", "2", "--out", "never", "--memory-limit", f"{ARABIC_INDIC}G"],
+     "--memory-limit '٣G' is not a size"),
     (["reproduce", "--out", "never", "--config", f"{SUPERSCRIPT_TWO}:3,2"], "--config '²:3,2' is not SIZE:SHIPS"),
     (["reproduce", "--out", "never", "--config", f"{ARABIC_INDIC}:3,2"], "--config '٣:3,2' is not SIZE:SHIPS"),
 ])  # fmt: skip
@@ -155,8 +163,12 @@ def test_an_advise_answer_in_other_digits_is_refused(line: str) -> None:
 
 
 def test_the_readers_take_ascii_digits_and_nothing_else() -> None:
-    assert [whole_number(t) for t in ("12", " -3 ", "+0", "1_0", ARABIC_INDIC, "", "1.0", "9" * 5000)] == [12, -3, 0, None, None, None, None, None]
-    assert [real_number(t) for t in ("0.5", "-1e-3", ".5", "2.", "inf", "nan", "1e400", FULL_WIDTH, "1_0.5")] == [0.5, -1e-3, 0.5, 2.0, None, None, None, None, None]
+    assert [whole_number(t) for t in ("12", " -3 ", "+0", "1_0", ARABIC_INDIC, "", "1.0", "9" * 5000)] == [
+        12, -3, 0, None, None, None, None, None,
+    ]
+    assert [real_number(t) for t in ("0.5", "-1e-3", ".5", "2.", "inf", "nan", "1e400", FULL_WIDTH, "1_0.5")] == [
+        0.5, -1e-3, 0.5, 2.0, None, None, None, None, None,
+    ]
     assert parse_ships("5, 4,3") == (5, 4, 3)
     assert parse_memory("1.5G") == int(1.5 * 2**30) and parse_seconds("2.5") == 2.5
     assert parse_players("mc[samples=12]")[0].options == {"samples": 12}
@@ -186,7 +198,9 @@ def _object_header(path: Path) -> None:
         np.savez(out, header=np.array([{}], dtype=object))
 
 
-@pytest.mark.parametrize("write", [lambda p: p.write_text("hello\n"), _pickled, _object_header, lambda p: p.write_bytes(b"PK\x03\x04junk")])
+@pytest.mark.parametrize(
+    "write", [lambda p: p.write_text("hello\n"), _pickled, _object_header, lambda p: p.write_bytes(b"PK\x03\x04junk")]
+)
 def test_a_file_that_is_not_a_table_is_refused_in_our_words(capsys: pytest.CaptureFixture[str], tmp_path: Path, write) -> None:
     """numpy's message advised loading the file "unsafely using allow_pickle": never passed on."""
     table = tmp_path / "t.table"
@@ -204,14 +218,20 @@ def test_a_file_that_is_not_a_table_is_refused_in_our_words(capsys: pytest.Captu
     ["advise", "--state", "{state}"],
     ["replay", "{state}", "--out", "{tmp}/replay"],
 ])  # fmt: skip
-def test_a_contradictory_state_file_is_named(capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> None:
+def test_a_contradictory_state_file_is_named(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, argv: list[str]
+) -> None:
     state = tmp_path / "my game.json"
     shutil.copy(CONTRADICTORY, state)
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
-    one_line_error(capsys, [arg.format(state=state, tmp=tmp_path) for arg in argv], f"{state}: contradictory state: shot 3 (E5, sunk ship 0)")
+    one_line_error(
+        capsys, [arg.format(state=state, tmp=tmp_path) for arg in argv], f"{state}: contradictory state: shot 3 (E5, sunk ship 0)"
+    )
 
 
-def test_a_contradictory_file_loaded_while_advising_is_named(capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_contradictory_file_loaded_while_advising_is_named(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     state = tmp_path / "other.json"
     shutil.copy(CONTRADICTORY, state)
     monkeypatch.setattr("sys.stdin", io.StringIO(f"load {state}\nquit\n"))

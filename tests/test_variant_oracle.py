@@ -4,8 +4,8 @@
 - for ``named``, the transcript rule prunes to exactly the standard rules' domains;
 - random consistent states under every touch rule and sink rule: the native and sdd engines equal the
   oracle to 1e-9 (counts, cell and placement marginals; answer probabilities for the native engine);
-- contradictions are located, by every engine. The problog engine is checked against the same oracle in tests/test_problog_rules.py
-  (it is too slow for every state here).
+- contradictions are located, by every engine. The problog engine is checked against the same oracle in
+  tests/test_problog_rules.py (it is too slow for every state here).
 """
 
 from __future__ import annotations
@@ -70,14 +70,20 @@ def _old_ground_domains(state: GameState) -> tuple[tuple[Placement, ...], ...]:
             inside = state.hits_after(t)
             allowed = [p for p in state.config.placements(ship) if cell in p.cells and inside.issuperset(p.cells)]
         else:
-            allowed = [p for p in state.config.placements(ship) if misses.isdisjoint(p.cells) and not final_hits.issuperset(p.cells)]
+            allowed = [
+                p for p in state.config.placements(ship) if misses.isdisjoint(p.cells) and not final_hits.issuperset(p.cells)
+            ]
         domains.append(tuple(allowed))
     return tuple(domains)
 
 
 def test_named_prunes_exactly_as_the_standard_rules() -> None:
     checked = 0
-    for config, count, seed in ((GameConfig(5, (3, 3, 2)), 80, 5), (GameConfig(4, (3, 2, 1, 1)), 80, 6), (GameConfig(6, (4, 3, 2, 2)), 80, 7)):
+    for config, count, seed in (
+        (GameConfig(5, (3, 3, 2)), 80, 5),
+        (GameConfig(4, (3, 2, 1, 1)), 80, 6),
+        (GameConfig(6, (4, 3, 2, 2)), 80, 7),
+    ):
         for state in random_states(config, count, seed):
             assert ground(state).domains == _old_ground_domains(state)
             checked += 1
@@ -151,7 +157,10 @@ def test_answer_probabilities_equal_the_oracle(sinks: str) -> None:
         # Unnamed: every ship has length 1, so a hit must be a sink: "hit" at A1 is impossible.
         (Rules(sinks="unnamed"), (1, 1), [(0, 0, "hit")], "shot 1 (A1, hit)"),
         # Unnamed: a sunk at B2 right after a miss-free single hit elsewhere that no ship of 2 can join.
-        (Rules(sinks="unnamed"), (2, 1), [(0, 0, "hit"), (2, 2, "miss"), (1, 1, "sunk"), (0, 1, "miss"), (1, 0, "miss")], "shot 5 (B1, miss)"),
+        (
+            Rules(sinks="unnamed"), (2, 1), [(0, 0, "hit"), (2, 2, "miss"), (1, 1, "sunk"), (0, 1, "miss"), (1, 0, "miss")],
+            "shot 5 (B1, miss)",
+        ),
         # Silent: one ship of 2 cannot cover two hits in opposite corners.
         (Rules(sinks="silent"), (2,), [(0, 0, "hit"), (2, 2, "hit")], "shot 2 (C3, hit)"),
     ],

@@ -21,7 +21,11 @@ from web_cases import one_line_error, small_experiment
 
 #: The content type every JSON endpoint requires.
 JSON = {"Content-Type": "application/json"}
-STATE: dict[str, Any] = {"size": 6, "ships": [3, 2], "shots": [{"row": 2, "col": 2, "result": "hit"}, {"row": 2, "col": 3, "result": "miss"}]}
+STATE: dict[str, Any] = {
+    "size": 6,
+    "ships": [3, 2],
+    "shots": [{"row": 2, "col": 2, "result": "hit"}, {"row": 2, "col": 3, "result": "miss"}],
+}
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +39,9 @@ def client(results: Path) -> Iterator[TestClient]:
         yield test_client
 
 
-def test_marginals_are_the_command_lines_plus_the_best_unshot_cell(client: TestClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_marginals_are_the_command_lines_plus_the_best_unshot_cell(
+    client: TestClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "state.json"
     path.write_text(json.dumps(STATE))
     assert main(["marginals", str(path), "--json"]) == 0
@@ -80,7 +86,10 @@ def test_a_contradictory_state_is_refused_naming_the_shot(client: TestClient) ->
         (b"\xff\xfe", 400, "not UTF-8"),
         (b"{" + b" " * MAX_BODY + b"}", 413, "larger than"),
     ],
-    ids=["bad-json", "empty", "not-object", "repeated-key", "unknown-key", "off-board", "too-large-board", "too-many-ships", "not-utf8", "oversized"],
+    ids=[
+        "bad-json", "empty", "not-object", "repeated-key", "unknown-key", "off-board", "too-large-board", "too-many-ships",
+        "not-utf8", "oversized",
+    ],
 )
 def test_bad_bodies_are_one_line_and_the_server_keeps_serving(client: TestClient, body: bytes, status: int, words: str) -> None:
     one_line_error(client.post("/api/marginals", content=body, headers=JSON), status, words)
@@ -112,7 +121,9 @@ def test_the_play_tab_has_a_legend_of_its_marks(client: TestClient) -> None:
     legend = re.search(r'<div id="play-legend".*?</div>', page, re.S)
     assert legend is not None and page.index('id="view-play"') < legend.start() < page.index('id="view-results"')
     marks = re.findall(r'<span class="cell (\w+)">([^<]*)</span> (\w[^<]+)</span>', legend[0])
-    assert {mark: symbol for mark, symbol, _ in marks} == {"miss": "·", "hit": "X", "sunk": "#", "ship": "", "volley": "", "heat": ""}
+    assert {mark: symbol for mark, symbol, _ in marks} == {
+        "miss": "·", "hit": "X", "sunk": "#", "ship": "", "volley": "", "heat": "",
+    }
     board = client.get("/static/board.js").text  # the symbols the boards draw
     assert 'shot.result === "miss" ? "·" : shot.result === "sunk" ? "#" : "X"' in board
 
@@ -141,7 +152,9 @@ def test_a_game_against_the_computer_ends_with_a_winner_and_true_answers(client:
     while view["winner"] is None:
         r, c = cells.pop()
         view = client.post("/api/play/shoot", json={"game": game, "row": r, "col": c}).json()
-    hidden = {(p["row"] + k * (not p["horizontal"]), p["col"] + k * p["horizontal"]) for p in view["reveal"] for k in range(p["length"])}
+    hidden = {
+        (p["row"] + k * (not p["horizontal"]), p["col"] + k * p["horizontal"]) for p in view["reveal"] for k in range(p["length"])
+    }
     for shot in view["you"]["shots"]:
         assert (shot["result"] != "miss") == ((shot["row"], shot["col"]) in hidden)
     mine = {(0, 0), (0, 1), (0, 2), (3, 3), (4, 3)}
@@ -193,7 +206,11 @@ def test_results_list_open_and_replay(client: TestClient) -> None:
     assert frames[0]["state"]["shots"] == [] and frames[-1]["next"] is None
     first = frames[1]["state"]["shots"][0]
     assert {"row": first["row"], "col": first["col"]} == frames[0]["next"]
-    hidden = {(p["row"] + k * (not p["horizontal"]), p["col"] + k * p["horizontal"]) for p in replay["layout"] for k in range(p["length"])}
+    hidden = {
+        (p["row"] + k * (not p["horizontal"]), p["col"] + k * p["horizontal"])
+        for p in replay["layout"]
+        for k in range(p["length"])
+    }
     assert hidden == {(s["row"], s["col"]) for s in frames[-1]["state"]["shots"] if s["result"] != "miss"} and len(hidden) == 5
     png = client.get("/api/results/file", params={"path": "small/plot.png"})
     assert png.status_code == 200 and png.content.startswith(b"\x89PNG")
@@ -280,7 +297,11 @@ def test_a_running_job_is_watched_and_cancelled_over_http(client: TestClient) ->
     jobs = client.app.state.jobs  # type: ignore[attr-defined]
     job = jobs._jobs["testclient", "running-1"] = Job("10x10 5,4,3,3,2", 0.25)  # as a request in progress holds it
     try:
-        assert client.get("/api/progress", params={"job": "running-1"}).json() == {"running": True, "what": "10x10 5,4,3,3,2", "fraction": 0.25}
+        assert client.get("/api/progress", params={"job": "running-1"}).json() == {
+            "running": True,
+            "what": "10x10 5,4,3,3,2",
+            "fraction": 0.25,
+        }
         assert not job.cancelled
         assert client.post("/api/cancel", json={"job": "running-1"}).json() == {"cancelled": True}
         assert job.cancelled

@@ -52,7 +52,9 @@ def _wait(browser: Any, condition: Any, seconds: float = 20) -> Any:
     from selenium.webdriver.support.ui import WebDriverWait
 
     # The page redraws a board whole when an answer comes: an element read mid-redraw is read again.
-    return WebDriverWait(browser, seconds, poll_frequency=0.02, ignored_exceptions=(StaleElementReferenceException,)).until(condition)
+    return WebDriverWait(browser, seconds, poll_frequency=0.02, ignored_exceptions=(StaleElementReferenceException,)).until(
+        condition
+    )
 
 
 def _no_errors(browser: Any, expected: str = "no error expected") -> None:
@@ -102,7 +104,13 @@ def test_a_whole_advised_10x10_game_clicked_to_the_end(browser: Any, server: Liv
     browser.find_element(By.ID, "advise-undo").click()  # undo, then a contradictory answer is refused
     _wait(browser, lambda b: _shot_count(b) == shots - 1)
     browser.find_element(By.ID, "answer-miss").click()
-    _wait(browser, lambda b: "contradicts" in b.find_element(By.ID, "advise-error").text or "no layout" in b.find_element(By.ID, "advise-error").text)
+    _wait(
+        browser,
+        lambda b: (
+            "contradicts" in b.find_element(By.ID, "advise-error").text
+            or "no layout" in b.find_element(By.ID, "advise-error").text
+        ),
+    )
     assert _shot_count(browser) == shots - 1
 
     # Load a state file of the command line's format: the game goes on from it.
@@ -166,7 +174,9 @@ def test_a_rectangular_salvo_game_advised_volley_by_volley(browser: Any, server:
         result, ship = referee.shoot(int(row), int(col))
         browser.find_element(By.ID, f"answer-{result}" + (f"-{ship}" if ship is not None else "")).click()
         shots += 1
-        _wait(browser, lambda b, n=shots: _shot_count(b) == n or "Every ship is sunk" in b.find_element(By.ID, "advise-status").text)
+        _wait(
+            browser, lambda b, n=shots: _shot_count(b) == n or "Every ship is sunk" in b.find_element(By.ID, "advise-status").text
+        )
     volleys = (shots + 1) // 2
     assert browser.find_element(By.ID, "advise-status").text == f"Every ship is sunk after {volleys} volleys ({shots} shots)."
     _no_errors(browser)
@@ -206,7 +216,9 @@ def test_a_whole_game_against_the_computer(browser: Any, server: LiveServer) -> 
     _wait(browser, lambda b: any(e.text.isdigit() for e in b.find_elements(By.CSS_SELECTOR, "#play-mine .cell")))
     turns = 0
     while "won" not in (status := browser.find_element(By.ID, "play-status").text):
-        target = browser.execute_script("return [...document.querySelectorAll('#play-theirs .cell')].find(e => !e.textContent).id")
+        target = browser.execute_script(
+            "return [...document.querySelectorAll('#play-theirs .cell')].find(e => !e.textContent).id"
+        )
         browser.find_element(By.ID, target).click()
         turns += 1
         _wait(browser, lambda b, n=turns: f"you shot {n} times" in b.find_element(By.ID, "play-status").text.lower()
@@ -229,8 +241,10 @@ def _legend_matches_the_boards(browser: Any) -> None:
     look = """const e = arguments[0], s = getComputedStyle(e);
       return {text: e.textContent, background: s.backgroundColor, color: s.color, frame: s.boxShadow};"""
     # A shot's mark is its symbol and colours (on a ship's cell or not); a ship is its colour and frame.
-    for mark, board, seen in (("miss", ".cell.miss:not(.ship)", ("text", "background", "color")), ("hit", ".cell.hit", ("text", "background", "color")),
-                              ("sunk", ".cell.sunk", ("text", "background", "color")), ("ship", ".cell.ship:not(.miss):not(.hit):not(.sunk)", ("background", "frame"))):  # fmt: skip
+    for mark, board, seen in (("miss", ".cell.miss:not(.ship)", ("text", "background", "color")),
+                              ("hit", ".cell.hit", ("text", "background", "color")),
+                              ("sunk", ".cell.sunk", ("text", "background", "color")),
+                              ("ship", ".cell.ship:not(.miss):not(.hit):not(.sunk)", ("background", "frame"))):  # fmt: skip
         cells = browser.find_elements(By.CSS_SELECTOR, f"#view-play .board:not(.legend) {board}")
         assert cells, mark
         legend = browser.execute_script(look, browser.find_element(By.CSS_SELECTOR, f"#play-legend .cell.{mark}"))
@@ -254,12 +268,19 @@ def test_the_results_view_opens_a_replay(browser: Any, server: LiveServer) -> No
     browser.find_element(By.ID, "replay-next").click()
     assert browser.find_element(By.ID, "replay-caption").text.startswith("1 / ")
     assert "shot 1:" in browser.find_element(By.ID, "replay-caption").text
-    assert len(browser.find_elements(By.CSS_SELECTOR, "#replay-board .cell.miss, #replay-board .cell.hit, #replay-board .cell.sunk")) == 1
+    assert (
+        len(browser.find_elements(By.CSS_SELECTOR, "#replay-board .cell.miss, #replay-board .cell.hit, #replay-board .cell.sunk"))
+        == 1
+    )
     assert len(browser.find_elements(By.CSS_SELECTOR, "#replay-board .hidden-ship")) == 3 + 2  # the hidden fleet, outlined
     browser.save_screenshot(str(SHOTS / "results.png"))
     browser.find_element(By.ID, "replay-last").click()
     assert "1 layout left" in browser.find_element(By.ID, "replay-caption").text
     assert browser.find_element(By.CSS_SELECTOR, "#results-detail img").get_attribute("naturalWidth") == "4"
     assert [a.text for a in browser.find_elements(By.CSS_SELECTOR, "#results-plots a")] == ["small/plot.png"]
-    assert [c.text for c in browser.find_elements(By.CSS_SELECTOR, "#results-detail table.summary th")][:3] == ["player", "games", "failed"]
+    assert [c.text for c in browser.find_elements(By.CSS_SELECTOR, "#results-detail table.summary th")][:3] == [
+        "player",
+        "games",
+        "failed",
+    ]
     _no_errors(browser)

@@ -53,7 +53,10 @@ def answer(sock: socket.socket) -> tuple[bytes, float]:
 
 
 def request(server: LiveServer, body: bytes = STATE, path: str = "/api/marginals") -> bytes:
-    head = f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+    head = (
+        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n"
+    )
     return head.encode() + b"Connection: close\r\n\r\n" + body
 
 
@@ -138,8 +141,12 @@ def test_connections_past_the_caps_are_answered_503_at_once_and_the_held_ones_cu
         held = [connect(live) for _ in range(LIMITS.per_client)]  # one client's share, every one stalled
         with connect(live) as extra:  # one more from that client: refused at once
             data, _ = answer(extra)
-        assert data.startswith(b"HTTP/1.1 503 ") and b"retry-after: 1" in data.lower() and b"connections from 127.0.0.1" in data, data
-        held += [connect(live, f"127.0.0.{2 + k}") for k in range(LIMITS.connections - LIMITS.per_client)]  # other clients fill the server
+        assert (
+            data.startswith(b"HTTP/1.1 503 ") and b"retry-after: 1" in data.lower() and b"connections from 127.0.0.1" in data
+        ), data
+        held += [
+            connect(live, f"127.0.0.{2 + k}") for k in range(LIMITS.connections - LIMITS.per_client)
+        ]  # other clients fill the server
         with connect(live, "127.0.0.100") as extra:  # a new client, past the server's cap
             data, _ = answer(extra)
         assert data.startswith(b"HTTP/1.1 503 ") and b"connections open" in data, data
@@ -168,7 +175,10 @@ def test_a_client_gone_mid_body_leaves_no_traceback_in_the_log() -> None:
         line = process.stdout.readline()
         assert line.startswith("battlelog: serving on http://127.0.0.1:"), line
         port = int(line.split()[3].rstrip("/").rsplit(":", 1)[1])
-        head = f"POST /api/marginals HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
+        head = (
+            f"POST /api/marginals HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+            "Content-Length: 1000\r\n\r\n"
+        )
         for _ in range(3):
             with socket.create_connection(("127.0.0.1", port), timeout=PATIENCE) as sock:
                 sock.sendall(head.encode() + b'{"size": 5')  # then goes away
@@ -190,7 +200,11 @@ def test_a_client_gone_mid_body_leaves_no_traceback_in_the_log() -> None:
 def test_a_client_is_its_address_whatever_x_forwarded_for_says(server: LiveServer) -> None:
     board = json.dumps({"board": {"size": 5, "ships": [3, 2]}, "player": "random", "seed": 1}).encode()
     with connect(server) as sock:
-        sock.sendall(request(server, board, "/api/play/new").replace(b"Connection: close", b"X-Forwarded-For: 10.9.9.9\r\nConnection: close"))
+        sock.sendall(
+            request(server, board, "/api/play/new").replace(
+                b"Connection: close", b"X-Forwarded-For: 10.9.9.9\r\nConnection: close"
+            )
+        )
         data, _ = answer(sock)
     assert data.startswith(b"HTTP/1.1 200 "), data
     game = json.loads(data.split(b"\r\n\r\n", 1)[1])["game"]
@@ -201,7 +215,10 @@ def test_a_client_is_its_address_whatever_x_forwarded_for_says(server: LiveServe
 
 
 def test_a_request_answered_early_whose_body_stalls_is_closed_without_a_second_answer(server: LiveServer) -> None:
-    head = f"POST /api/marginals HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nContent-Type: application/json\r\nContent-Length: 300000\r\n\r\n"
+    head = (
+        f"POST /api/marginals HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nContent-Type: application/json\r\n"
+        "Content-Length: 300000\r\n\r\n"
+    )
     with connect(server) as sock:
         sock.sendall(head.encode() + b"{" + b" " * 9)  # refused at once for its declared length, then stalls
         start = time.monotonic()

@@ -32,7 +32,9 @@ def client() -> Iterator[TestClient]:
 
 
 # ----- Host: DNS rebinding ---------------------------------------------------------------------------
-@pytest.mark.parametrize("host", ["evil.example", "evil.example:8000", "127.0.0.1:8001", "localhost.:8000", "127.0.0.1:80", "127.0.0.1:x", ""])
+@pytest.mark.parametrize(
+    "host", ["evil.example", "evil.example:8000", "127.0.0.1:8001", "localhost.:8000", "127.0.0.1:80", "127.0.0.1:x", ""]
+)
 def test_a_host_that_is_not_this_servers_is_refused(client: TestClient, host: str) -> None:
     one_line_error(client.get("/api/options", headers={"Host": host}), 403, "Host")
     one_line_error(client.post("/api/marginals", json=STATE, headers={"Host": host}), 403, "Host")
@@ -62,11 +64,15 @@ def test_a_server_started_for_a_name_or_reached_at_an_address_answers_to_it() ->
 
 
 # ----- Origin and Sec-Fetch-Site: cross-site requests ------------------------------------------------
-@pytest.mark.parametrize("origin", ["http://evil.example", "null", "http://127.0.0.1:8001", "https://127.0.0.1:8000", "http://localhost:8000"])
+@pytest.mark.parametrize(
+    "origin", ["http://evil.example", "null", "http://127.0.0.1:8001", "https://127.0.0.1:8000", "http://localhost:8000"]
+)
 def test_a_write_from_another_origin_is_refused(client: TestClient, origin: str) -> None:
     for path, body in (("/api/marginals", STATE), ("/api/play/new", BOARD), ("/api/cancel", {"job": "x"})):
         one_line_error(client.post(path, json=body, headers={"Origin": origin}), 403, "Origin")
-    one_line_error(client.post("/api/marginals", content=b"{}", headers={"Origin": origin, "Content-Type": "text/plain"}), 403, "Origin")
+    one_line_error(
+        client.post("/api/marginals", content=b"{}", headers={"Origin": origin, "Content-Type": "text/plain"}), 403, "Origin"
+    )
 
 
 def test_the_servers_own_origin_is_served(client: TestClient) -> None:
@@ -85,8 +91,11 @@ def test_an_api_request_a_browser_marks_as_another_sites_is_refused(client: Test
 # ----- Content-Type ------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "headers",
-    [{}, {"Content-Type": "text/plain"}, {"Content-Type": "application/x-www-form-urlencoded"}, {"Content-Type": "multipart/form-data; boundary=x"},
-     {"Content-Type": "application/json; charset=latin-1"}, {"Content-Type": "application/jsonx"}],
+    [
+        {}, {"Content-Type": "text/plain"}, {"Content-Type": "application/x-www-form-urlencoded"},
+        {"Content-Type": "multipart/form-data; boundary=x"}, {"Content-Type": "application/json; charset=latin-1"},
+        {"Content-Type": "application/jsonx"},
+    ],
     ids=["none", "text", "form", "multipart", "latin-1", "jsonx"],
 )
 def test_json_endpoints_refuse_other_content_types(client: TestClient, headers: dict[str, str]) -> None:
@@ -100,14 +109,19 @@ def test_json_endpoints_refuse_other_content_types(client: TestClient, headers: 
 def test_json_with_a_utf8_charset_is_taken(client: TestClient) -> None:
     import json
 
-    for kind in ("application/json; charset=utf-8", "Application/JSON;charset=\"UTF-8\""):
-        assert client.post("/api/marginals", content=json.dumps(STATE).encode(), headers={"Content-Type": kind}).status_code == 200
+    for kind in ("application/json; charset=utf-8", 'Application/JSON;charset="UTF-8"'):
+        assert (
+            client.post("/api/marginals", content=json.dumps(STATE).encode(), headers={"Content-Type": kind}).status_code == 200
+        )
 
 
 # ----- games: owned, bounded per client, never pushed out by another client --------------------------
 def test_a_game_is_played_only_by_the_address_that_started_it() -> None:
     app = create_app(None, warm=False)
-    with TestClient(app, base_url=OWN, client=("10.0.0.1", 1)) as owner, TestClient(app, base_url=OWN, client=("10.0.0.2", 1)) as other:
+    with (
+        TestClient(app, base_url=OWN, client=("10.0.0.1", 1)) as owner,
+        TestClient(app, base_url=OWN, client=("10.0.0.2", 1)) as other,
+    ):
         game = owner.post("/api/play/new", json=BOARD).json()["game"]
         assert len(game) >= 22  # 128 random bits, not 64
         one_line_error(other.post("/api/play/shoot", json={"game": game, "row": 0, "col": 0}), 404, "no game")
@@ -119,7 +133,10 @@ def test_one_client_starting_many_games_pushes_out_only_its_own() -> None:
     from battlelog.web.games import GAMES_PER_CLIENT, MAX_GAMES
 
     app = create_app(None, warm=False)
-    with TestClient(app, base_url=OWN, client=("10.0.0.1", 1)) as victim, TestClient(app, base_url=OWN, client=("10.0.0.2", 1)) as flood:
+    with (
+        TestClient(app, base_url=OWN, client=("10.0.0.1", 1)) as victim,
+        TestClient(app, base_url=OWN, client=("10.0.0.2", 1)) as flood,
+    ):
         kept = victim.post("/api/play/new", json=BOARD).json()["game"]
         games = [flood.post("/api/play/new", json=BOARD).json()["game"] for _ in range(MAX_GAMES + 8)]
         assert victim.post("/api/play/shoot", json={"game": kept, "row": 0, "col": 0}).status_code == 200
@@ -196,7 +213,11 @@ def test_engine_calls_past_the_queue_are_refused_at_once_with_retry_after() -> N
             threading.Event().wait(0.01)
         assert service.queue.taken == 2
         try:
-            for path, body in (("/api/marginals", STATE), ("/api/play/shoot", {"game": game, "row": 0, "col": 0}), ("/api/play/heat", {"game": game})):
+            for path, body in (
+                ("/api/marginals", STATE),
+                ("/api/play/shoot", {"game": game, "row": 0, "col": 0}),
+                ("/api/play/heat", {"game": game}),
+            ):
                 refused = client.post(path, json=body)
                 one_line_error(refused, 503, "busy")
                 assert int(refused.headers["retry-after"]) >= 1
@@ -257,13 +278,20 @@ def test_a_client_watches_and_cancels_only_its_own_jobs() -> None:
     from battlelog.web.jobs import Job
 
     app = create_app(None, warm=False)
-    with TestClient(app, base_url=OWN, client=("10.0.0.1", 1)) as owner, TestClient(app, base_url=OWN, client=("10.0.0.2", 1)) as other:
+    with (
+        TestClient(app, base_url=OWN, client=("10.0.0.1", 1)) as owner,
+        TestClient(app, base_url=OWN, client=("10.0.0.2", 1)) as other,
+    ):
         job = app.state.jobs._jobs["10.0.0.1", "page-1"] = Job("10x10 5,4,3,3,2", 0.5)  # as a request in progress holds it
         try:
             assert other.get("/api/progress", params={"job": "page-1"}).json()["running"] is False
             assert other.post("/api/cancel", json={"job": "page-1"}).json() == {"cancelled": False}
             assert not job.cancelled
-            assert owner.get("/api/progress", params={"job": "page-1"}).json() == {"running": True, "what": "10x10 5,4,3,3,2", "fraction": 0.5}
+            assert owner.get("/api/progress", params={"job": "page-1"}).json() == {
+                "running": True,
+                "what": "10x10 5,4,3,3,2",
+                "fraction": 0.5,
+            }
             assert owner.post("/api/cancel", json={"job": "page-1"}).json() == {"cancelled": True} and job.cancelled
         finally:
             del app.state.jobs._jobs["10.0.0.1", "page-1"]

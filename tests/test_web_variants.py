@@ -141,7 +141,11 @@ def play_to_the_end(client: TestClient, board: dict[str, Any]) -> dict[str, Any]
 
 @pytest.mark.parametrize(
     "board",
-    [{"rows": 3, "cols": 7, "ships": [3, 2]}, {"size": 5, "ships": [3, 2], "rules": {"salvo": 2}}, {"rows": 4, "cols": 6, "ships": [3, 2], "rules": {"salvo": "ships"}}],
+    [
+        {"rows": 3, "cols": 7, "ships": [3, 2]},
+        {"size": 5, "ships": [3, 2], "rules": {"salvo": 2}},
+        {"rows": 4, "cols": 6, "ships": [3, 2], "rules": {"salvo": "ships"}},
+    ],
     ids=["rectangle", "salvo-2", "rectangle-salvo-ships"],
 )
 def test_a_game_against_the_computer_on_rectangles_and_under_salvo(client: TestClient, board: dict[str, Any]) -> None:
@@ -168,7 +172,11 @@ def test_bad_volleys_are_refused_and_change_nothing(client: TestClient) -> None:
     assert len(after["computer"]["shots"]) == 2 and after["salvo"]["you"] == after["salvo"]["computer"] == 1
     single = client.post("/api/play/new", json={"board": {"size": 5, "ships": [3, 2]}, "player": "pdf"}).json()
     assert "salvo" not in single
-    one_line_error(client.post("/api/play/shoot", json={"game": single["game"], "cells": [{"row": 0, "col": 0}] * 2}), 400, "volley is 1 shot")
+    one_line_error(
+        client.post("/api/play/shoot", json={"game": single["game"], "cells": [{"row": 0, "col": 0}] * 2}),
+        400,
+        "volley is 1 shot",
+    )
 
 
 def test_the_config_of_a_rectangle_is_kept() -> None:

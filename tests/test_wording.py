@@ -64,7 +64,12 @@ def test_a_repeated_long_key_is_clipped(tmp_path: Path) -> None:
 
 def test_one_game_is_one_game(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     out = tmp_path / "one"
-    argv = ["experiment", "--size", "4", "--ships", "2", "--players", "random", "--games", "1", "--workers", "1", "--out", str(out)]
+    argv = [
+        "experiment", "--size", "4", "--ships", "2", "--players", "random", "--games", "1", "--workers", "1", "--out", str(out),
+    ]
     assert main(argv) == 0
     printed = capsys.readouterr().out
-    assert "played 1 game (0 failed); 0 games recorded before this run" in printed and f": 1 game recorded in {out / 'games.jsonl'}" in printed
+    assert (
+        "played 1 game (0 failed); 0 games recorded before this run" in printed
+        and f": 1 game recorded in {out / 'games.jsonl'}" in printed
+    )

@@ -35,7 +35,10 @@ class LiveServer:
     (without the opening book unless ``book_states``: computing it would take the tests' cores for minutes;
     with ``limits``, other deadlines and caps on connections)."""
 
-    def __init__(self, results: Path | None, book_states: int = 0, limits: Limits | None = None, warm: bool = True, service: EngineService | None = None) -> None:
+    def __init__(
+        self, results: Path | None, book_states: int = 0, limits: Limits | None = None, warm: bool = True,
+        service: EngineService | None = None,
+    ) -> None:
         import threading
 
         import uvicorn
@@ -47,7 +50,9 @@ class LiveServer:
         self.socket = bind("127.0.0.1", 0)
         self.port = self.socket.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        self.server = uvicorn.Server(server_config(create_app(results, book_states=book_states, warm=warm, service=service), limits))
+        self.server = uvicorn.Server(
+            server_config(create_app(results, book_states=book_states, warm=warm, service=service), limits)
+        )
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.socket]}, daemon=True)
         self.thread.start()
         import time

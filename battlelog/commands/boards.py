@@ -128,7 +128,11 @@ def check_rules(state: GameState, args: argparse.Namespace, source: str) -> None
         raise BattlelogError(f"{source} holds a game with {kept}, not --prior {clip(args.prior)}")
     rules = state.config.rules
     salvo = None if args.salvo is None else named.salvo
-    for option, given, held in (("--touch", args.touch, rules.touch), ("--sinks", args.sinks, rules.sinks), ("--salvo", salvo, rules.salvo)):
+    for option, given, held in (
+        ("--touch", args.touch, rules.touch),
+        ("--sinks", args.sinks, rules.sinks),
+        ("--salvo", salvo, rules.salvo),
+    ):
         if given is not None and given != held:
             raise BattlelogError(f"{source} holds a game with {option[2:]} {held}, not {option} {given}")
 
@@ -151,11 +155,18 @@ def state_from(args: argparse.Namespace) -> GameState:
         check_rules(state, args, args.state)
         return state
     if board_from(args) is None or args.ships is None:
-        raise BattlelogError("give a game-state file, or both --size and --ships for the empty board (--rows and --cols instead of --size for a rectangle)")
+        raise BattlelogError(
+            "give a game-state file, or both --size and --ships for the empty board "
+            "(--rows and --cols instead of --size for a rectangle)"
+        )
     return GameState.empty(config_from(args))
 
 
-def add_engine_argument(parser: argparse.ArgumentParser, default: str | None = None, what: str = "of every player that takes one and does not name its own") -> None:
+def add_engine_argument(
+    parser: argparse.ArgumentParser,
+    default: str | None = None,
+    what: str = "of every player that takes one and does not name its own",
+) -> None:
     """``--engine``: an inference engine, one of the registry's names."""
     parser.add_argument(
         "--engine",

@@ -46,7 +46,9 @@ def parse_memory(text: str) -> int | None:
         raise BattlelogError(f"--memory-limit {clip(text, NUMBER_LIMIT)!r} is not a size such as 512M or 4G (or none)")
     size = float(match[1]) * _UNITS[match[2].upper()]  # 400 nines are inf as a float: refused just below
     if size > MAX_MEMORY_LIMIT:
-        raise BattlelogError(f"--memory-limit {clip(text, NUMBER_LIMIT)!r} is more than {MAX_MEMORY_LIMIT // 2**40}T; give none for no limit")
+        raise BattlelogError(
+            f"--memory-limit {clip(text, NUMBER_LIMIT)!r} is more than {MAX_MEMORY_LIMIT // 2**40}T; give none for no limit"
+        )
     return int(size)
 
 
@@ -58,7 +60,9 @@ def parse_seconds(text: str) -> float | None:
     if seconds is None or not seconds > 0:
         raise BattlelogError(f"--time-limit {clip(text, NUMBER_LIMIT)!r} is not a positive number of seconds (or none)")
     if seconds > MAX_TIME_LIMIT:
-        raise BattlelogError(f"--time-limit {clip(text, NUMBER_LIMIT)!r} is more than a year ({MAX_TIME_LIMIT:.0f} s); give none for no limit")
+        raise BattlelogError(
+            f"--time-limit {clip(text, NUMBER_LIMIT)!r} is more than a year ({MAX_TIME_LIMIT:.0f} s); give none for no limit"
+        )
     return seconds
 
 

@@ -64,7 +64,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "as NAME[key=value,...], e.g. mc[samples=200] (default: random,hunt-target,pdf)",
     )
     parser.add_argument("--games", type=whole, metavar="N", default=100, help="games per player, numbered 0.. (default: 100)")
-    parser.add_argument("--seed", type=whole, default=0, help="root seed: decides every board and every player's draws (default: 0)")
+    parser.add_argument(
+        "--seed", type=whole, default=0, help="root seed: decides every board and every player's draws (default: 0)"
+    )
     parser.add_argument(
         "--hider",
         metavar="SPEC",
@@ -72,7 +74,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"the prior the boards are drawn from: uniform, a preset ({', '.join(PRESETS)}), a prior such as "
         "edge=1.5,touch=-2, or a prior file (default: uniform)",
     )
-    parser.add_argument("--out", required=True, metavar="DIR", help="output directory for experiment.json, games.jsonl and the summary")
+    parser.add_argument(
+        "--out", required=True, metavar="DIR", help="output directory for experiment.json, games.jsonl and the summary"
+    )
     add_limit_arguments(parser)
     add_executor_arguments(parser)
     add_engine_argument(parser)
@@ -91,7 +95,8 @@ def run(args: argparse.Namespace) -> int:
     experiment = Experiment(config, tuple(players), args.games, args.seed, {spec.label: spec.options for spec in specs}, hider)
     executor = executor_from(args)
     start_line = (
-        f"{config.label()}{'' if hider.is_uniform else ' hidden by ' + spec_text(hider)} with seed {args.seed}: games 0..{args.games - 1} for {', '.join(players)} "
+        f"{config.label()}{'' if hider.is_uniform else ' hidden by ' + spec_text(hider)} with seed {args.seed}: games "
+        f"0..{args.games - 1} for {', '.join(players)} "
         f"on {executor.describe()} -> {out / GAMES}"
     )
     try:
@@ -104,6 +109,9 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 130
-    print(f"played {count_noun(report.played, 'game')} ({report.failed} failed); {count_noun(report.recorded_before, 'game')} recorded before this run")
+    print(
+        f"played {count_noun(report.played, 'game')} ({report.failed} failed); {count_noun(report.recorded_before, 'game')} "
+        "recorded before this run"
+    )
     show_summary(out)
     return 0

@@ -41,7 +41,9 @@ from battlelog.wording import count_noun
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE", help="JSON-lines files of game records (a layout per line)")
     add_board_arguments(parser)
-    parser.add_argument("--partial", action="store_true", help="learn from each game's shots and answers only (EM), not its layout")
+    parser.add_argument(
+        "--partial", action="store_true", help="learn from each game's shots and answers only (EM), not its layout"
+    )
     parser.add_argument("--json", action="store_true", help='print {"prior": ..., "stderr": ..., "layouts": n, "loglik": ...}')
     parser.add_argument(
         "--features", default="all", metavar="LIST",

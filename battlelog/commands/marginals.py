@@ -34,10 +34,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_state_arguments(parser)
     add_engine_argument(parser, DEFAULT_ENGINE, what="that computes the marginals")
     parser.add_argument(
-        "--json", action="store_true", help='print {"rows", "cols", "models", "cells"} (and "size" on a square board) as JSON instead of a heat map'
+        "--json",
+        action="store_true",
+        help='print {"rows", "cols", "models", "cells"} (and "size" on a square board) as JSON instead of a heat map',
     )
     parser.add_argument(
-        "--no-color", action="store_true", help="no colours in the heat map (default: colour on a terminal unless NO_COLOR is set)"
+        "--no-color",
+        action="store_true",
+        help="no colours in the heat map (default: colour on a terminal unless NO_COLOR is set)",
     )
 
 

@@ -92,7 +92,8 @@ def run(args: argparse.Namespace) -> int:
         print(board_text(result.state, layout))
     print(
         f"{spec.label} sank {config.label()} in {count_noun(result.score, score_unit(config))} "
-        f"({best_possible(config)}{1000 * result.seconds / result.score:.1f} ms per {'volley' if config.rules.is_salvo else 'move'})"
+        f"({best_possible(config)}{1000 * result.seconds / result.score:.1f} ms per "
+        f"{'volley' if config.rules.is_salvo else 'move'})"
     )
     return 0
 
@@ -123,6 +124,7 @@ def _human_game(config: GameConfig, layout: tuple[Placement, ...], seed: int, ri
     print(f"{rival.label} now plays the same board ...", flush=True)
     theirs = _play(config, layout, make_player(rival.label, game_seeds(seed, 0)[1]), show=False, referee_view=True).score
     unit = score_unit(config)
-    print(f"you sank {config.label()} in {count_noun(yours, unit)}; {rival.label} needs {count_noun(theirs, unit)} on the same board"
+    print(f"you sank {config.label()} in {count_noun(yours, unit)}; {rival.label} needs {count_noun(theirs, unit)} "
+          "on the same board"
           f"{f' ({best_possible(config)[:-2]})' if best_possible(config) else ''}")  # fmt: skip
     return 0

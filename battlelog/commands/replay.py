@@ -34,7 +34,9 @@ from battlelog.wording import count_noun
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("source", help="an experiment folder (or its games.jsonl), a game-record file, or a game-state file")
-    parser.add_argument("--out", required=True, metavar="DIR", help="folder for replay.gif, replay.html and replay.png (created if needed)")
+    parser.add_argument(
+        "--out", required=True, metavar="DIR", help="folder for replay.gif, replay.html and replay.png (created if needed)"
+    )
     parser.add_argument("--game", type=whole, metavar="N", help="which game of the experiment")
     parser.add_argument(
         "--player",
@@ -42,7 +44,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"whose game of the experiment; for a state file, the player whose scores are shown (one of {', '.join(PLAYERS)})",
     )
     add_engine_argument(parser, DEFAULT_ENGINE, what="that computes the heat maps")
-    parser.add_argument("--delay", type=real, default=0.8, metavar="SECONDS", help="seconds per frame when playing (default: 0.8)")
+    parser.add_argument(
+        "--delay", type=real, default=0.8, metavar="SECONDS", help="seconds per frame when playing (default: 0.8)"
+    )
 
 
 def scoring_player(game: Game) -> Player | None:

@@ -29,7 +29,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="the address to listen on (default: 127.0.0.1, this machine only)")
     parser.add_argument("--port", type=whole, default=8000, help="the port to listen on (default: 8000; 0 picks a free one)")
     parser.add_argument("--results", metavar="DIR", help="a folder of experiment results to show (e.g. experiments/results)")
-    parser.add_argument("--workers", type=whole, default=2, help="processes that run advice, and threads that run games against the computer (default: 2)")
+    parser.add_argument(
+        "--workers", type=whole, default=2,
+        help="processes that run advice, and threads that run games against the computer (default: 2)",
+    )
     parser.add_argument(
         "--book", type=whole, default=4000, metavar="STATES",  # battlelog.web.book.SIZE (not imported: the CLI starts light)
         help="the 10x10 opening book's size: the most likely early states of an advised game, answered in advance "
@@ -52,7 +55,9 @@ def bind(host: str, port: int) -> socket.socket:
         sock.bind(address)
     except OSError as exc:
         sock.close()
-        raise BattlelogError(f"cannot listen on {host} port {port}: {exc.strerror} (is another server running? try --port)") from None
+        raise BattlelogError(
+            f"cannot listen on {host} port {port}: {exc.strerror} (is another server running? try --port)"
+        ) from None
     sock.listen(128)
     sock.set_inheritable(True)
     return sock

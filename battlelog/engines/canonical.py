@@ -20,7 +20,8 @@ PosteriorKey = tuple[object, ...]
 def posterior_key(state: GameState, symmetry: Symmetry = IDENTITY) -> PosteriorKey:
     """What the posterior of the image of ``state`` under ``symmetry`` depends on, and nothing else.
 
-    The rules, the prior (when not uniform: ``GameConfig.effective_prior``), the misses, the hits, and for each sink the ship (-1 when sinks are unnamed), its cell
+    The rules, the prior (when not uniform: ``GameConfig.effective_prior``), the misses, the hits, and for each sink the ship (-1
+    when sinks are unnamed), its cell
     and the hits up to that shot (the order of the other shots does not matter), as row-major cell
     indices. Equal keys mean equal posteriors.
     """
@@ -56,7 +57,9 @@ def maps_to_itself(state: GameState, symmetry: Symmetry) -> bool:
     layouts onto themselves: the empty board, or shots placed symmetrically. A few array operations."""
     if symmetry.transpose and state.rows != state.cols:
         return False
-    own, image = _keys(state, np.stack([IDENTITY.index_map(state.rows, state.cols), symmetry.index_map(state.rows, state.cols)]), weighed=False)
+    own, image = _keys(
+        state, np.stack([IDENTITY.index_map(state.rows, state.cols), symmetry.index_map(state.rows, state.cols)]), weighed=False
+    )
     return own == image
 
 

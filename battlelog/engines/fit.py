@@ -44,7 +44,9 @@ class Fit:
 
     def to_json(self) -> dict[str, object]:
         """What ``battlelog learn --json`` prints."""
-        out: dict[str, object] = {"prior": self.prior.to_json(), "stderr": self.stderr, "layouts": self.layouts, "loglik": self.loglik}
+        out: dict[str, object] = {
+            "prior": self.prior.to_json(), "stderr": self.stderr, "layouts": self.layouts, "loglik": self.loglik,
+        }
         if self.fixed:
             out["fixed"] = self.fixed
         return out

@@ -42,7 +42,10 @@ def remainder(whole: Marginals, parts: Sequence[Marginals]) -> Marginals | None:
     if whole.placements is not None and all(part.placements is not None for part in parts):
         placements = []
         for ship, values in enumerate(whole.placements):
-            left = _left(values, whole.models, [(part.placements[ship], part.models) for part in parts if part.placements is not None], models)
+            left = _left(
+                values, whole.models, [(part.placements[ship], part.models) for part in parts if part.placements is not None],
+                models,
+            )
             if left is None:
                 return None
             placements.append(left)

@@ -127,7 +127,9 @@ def materialise_weighted(
     return manager, root, var, log_weights, unit_weights
 
 
-def weighted_pass(root: SddNode, log_weights: np.ndarray, var: dict[Placement, int], allowed: frozenset[Placement]) -> tuple[float, dict[Placement, float]]:
+def weighted_pass(
+    root: SddNode, log_weights: np.ndarray, var: dict[Placement, int], allowed: frozenset[Placement]
+) -> tuple[float, dict[Placement, float]]:
     """One log-mode weighted model count: the log of the layouts' total weight, and each allowed
     placement's probability (a placement no longer allowed, a free variable of the manager, weighs 0)."""
     n = len(log_weights) // 2

@@ -177,7 +177,9 @@ class SddEngine(Engine):
         The SDD of an unsplit problem is kept for the next state.
         """
         tally = Tally()
-        for part in budget.split_until_it_fits(problem, lambda part, depth: self._count_case(part, depth, prior), self.name, self.memory_budget):
+        for part in budget.split_until_it_fits(
+            problem, lambda part, depth: self._count_case(part, depth, prior), self.name, self.memory_budget
+        ):
             tally.add(part)
         return tally
 

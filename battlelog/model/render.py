@@ -53,9 +53,14 @@ def program_context(state: GameState) -> dict[str, Any]:
         "rows": config.rows,
         "cols": config.cols,
         "rules": {"touch": rules.touch, "sinks": rules.sinks},
-        "prior": {"uniform": prior.is_uniform, "text": prior.text(), "touch_factor": math.exp(-abs(prior.touch)), **prior.to_json()},
+        "prior": {
+            "uniform": prior.is_uniform, "text": prior.text(), "touch_factor": math.exp(-abs(prior.touch)), **prior.to_json(),
+        },
         "fleet": format_ships(config.ships),
-        "ships": [_ship(ship, length, config.placements(ship), prior, config.rows, config.cols) for ship, length in enumerate(config.ships)],
+        "ships": [
+            _ship(ship, length, config.placements(ship), prior, config.rows, config.cols)
+            for ship, length in enumerate(config.ships)
+        ],
         "shots": [
             {
                 "number": t + 1,

@@ -142,7 +142,8 @@ class Solver:
             best, proven = reached.root_best, reached.root_lower
             found = f"; the best policy found so far needs {best / len(layouts):.4f} shots" if best else ""
             found += f"; the optimum is proven at least {proven}/{len(layouts)} = {proven / len(layouts):.4f}" if proven else ""
-            kept = f"; what it solved is kept in {self.table_file}" if self.table_file is not None and self.unsaved is None else ""
+            saved = self.table_file is not None and self.unsaved is None
+            kept = f"; what it solved is kept in {self.table_file}" if saved else ""
             when = f"after {seconds:g} s" if seconds is not None else "when told to"
             raise BudgetExceeded(f"{self.config.label()}: the search stopped {when}{found}{kept}")
         return value

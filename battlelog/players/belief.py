@@ -103,7 +103,9 @@ class BelievingPlayer(Player):
         engine_class(engine).check_board(config)
         check_belief(engine, config, belief)
 
-    def __init__(self, seed: Seed = None, engine: str = DEFAULT_ENGINE, belief: str = DEFAULT_BELIEF, features: str = ALL_FEATURES) -> None:
+    def __init__(
+        self, seed: Seed = None, engine: str = DEFAULT_ENGINE, belief: str = DEFAULT_BELIEF, features: str = ALL_FEATURES
+    ) -> None:
         super().__init__(seed)
         engine_class(engine)  # an unknown name is refused here, before any game
         check_learnt(belief, features)
@@ -115,4 +117,7 @@ class BelievingPlayer(Player):
         return believing(self.workspace.engine(self.engine), self.belief, self.belief_prior)
 
 
-__all__ = ["ALL_FEATURES", "BELIEF", "DEFAULT_BELIEF", "LEARNT", "Believing", "BelievingPlayer", "believing", "canonical_option", "check_belief", "check_learnt", "prior_of"]
+__all__ = [
+    "ALL_FEATURES", "BELIEF", "DEFAULT_BELIEF", "LEARNT", "Believing", "BelievingPlayer", "believing", "canonical_option",
+    "check_belief", "check_learnt", "prior_of",
+]

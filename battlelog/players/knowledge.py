@@ -98,7 +98,9 @@ def ruled_out(state: GameState) -> frozenset[Cell]:
 
 
 @lru_cache(maxsize=1 << 12)
-def _ruled_out(rows: int, cols: int, touch: str, hits: frozenset[Cell], sunk: frozenset[Cell], shot: frozenset[Cell]) -> frozenset[Cell]:
+def _ruled_out(
+    rows: int, cols: int, touch: str, hits: frozenset[Cell], sunk: frozenset[Cell], shot: frozenset[Cell]
+) -> frozenset[Cell]:
     out: set[Cell] = set()
 
     def add(cell: Cell, steps: tuple[tuple[int, int], ...]) -> None:

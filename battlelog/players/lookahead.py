@@ -22,8 +22,8 @@ class LookaheadPlayer(PosteriorPlayer):
     greedy: ``P(hit at c) + sum over answers a of P(a at c) * max_j P(hit at j | a)``, where a runs
     over the answers the sink rule gives (:meth:`Marginals.answers`: miss, hit and "sunk ship i"
     under ``named``, "sunk" under ``unnamed``, only miss and hit under ``silent``) and a shot that
-    ends the game counts as a second hit (no miss is left to make). The score is the number of shots, which is the ship cells plus the misses, so
-    this is greedy with a one-shot horizon pushed to two.
+    ends the game counts as a second hit (no miss is left to make). The score is the number of shots, which is the ship cells plus
+    the misses, so this is greedy with a one-shot horizon pushed to two.
 
     Only the ``width`` most probable cells are looked past (each costs one posterior per possible
     answer); the rest keep their one-shot value, which no candidate's two-shot value falls below.
@@ -64,7 +64,9 @@ class LookaheadPlayer(PosteriorPlayer):
             return marginals, values
         cells = state.unshot
         answers = marginals.answers(state)
-        exact = engine_class(self.engine).exact_ratios and self.belief == DEFAULT_BELIEF and state.config.effective_prior.is_uniform
+        exact = (
+            engine_class(self.engine).exact_ratios and self.belief == DEFAULT_BELIEF and state.config.effective_prior.is_uniform
+        )
         for cell in best_cells(cells, marginals.cells, self.width):  # the rule every player ranks cells by
             values[cell] = self.two_shots(state, cell, answers[cell], marginals.models, marginals if exact else None)
         return marginals, values
@@ -79,7 +81,11 @@ class LookaheadPlayer(PosteriorPlayer):
         possible = [int(a) for a in np.flatnonzero(answers > 0.5 / models)]
         after = {a: state.with_shot(*cell, *decode_answer(a, named)) for a in possible}
         derive = whole is not None and MISS_CODE in possible and len(possible) > 1
-        seconds = {a: self._engine.marginals(nxt) for a, nxt in after.items() if not (a == MISS_CODE and derive) and (derive or not nxt.over)}
+        seconds = {
+            a: self._engine.marginals(nxt)
+            for a, nxt in after.items()
+            if not (a == MISS_CODE and derive) and (derive or not nxt.over)
+        }
         if derive:
             assert whole is not None
             miss = remainder(whole, list(seconds.values()))

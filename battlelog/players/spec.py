@@ -162,7 +162,9 @@ def _option_type(name: str, key: str, value: object, parameters: Mapping[str, in
     parameter = parameters[key]
     kind = type(parameter.default) if type(parameter.default) in _TYPES.values() else None
     annotation = parameter.annotation
-    kind = kind or (_TYPES.get(annotation) if isinstance(annotation, str) else annotation if annotation in _TYPES.values() else None)
+    kind = kind or (
+        _TYPES.get(annotation) if isinstance(annotation, str) else annotation if annotation in _TYPES.values() else None
+    )
     if kind is None:
         raise BattlelogError(f"player {name}: option {key}={_text(value)} cannot be set here (not an int, float, str or bool)")
     return kind

@@ -25,7 +25,9 @@ from battlelog.rules.state import GameState
 VOLLEY_SAMPLES = 2000
 
 
-def entropy_volley(state: GameState, cells: np.ndarray, layouts: Sequence[tuple[Placement, ...]], k: int, rng: np.random.Generator) -> list[Cell]:
+def entropy_volley(
+    state: GameState, cells: np.ndarray, layouts: Sequence[tuple[Placement, ...]], k: int, rng: np.random.Generator
+) -> list[Cell]:
     """``k`` unshot cells picked greedily, each maximising the entropy (bits) of the joint hit/miss
     answers of the cells picked so far and itself, over ``layouts`` (draws from the posterior);
     ``cells``: the exact occupancy marginals, which break ties."""

@@ -91,7 +91,8 @@ class QuestionState:
             allowed[value.scope] &= value.data == answered.answer
             if not allowed[value.scope].any():
                 raise StateError(
-                    f"answers[{number}]: no layout that fits the board and the earlier answers gives {answered.question} this answer"
+                    f"answers[{number}]: no layout that fits the board and the earlier answers gives "
+                    f"{answered.question} this answer"
                 )
         return later
 

@@ -123,4 +123,7 @@ def belief_prior(text: str) -> Prior:
     return parse_prior_spec(text, "belief")
 
 
-__all__ = ["BELIEF_WORDS", "HIDER", "LEARN", "PRESETS", "belief_prior", "canonical_belief", "hider_from_json", "parse_prior_spec", "prior_from_file", "spec_text"]
+__all__ = [
+    "BELIEF_WORDS", "HIDER", "LEARN", "PRESETS", "belief_prior", "canonical_belief", "hider_from_json", "parse_prior_spec",
+    "prior_from_file", "spec_text",
+]

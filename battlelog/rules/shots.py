@@ -125,13 +125,18 @@ class _Tally:
         if v == self.volley:
             if self.in_volley >= self.volley_size:
                 # (never fewer than k for want of cells: with every cell shot, every ship cell is hit)
-                raise StateError(f"{where} is shot {self.in_volley + 1} of volley {v}, which may have only {self.volley_size} under {rules.text()}")
+                raise StateError(
+                    f"{where} is shot {self.in_volley + 1} of volley {v}, which may have only {self.volley_size} under "
+                    f"{rules.text()}"
+                )
             return
         if v != self.volley + 1:
             expected = "0" if self.volley < 0 else f"{self.volley} or {self.volley + 1}"
             raise StateError(f"{where} is in volley {v}, expected volley {expected}: volleys are numbered from 0 in order")
         if self.volley >= 0 and self.in_volley < self.volley_size:
-            raise StateError(f"{where} starts volley {v}, but volley {self.volley} has only {self.in_volley} of its {self.volley_size} shots")
+            raise StateError(
+                f"{where} starts volley {v}, but volley {self.volley} has only {self.in_volley} of its {self.volley_size} shots"
+            )
         self.volley_size = self.next_volley_size(config)
         self.volley, self.in_volley = v, 0
 
@@ -145,7 +150,9 @@ class _Tally:
         naming none under ``unnamed``; under ``silent`` there are no sunk answers."""
         fleet, sinks = config.ships, config.rules.sinks
         if sinks == SILENT:
-            raise StateError(f"{where} ({cell_name(shot.cell)}) is answered sunk, but sinks are silent: every hit is answered hit")
+            raise StateError(
+                f"{where} ({cell_name(shot.cell)}) is answered sunk, but sinks are silent: every hit is answered hit"
+            )
         if sinks == UNNAMED:
             if shot.ship is not None:
                 raise StateError(

@@ -72,7 +72,10 @@ class Rules:
             if not isinstance(value, str) or value not in choices:
                 raise RulesError(f"unknown {what} rule {clip(repr(value))}; choose one of {', '.join(choices)}")
         if not _is_salvo(self.salvo):
-            raise RulesError(f"unknown salvo {clip(repr(self.salvo), NUMBER_LIMIT)}; give a whole number of shots per volley from 1 to {MAX_SALVO}, or {SHIPS!r}")
+            raise RulesError(
+                f"unknown salvo {clip(repr(self.salvo), NUMBER_LIMIT)}; give a whole number of shots per volley from 1 to "
+                f"{MAX_SALVO}, or {SHIPS!r}"
+            )
         if self.salvo == SHIPS and self.sinks == SILENT:
             raise RulesError(
                 "salvo by ships needs sinks announced: under silent sinks the shooter could not know how many "
@@ -119,7 +122,7 @@ class Rules:
     def from_json(cls, data: Any) -> Rules:
         """The state JSON's ``"rules"`` object (missing keys are the defaults); anything else is a RulesError."""
         if not isinstance(data, dict):
-            raise RulesError(f"rules must be an object such as {{\"touch\": \"none\", \"sinks\": \"named\"}}, got {clip(repr(data))}")
+            raise RulesError(f'rules must be an object such as {{"touch": "none", "sinks": "named"}}, got {clip(repr(data))}')
         for key in data:
             if key not in ("touch", "sinks", "salvo"):
                 raise RulesError(f"unknown rules key {clip(repr(key))}; expected only 'touch', 'sinks' and 'salvo'")

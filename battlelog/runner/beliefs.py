@@ -51,7 +51,9 @@ def learned_prior(config: GameConfig, seed: int, hider: Prior, game: int, worksp
     drawn = dict(zip(missing, layouts_for(config, seed, missing, hider))) if any(g < game for g in missing) else {}
     for g in drawn:
         workspace.remember(key(g), partial(_features, drawn, g, config))
-    totals = np.array([workspace.remember(key(g), partial(_features, drawn, g, config)) for g in range(game)], dtype=float).sum(axis=0)
+    totals = np.array([workspace.remember(key(g), partial(_features, drawn, g, config)) for g in range(game)], dtype=float).sum(
+        axis=0
+    )
     fitted = workspace.remember(
         ("learnt-prior", config.posterior, tuple(totals), game, learnt),
         lambda: fit_prior(weighted_engine(workspace), config, totals, game, ridge=LEARN_RIDGE, errors=False, learnt=learnt).prior,

@@ -117,7 +117,9 @@ def _state(record: Mapping[str, Any], config: GameConfig, where: str) -> GameSta
     shots = record.get("shots")
     if not shots:
         return None
-    return GameState.from_json({**config.board_json(), "ships": list(config.ships), "rules": config.rules.to_json(), "shots": shots}, where)
+    return GameState.from_json(
+        {**config.board_json(), "ships": list(config.ships), "rules": config.rules.to_json(), "shots": shots}, where
+    )
 
 
 __all__ = ["Observed", "parse_layout", "read_layouts"]

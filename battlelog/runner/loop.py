@@ -99,7 +99,9 @@ def chosen_volley(choice: object, state: GameState, k: int) -> list[Cell]:
     return cells
 
 
-def _play_volleys(referee: Referee, player: Player, result: GameResult, on_shot: Callable[[GameState], None] | None) -> GameResult:
+def _play_volleys(
+    referee: Referee, player: Player, result: GameResult, on_shot: Callable[[GameState], None] | None
+) -> GameResult:
     """The salvo game: each volley chosen whole (k cells from the rules and the sinks so far), then
     answered shot by shot; a volley stops at the last sink (its other shots are not fired)."""
     state = result.state

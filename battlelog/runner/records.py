@@ -107,7 +107,9 @@ def read_manifest(out: Path) -> dict[str, Any]:
         and all(isinstance(s, int) and not isinstance(s, bool) for s in manifest["ships"])
     )
     if not ok:
-        raise FileFormatError(f"{path}: expected an object with a whole-number size (or rows and cols) and seed and a list of ships")
+        raise FileFormatError(
+            f"{path}: expected an object with a whole-number size (or rows and cols) and seed and a list of ships"
+        )
     check_keys(manifest, MANIFEST_KEYS, str(path))
     rows, cols = board_from_json(manifest, str(path))
     try:
@@ -139,7 +141,9 @@ def check_record(record: Any, where: str, manifest: Mapping[str, Any]) -> None:
     if not isinstance(record["player"], str) or not isinstance(record["game"], int) or record["status"] not in STATUSES:
         raise FileFormatError(f"{where}: needs a player name, a whole-number game and a status in {', '.join(STATUSES)}")
     if {k: record[k] for k in MANIFEST_KEYS if k in record} != dict(manifest):
-        raise FileFormatError(f"{where}: a game of {describe_experiment(record)}, not of this experiment's {describe_experiment(manifest)}")
+        raise FileFormatError(
+            f"{where}: a game of {describe_experiment(record)}, not of this experiment's {describe_experiment(manifest)}"
+        )
     check_game_values(record, where)
 
 
@@ -199,13 +203,17 @@ def _check_volleys(record: Mapping[str, Any], where: str, cells: int) -> None:
     in that many volleys (the last numbered score - 1), hitting every ship cell."""
     fleet, score = sum(record["ships"]), record.get("score")
     if not isinstance(score, int) or isinstance(score, bool) or not 1 <= score <= cells:
-        raise FileFormatError(f"{where}: a finished salvo game's score (its volleys) must be a whole number from 1 to {cells}, got {score!r}")
+        raise FileFormatError(
+            f"{where}: a finished salvo game's score (its volleys) must be a whole number from 1 to {cells}, got {score!r}"
+        )
     shots = record.get("shots")
     if shots is None:
         return
     last = shots[-1].get("volley") if isinstance(shots, list) and shots and isinstance(shots[-1], dict) else None
     if last != score - 1:
-        raise FileFormatError(f"{where}: a finished salvo game of score {score} needs shots in volleys 0..{score - 1}, the last in volley {last!r}")
+        raise FileFormatError(
+            f"{where}: a finished salvo game of score {score} needs shots in volleys 0..{score - 1}, the last in volley {last!r}"
+        )
     _check_hits(shots, fleet, where)
 
 

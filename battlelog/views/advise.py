@@ -189,7 +189,8 @@ class Advisor:
             raise StateError("sinks are silent in this game: a ship's last cell is answered hit, never sunk")
         if answer.result == SUNK and sinks == UNNAMED and answer.ship is not None:
             raise StateError(f"sinks are unnamed in this game: answer sunk, not sunk {answer.ship}")
-        ship, note = self._sunk_ship(cell) if answer.result == SUNK and sinks == NAMED and answer.ship is None else (answer.ship, "")
+        inferred = answer.result == SUNK and sinks == NAMED and answer.ship is None
+        ship, note = self._sunk_ship(cell) if inferred else (answer.ship, "")
         volley = self.state.next_volley()[0] if self.state.config.rules.is_salvo else None
         state = self.state.with_shot(*cell, answer.result, ship, volley)
         said = f"{cell_name(cell)} {answer.result}" + (f" {ship}" if ship is not None else "") + note
@@ -235,7 +236,10 @@ class Advisor:
             assert command.path is not None
             state = GameState.load(command.path)
             self._change(state, solve(state, self.engine, command.path), Path(command.path))
-            return f"continuing the game in {self.path} ({count_noun(len(state.shots), 'shot')}), saved there after every answer\n{self.view(color)}"
+            return (
+                f"continuing the game in {self.path} ({count_noun(len(state.shots), 'shot')}), saved there after every answer\n"
+                f"{self.view(color)}"
+            )
         if not self.state.shots:
             raise StateError("nothing to undo: no shot yet")
         undone = self.state.shots[-1]

@@ -42,7 +42,9 @@ class HumanPlayer(Player):
                     print(exc)
                     break
                 if cell in state.shot_cells or cell in picked:
-                    print(f"{cell_name(cell)} was already {'shot' if cell in state.shot_cells else 'picked'}; choose another cell")
+                    print(
+                        f"{cell_name(cell)} was already {'shot' if cell in state.shot_cells else 'picked'}; choose another cell"
+                    )
                     break
                 picked.append(cell)
         return picked

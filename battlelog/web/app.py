@@ -113,7 +113,10 @@ def create_app(
             engines.close()
 
     app = Starlette(
-        routes=[Route("/", page), *advise.ROUTES, *jobs.ROUTES, *play.ROUTES, *results.ROUTES, Mount("/static", StaticFiles(directory=STATIC))],
+        routes=[
+            Route("/", page), *advise.ROUTES, *jobs.ROUTES, *play.ROUTES, *results.ROUTES,
+            Mount("/static", StaticFiles(directory=STATIC)),
+        ],
         middleware=[Middleware(Policy), Middleware(Guard, hosts=hosts)],
         exception_handlers={BattlelogError: battlelog_error, HTTPException: http_error, Exception: server_error},
         lifespan=lifespan,

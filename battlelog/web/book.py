@@ -87,7 +87,13 @@ def load(config: GameConfig, engine: str, directory: Path | None = None) -> tupl
 def save(config: GameConfig, engine: str, answers: dict[str, bytes], refused: set[str], directory: Path | None = None) -> None:
     """Write atomically; a book that cannot be written is not an error (the server computes it again)."""
     path = book_path(config, engine, directory)
-    text = json.dumps({"meta": meta(config, engine), "answers": {key: value.decode() for key, value in answers.items()}, "refused": sorted(refused)})
+    text = json.dumps(
+        {
+            "meta": meta(config, engine),
+            "answers": {key: value.decode() for key, value in answers.items()},
+            "refused": sorted(refused),
+        }
+    )
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         scratch = path.with_suffix(f".{os.getpid()}.tmp")
@@ -142,7 +148,9 @@ async def build(
     arrival = itertools.count(1)
     done = 0
 
-    async def one(state: GameState, parent_chance: float, parent_models: int | None) -> list[tuple[float, GameState, float, int | None]] | None:
+    async def one(
+        state: GameState, parent_chance: float, parent_models: int | None
+    ) -> list[tuple[float, GameState, float, int | None]] | None:
         try:
             text = await answer(state)
         except BattlelogError:

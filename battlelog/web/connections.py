@@ -144,8 +144,9 @@ def protocol(limits: Limits) -> type[GuardedProtocol]:
 
 def server_config(app: Any, limits: Limits | None = None) -> Config:
     """The uvicorn configuration of ``battlelog serve``: the guarded protocol, no websockets, quiet logs
-    (no access log), no ``Server`` header, and no proxy: a client is the address it connects from, whatever its ``X-Forwarded-For`` says (uvicorn
-    believes that header from 127.0.0.1 by default, so any local program could pass for another client)."""
+    (no access log), no ``Server`` header, and no proxy: a client is the address it connects from, whatever its
+    ``X-Forwarded-For`` says (uvicorn believes that header from 127.0.0.1 by default, so any local program could pass
+    for another client)."""
     limits = limits or Limits()
     return Config(
         app,

@@ -81,7 +81,11 @@ class Match:
         if self.winner is not None:
             out["reveal"] = layout_json(self.its_fleet.layout)
         if self.yours.config.rules.is_salvo:  # your next volley's size, and the volleys each side began
-            out["salvo"] = {"next": 0 if self.winner else self.yours.next_volley()[1], "you": self.yours.volleys, "computer": self.its.volleys}
+            out["salvo"] = {
+                "next": 0 if self.winner else self.yours.next_volley()[1],
+                "you": self.yours.volleys,
+                "computer": self.its.volleys,
+            }
         return out
 
     def fire(self, cells: list[Cell]) -> dict[str, Any]:
@@ -102,7 +106,11 @@ class Match:
                 self.winner = "you"
                 return self.view()
             volley, size = self.its.next_volley()
-            picks = self.computer.choose_volley(self.its, size) if self.its.config.rules.is_salvo else [self.computer.choose(self.its)]
+            picks = (
+                self.computer.choose_volley(self.its, size)
+                if self.its.config.rules.is_salvo
+                else [self.computer.choose(self.its)]
+            )
             self.its = fired(self.your_fleet, self.its, picks, volley)
             if self.your_fleet.over:
                 self.winner = "computer"

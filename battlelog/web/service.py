@@ -92,7 +92,9 @@ class WorkQueue:
 def check_budget(config: GameConfig, engine: str = DEFAULT_ENGINE) -> None:
     """Refuse in one line a board or fleet too large for the server's budget or the engine's."""
     if config.cell_count > MAX_CELLS:  # cell_count, not size: a rectangular board is counted as well
-        raise BattlelogError(f"{config.label()} has {config.cell_count} cells: the server computes at most {MAX_CELLS} (use the command line)")
+        raise BattlelogError(
+            f"{config.label()} has {config.cell_count} cells: the server computes at most {MAX_CELLS} (use the command line)"
+        )
     if len(config.ships) > MAX_SHIPS:
         raise BattlelogError(f"a fleet of {len(config.ships)} ships is more than the server's {MAX_SHIPS}")
     engine_class(engine).check_board(config)

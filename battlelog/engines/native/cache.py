@@ -1,8 +1,9 @@
 """What the native engine remembers between calls: in its workspace, and on disk across processes.
 
 - :class:`StateCache`: marginals of recent states, keyed by canonical form under the board's eight
-  symmetries (four under a prior that weighs vertical ships) and bounded in size; a :class:`~battlelog.engines.workspace.Workspace` holds one. In
-  an experiment a worker plays game after game in one workspace, and a deterministic player's first
+  symmetries (four under a prior that weighs vertical ships) and bounded in size; a
+  :class:`~battlelog.engines.workspace.Workspace` holds one. In an experiment a worker plays game after game in one
+  workspace, and a deterministic player's first
   shots differ between games only by a symmetry of the board (the empty board's best cells are the
   four central ones, and so on), so the early, expensive states repeat.
 - :class:`EmptyBoards`: the empty board of a configuration, on disk in the user's cache folder,
@@ -94,7 +95,9 @@ class EmptyBoards:
         touch = "" if config.rules.touch == ALLOWED else f"_touch-{config.rules.touch}"
         prior = config.effective_prior
         weighed = "" if prior.is_uniform else f"_prior-{prior.text()}"
-        return directory / f"native-v{FORMAT}" / f"{config.shape}_{format_ships(config.ships).replace(',', '-')}{touch}{weighed}.npz"
+        return (
+            directory / f"native-v{FORMAT}" / f"{config.shape}_{format_ships(config.ships).replace(',', '-')}{touch}{weighed}.npz"
+        )
 
     @staticmethod
     def meta(config: GameConfig) -> dict[str, Any]:

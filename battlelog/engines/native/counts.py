@@ -27,7 +27,8 @@ EXACT_FLOAT = 2**53
 
 @dataclass(frozen=True)
 class Counts:
-    """Layouts (ships told apart) of a problem: how many (``models``, as Marginals says), and per cell covered, per ship and placement."""
+    """Layouts (ships told apart) of a problem: how many (``models``, as Marginals says), and per cell covered, per ship and
+    placement."""
 
     models: int
     cells: np.ndarray  # int64 (N, N): layouts in which a ship covers the cell
@@ -66,7 +67,11 @@ class Counts:
     def none(cls, problem: Problem) -> Counts:
         """The counts of a problem with no layout."""
         rows, cols, ships = problem.rows, problem.cols, problem.ships
-        return cls(0, np.zeros((rows, cols), dtype=np.int64), tuple(np.zeros(len(ship_placements(rows, cols, i, length)), dtype=np.int64) for i, length in enumerate(ships)))
+        return cls(
+            0,
+            np.zeros((rows, cols), dtype=np.int64),
+            tuple(np.zeros(len(ship_placements(rows, cols, i, length)), dtype=np.int64) for i, length in enumerate(ships)),
+        )
 
     def __add__(self, other: Counts) -> Counts:
         """Counts of two problems that share no layout (the two cases of a split)."""

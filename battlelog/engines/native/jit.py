@@ -36,10 +36,9 @@ COMPILE_AFTER = 50_000
 _compiled: SimpleNamespace | None = None
 _interpreted_states = 0
 _interpreted = SimpleNamespace(
-    expand=kernel.expand, merge=kernel.merge, insert=kernel.insert, rehash=kernel.rehash, collect=kernel.collect, choose=kernel.choose,
-    pack_codes=pack_kernel.pack_codes, unpack_codes=pack_kernel.unpack_codes,
-    forward_codes=pack_kernel.forward_codes, collect_codes=pack_kernel.collect_codes,
-    forward_allowed=mask_kernel.forward_allowed,
+    expand=kernel.expand, merge=kernel.merge, insert=kernel.insert, rehash=kernel.rehash, collect=kernel.collect,
+    choose=kernel.choose, pack_codes=pack_kernel.pack_codes, unpack_codes=pack_kernel.unpack_codes,
+    forward_codes=pack_kernel.forward_codes, collect_codes=pack_kernel.collect_codes, forward_allowed=mask_kernel.forward_allowed,
 )
 
 
@@ -81,7 +80,9 @@ def weight_kernels(states: int) -> SimpleNamespace:
         return _weights_interpreted
     if _weights_compiled is None:
         jit = _import_numba().njit(cache=True, nogil=True)
-        _weights_compiled = SimpleNamespace(**{name: jit(getattr(weight_kernel, name)) for name in ("touching", "settle", "forward", "backward", "choose")})
+        _weights_compiled = SimpleNamespace(
+            **{name: jit(getattr(weight_kernel, name)) for name in ("touching", "settle", "forward", "backward", "choose")}
+        )
     return _weights_compiled
 
 

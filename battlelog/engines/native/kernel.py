@@ -278,7 +278,8 @@ def collect(
 
 
 def choose(
-    child_bwd: np.ndarray, first: np.ndarray, child: np.ndarray, action: np.ndarray, allowed: np.ndarray, at: np.ndarray, draws: np.ndarray
+    child_bwd: np.ndarray, first: np.ndarray, child: np.ndarray, action: np.ndarray, allowed: np.ndarray, at: np.ndarray,
+    draws: np.ndarray,
 ) -> np.ndarray:
     """For walkers at states ``at`` of one level, the transition each takes among those whose action is
     ``allowed``, drawn with probability proportional to the ways to complete the board through it

@@ -141,7 +141,8 @@ class LayeredModel:
     """The forward sweep of a problem: its segments, and the number of (counted) layouts."""
 
     def __init__(
-        self, tables: SweepTables, segments: list[Segment], paths: int, peak: int, budget: int, sizes: list[LevelSize] | None = None
+        self, tables: SweepTables, segments: list[Segment], paths: int, peak: int, budget: int,
+        sizes: list[LevelSize] | None = None,
     ) -> None:
         self.tables = tables
         self.segments = segments
@@ -200,7 +201,9 @@ class LayeredModel:
                     levels = self._levels_of(segment)
                     for j in range(segment.stop - 1, segment.start - 1, -1):
                         level = levels[j - segment.start]
-                        bwd = jit.kernels(len(level.fwd)).collect(bwd, level.fwd, level.first, level.child, level.action, every, out[j])
+                        bwd = jit.kernels(len(level.fwd)).collect(
+                            bwd, level.fwd, level.first, level.child, level.action, every, out[j]
+                        )
                     del level
                     levels = []  # dropped before the next segment is rebuilt: one segment's levels at a time
                 if progress is not None and self.rebuilds:
@@ -224,7 +227,9 @@ class LayeredModel:
                 bwd = kept[index] if index in kept else _backward_through(levels, end, len(self.tables.kinds))
                 for offset, level in enumerate(levels):
                     run = jit.kernels(len(level.fwd))
-                    taken = run.choose(bwd[offset + 1], level.first, level.child, level.action, every, at, below(rng, bwd[offset][at]))
+                    taken = run.choose(
+                        bwd[offset + 1], level.first, level.child, level.action, every, at, below(rng, bwd[offset][at])
+                    )
                     out[:, segment.start + offset] = level.action[taken]
                     at = level.child[taken].astype(np.int64)
                 levels, bwd = [], []  # dropped before the next segment is rebuilt
@@ -358,7 +363,10 @@ def _pack_levels(tables: SweepTables, segments: list[Segment], budget: int, afte
         levels, segment.levels = segment.levels or [], None
         segment.packed = [] if PACK and tables.touch != TRACKED else None
         for level in levels:
-            _pack_into(segment, level, sizes[i], len(tables.kinds), budget, sum(s.nbytes for s in segments) + sum(lv.nbytes for lv in levels))
+            _pack_into(
+                segment, level, sizes[i], len(tables.kinds), budget,
+                sum(s.nbytes for s in segments) + sum(lv.nbytes for lv in levels),
+            )
             i += 1
         del levels
 
@@ -432,7 +440,9 @@ def sweep(tables: SweepTables, budget: int, progress: SweepProgress | None = Non
     with jit.quiet():
         for j in range(tables.cell_count):
             if not segments or j == segments[-1].stop:
-                segments.append(Segment(j, min(j + length, tables.cell_count), keys, fwd, [] if keep_levels else None, packed=new_packed()))
+                segments.append(
+                    Segment(j, min(j + length, tables.cell_count), keys, fwd, [] if keep_levels else None, packed=new_packed())
+                )
                 held += keys.nbytes + fwd.nbytes
                 in_segment = 0
             while True:
@@ -441,7 +451,9 @@ def sweep(tables: SweepTables, budget: int, progress: SweepProgress | None = Non
                     held, repack = sum(segment.nbytes for segment in segments), False
                 current = 0 if segments[-1].start == j else keys.nbytes + fwd.nbytes
                 try:
-                    level, next_keys, next_fwd, work = _advance(tables, keys, fwd, j, budget, held + (current if recompute else in_segment))
+                    level, next_keys, next_fwd, work = _advance(
+                        tables, keys, fwd, j, budget, held + (current if recompute else in_segment)
+                    )
                     break
                 except BudgetExceeded as exc:
                     if keep_levels:  # drop every level (packed where there is room): keep segment starts only
@@ -465,7 +477,11 @@ def sweep(tables: SweepTables, budget: int, progress: SweepProgress | None = Non
             peak = max(peak, held + (current if recompute else in_segment) + work)
             # A rebuild takes the level a slice at a time if it must: count the cheaper way.
             lean = _lean_work(tables, len(keys), len(level.child), len(next_keys))
-            sizes.append(LevelSize(len(keys), level.nbytes, _rebuild_work(tables, len(keys), len(level.child), len(next_keys)), len(next_keys)))
+            sizes.append(
+                LevelSize(
+                    len(keys), level.nbytes, _rebuild_work(tables, len(keys), len(level.child), len(next_keys)), len(next_keys)
+                )
+            )
             segments[-1].rebuild = max(segments[-1].rebuild, in_segment + min(work, lean))
             if keep_levels:
                 segments[-1].levels.append(level)  # type: ignore[union-attr]
@@ -612,7 +628,11 @@ def _advance_at_once(
     except BudgetExceeded:  # the worst case does not fit: count the transitions, and allocate for those
         bound = _transitions(tables, keys, j, run)
         _check(tables, budget, held + _AT_ONCE_BYTES * bound + 4 * len(keys), j, len(keys), bound)
-    out_keys, out_action, first = np.empty(bound, dtype=np.uint64), np.empty(bound, dtype=np.int8), np.empty(len(keys) + 1, dtype=np.int32)
+    out_keys, out_action, first = (
+        np.empty(bound, dtype=np.uint64),
+        np.empty(bound, dtype=np.int8),
+        np.empty(len(keys) + 1, dtype=np.int32),
+    )
     written = _expand(tables, keys, j, run, out_keys, out_action, first)
     table_bits = max(1, (2 * written).bit_length())
     work = _AT_ONCE_BYTES * bound + 4 * len(keys) + 4 * (1 << table_bits) + 24 * written
@@ -629,7 +649,9 @@ def _touching(tables: SweepTables, keys: np.ndarray, j: int, first: np.ndarray, 
     if tables.touch != TRACKED:
         return None
     out = np.empty(len(action), dtype=np.int8)
-    jit.weight_kernels(len(keys)).touching(keys, j, tables.cols, tables.field_bits, tables.profile_shift, tables.profile_bits, first, action, out)
+    jit.weight_kernels(len(keys)).touching(
+        keys, j, tables.cols, tables.field_bits, tables.profile_shift, tables.profile_bits, first, action, out
+    )
     return out
 
 
@@ -699,7 +721,11 @@ def _lean_work(tables: SweepTables, states: int, transitions: int, distinct: int
     most = 1 + 2 * len(tables.kinds)
     step = min(states, _SLICE)
     room = distinct + step * most
-    return _fixed_work(tables, states, transitions) + _STATE_BYTES * max(16, states + states // 4, min(step * most, transitions), room + room // 4) + 16 * room
+    return (
+        _fixed_work(tables, states, transitions)
+        + _STATE_BYTES * max(16, states + states // 4, min(step * most, transitions), room + room // 4)
+        + 16 * room
+    )
 
 
 def _known_capacity(states: int, transitions: int, distinct: int, most: int) -> int:
@@ -729,14 +755,17 @@ def _grown(values: np.ndarray, used: int, size: int) -> np.ndarray:
     return out
 
 
-def _expand(tables: SweepTables, keys: np.ndarray, j: int, run: Any, out_keys: np.ndarray, out_action: np.ndarray, first: np.ndarray) -> int:
+def _expand(
+    tables: SweepTables, keys: np.ndarray, j: int, run: Any, out_keys: np.ndarray, out_action: np.ndarray, first: np.ndarray
+) -> int:
     written = int(run.expand(
         keys, j, tables.cols, tables.field_bits, tables.lengths, tables.count_shift, tables.count_mask,
         tables.starts, tables.required, tables.settled[j + 1], tables.touch, tables.profile_bits, out_keys, out_action, first,
     ))  # fmt: skip
     if tables.touch == TRACKED and SETTLE:  # the profile kept for a touch weight: only what is read again (weight_kernel.settle)
         jit.weight_kernels(len(keys)).settle(
-            out_keys[:written], j, tables.cols, tables.field_bits, tables.profile_shift, tables.profile_bits, tables.count_shift, tables.count_mask
+            out_keys[:written], j, tables.cols, tables.field_bits, tables.profile_shift, tables.profile_bits, tables.count_shift,
+            tables.count_mask,
         )  # fmt: skip
     return written
 

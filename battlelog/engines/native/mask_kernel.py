@@ -13,7 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 
-def forward_allowed(fwd: np.ndarray, first: np.ndarray, child: np.ndarray, action: np.ndarray, allowed: np.ndarray, next_states: int) -> np.ndarray:
+def forward_allowed(
+    fwd: np.ndarray, first: np.ndarray, child: np.ndarray, action: np.ndarray, allowed: np.ndarray, next_states: int
+) -> np.ndarray:
     """The next level's forward counts over the transitions whose action is ``allowed``."""
     out = np.zeros(next_states, dtype=np.int64)
     for s in range(fwd.shape[0]):

@@ -100,7 +100,9 @@ def weighted_recount(
     return MaskedWeigher(kept[1], prior, allowed, paths).weighted()
 
 
-def _misses_on_kept(state: GameState, base: GameState, kept: tuple[PosteriorKey, LayeredModel] | None, key: PosteriorKey) -> list[Cell] | None:
+def _misses_on_kept(
+    state: GameState, base: GameState, kept: tuple[PosteriorKey, LayeredModel] | None, key: PosteriorKey
+) -> list[Cell] | None:
     """The misses ``state`` adds to ``base`` (:func:`added_misses`) when ``kept`` is the model of ``base`` under
     ``key`` with every level kept (what a recount reads again); else None."""
     if kept is None or kept[1].rebuilds or kept[0] != key:
@@ -109,8 +111,11 @@ def _misses_on_kept(state: GameState, base: GameState, kept: tuple[PosteriorKey,
 
 
 def draws_alike(state: GameState, tables: SweepTables) -> bool:
-    """Whether a model with ``tables`` draws as a sweep of ``state`` would: the same order and the same kinds (:class:`Recount`)."""
-    return sweep_order(state) == tables.symmetry and [k.ships for k in kinds_of(ground_problem(state))] == [k.ships for k in tables.kinds]
+    """Whether a model with ``tables`` draws as a sweep of ``state`` would: the same order and the same kinds
+    (:class:`Recount`)."""
+    return sweep_order(state) == tables.symmetry and [k.ships for k in kinds_of(ground_problem(state))] == [
+        k.ships for k in tables.kinds
+    ]
 
 
 class Recount:

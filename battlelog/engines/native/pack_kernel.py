@@ -106,7 +106,9 @@ def forward_codes(code: np.ndarray, back: np.ndarray, dead: np.ndarray, fwd: np.
                 d += 1
 
 
-def collect_codes(code: np.ndarray, back: np.ndarray, dead: np.ndarray, fwd: np.ndarray, child_bwd: np.ndarray, uses: np.ndarray) -> np.ndarray:
+def collect_codes(
+    code: np.ndarray, back: np.ndarray, dead: np.ndarray, fwd: np.ndarray, child_bwd: np.ndarray, uses: np.ndarray
+) -> np.ndarray:
     """Kernel: :func:`kernel.collect <battlelog.engines.native.kernel.collect>` read from a packed level:
     each state's backward count, and ``uses[a - 1] += fwd * bwd`` per placement action a."""
     bwd = np.zeros(fwd.shape[0], dtype=np.int64)

@@ -66,7 +66,8 @@ def pack(first: np.ndarray, child: np.ndarray, action: np.ndarray, next_states: 
 
 
 def unpack(level: PackedLevel, fwd: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``first``, ``child`` and ``action`` of a packed level whose states' forward counts are ``fwd``, and the next level's forward counts."""
+    """``first``, ``child`` and ``action`` of a packed level whose states' forward counts are ``fwd``, and the next level's
+    forward counts."""
     transitions = len(level.code)
     first = np.empty(level.states + 1, dtype=np.int32)
     child = np.empty(transitions, dtype=np.int32)

@@ -137,7 +137,9 @@ def check_board_bits(config: GameConfig) -> None:
     """
     field_bits, count_bits = key_fields(max(config.ships), [1] * len(config.ships))
     tracked = bool(config.effective_prior.touch)  # a touch weight under ``allowed`` keeps the occupancy profile
-    check_key_bits(f"a game on {config.label()}", min(config.rows, config.cols), field_bits, count_bits, config.rules.touch, tracked)
+    check_key_bits(
+        f"a game on {config.label()}", min(config.rows, config.cols), field_bits, count_bits, config.rules.touch, tracked
+    )
 
 
 def check_problem_bits(problem: Problem, tracked: bool = False) -> None:
@@ -184,7 +186,9 @@ class SweepTables:
         self.kinds = kinds_of(problem, merge_kinds)
         self.cell_count = problem.rows * problem.cols
         #: Bits of one ext / hrem field, and of each kind's count of ships still to place.
-        self.field_bits, count_bits = key_fields(max(kind.length for kind in self.kinds), [len(kind.ships) for kind in self.kinds])
+        self.field_bits, count_bits = key_fields(
+            max(kind.length for kind in self.kinds), [len(kind.ships) for kind in self.kinds]
+        )
         self.key_bits = check_key_bits(problem.label(), n, self.field_bits, count_bits, problem.touch, tracked)
         self.lengths = np.array([kind.length for kind in self.kinds], dtype=np.int64)
         self.touch = TRACKED if tracked and problem.touch == "allowed" else TOUCH_CODES[problem.touch]
@@ -218,7 +222,9 @@ class SweepTables:
         """(first swept cell, orientation in the image) of every placement of ``kind``."""
         spots = np.array(sorted(kind.placements), dtype=np.int64).reshape(-1, 3)  # (row, col, horizontal)
         first = spots[:, 0] * self.problem.cols + spots[:, 1]
-        return self._swept(first, first + (kind.length - 1) * np.where(spots[:, 2] == 1, 1, self.problem.cols), kind.length, image)
+        return self._swept(
+            first, first + (kind.length - 1) * np.where(spots[:, 2] == 1, 1, self.problem.cols), kind.length, image
+        )
 
     def _swept(self, first: np.ndarray, last: np.ndarray, length: int, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(first swept cell, orientation in the image) of the placements from original cell ``first`` to ``last``, on

@@ -83,7 +83,10 @@ class Turned:
         (:class:`~battlelog.engines.native.misses.Recount` on each, within ``budget``); else None."""
         cells = misses.added_misses(self.state, state) if self.parts and state.config.effective_prior.is_uniform else None
         models = [model for model, _ in self.parts]
-        if cells is None or sum({id(m): m.nbytes for m in models}.values()) + max(misses.recount_bytes(m, False) for m in models) > budget:
+        if (
+            cells is None
+            or sum({id(m): m.nbytes for m in models}.values()) + max(misses.recount_bytes(m, False) for m in models) > budget
+        ):
             return None
         parts = []
         for model, flip in self.parts:
@@ -161,7 +164,9 @@ def turned_counts(problem: Problem, state: GameState, count: CaseReader[Counts],
     return Turned(state, across + down, tuple((model, False) for model in kept))
 
 
-def turned_weighted(problem: Problem, state: GameState, tracked: bool, weigh: CaseWeigher, budget: int) -> tuple[Weighted, WeighedCases] | None:
+def turned_weighted(
+    problem: Problem, state: GameState, tracked: bool, weigh: CaseWeigher, budget: int
+) -> tuple[Weighted, WeighedCases] | None:
     """The weighted posterior of ``problem`` (ground from ``state``) under ``state``'s prior as the mixture of its two
     cases (:func:`turned_cases`; ``tracked``: touching pairs counted), each weighed by ``weigh(case, order, limit, read)``,
     and the cases kept to weigh again; None when it is not turned.
@@ -187,7 +192,9 @@ def turned_weighted(problem: Problem, state: GameState, tracked: bool, weigh: Ca
     return functools.reduce(operator.add, parts), WeighedCases(key, state, tuple((model, False) for model in kept))
 
 
-def read_cases(cases: list[tuple[Problem, Symmetry]], read: CaseReader[Read], budget: int) -> tuple[list[Read], tuple[LayeredModel, ...]]:
+def read_cases(
+    cases: list[tuple[Problem, Symmetry]], read: CaseReader[Read], budget: int
+) -> tuple[list[Read], tuple[LayeredModel, ...]]:
     """Each case read by ``read(case, order, limit)``, and the models kept to read again (all or none): the first
     while it takes at most half of ``budget`` bytes, the next ones while none is rebuilt, each case read under
     what the models kept before it leave of ``budget``."""

@@ -91,7 +91,10 @@ def settle(
         keys[s] = (key & ~(profile << shift)) | (((key >> shift) & kept) << shift)
 
 
-def forward(fwd: np.ndarray, first: np.ndarray, child: np.ndarray, action: np.ndarray, pairs: np.ndarray, table: np.ndarray, out: np.ndarray) -> None:
+def forward(
+    fwd: np.ndarray, first: np.ndarray, child: np.ndarray, action: np.ndarray, pairs: np.ndarray, table: np.ndarray,
+    out: np.ndarray,
+) -> None:
     """One step forward: ``out[child[t]] += fwd[s] * w(t)`` over every transition t of every state s, where
     w(t) is ``table[3 * action[t] + pairs[t]]`` (``pairs`` empty: no touching pairs counted, 0)."""
     counted = pairs.shape[0] > 0

@@ -117,7 +117,9 @@ class Weigher:
         out = [(fwd, log)]
         for offset, level in enumerate(levels):
             table, top, pairs = self.weights(level, start + offset)
-            following = len(levels[offset + 1].fwd) if offset + 1 < len(levels) else int(level.child.max()) + 1 if len(level.child) else 0
+            following = (
+                len(levels[offset + 1].fwd) if offset + 1 < len(levels) else int(level.child.max()) + 1 if len(level.child) else 0
+            )
             after = np.zeros(following)  # the next level's states: every one is some transition's child
             jit.weight_kernels(len(fwd)).forward(fwd, level.first, level.child, level.action, pairs, table, after)
             scale = float(after.max()) if len(after) else 1.0
@@ -151,7 +153,9 @@ class Weigher:
                 level, (fwd, log) = levels[offset], passes[offset]
                 table, top, pairs = self.weights(level, segment.start + offset)
                 tally = np.zeros(2 * len(tables.kinds) + 1)
-                here = jit.weight_kernels(len(fwd)).backward(bwd, fwd, level.first, level.child, level.action, pairs, table, tally)
+                here = jit.weight_kernels(len(fwd)).backward(
+                    bwd, fwd, level.first, level.child, level.action, pairs, table, tally
+                )
                 uses[:, segment.start + offset] = tally * math.exp(log + top + log_bwd - log_z)
                 scale = float(here.max())
                 bwd, log_bwd = here / scale, log_bwd + top + math.log(scale)
@@ -172,7 +176,9 @@ class Weigher:
             for offset, level in enumerate(levels):
                 table, _, pairs = self.weights(level, segment.start + offset)
                 run = jit.weight_kernels(len(level.fwd))
-                taken = run.choose(through[offset + 1], level.first, level.child, level.action, pairs, table, at, uniform(rng, count))
+                taken = run.choose(
+                    through[offset + 1], level.first, level.child, level.action, pairs, table, at, uniform(rng, count)
+                )
                 out[:, segment.start + offset] = level.action[taken]
                 at = level.child[taken].astype(np.int64)
         return out
@@ -186,7 +192,9 @@ class Weigher:
             level = levels[offset]
             table, top, pairs = self.weights(level, start + offset)
             ignored = np.zeros(len(level.fwd))
-            here = jit.weight_kernels(len(level.fwd)).backward(out[-1], ignored, level.first, level.child, level.action, pairs, table, tally)
+            here = jit.weight_kernels(len(level.fwd)).backward(
+                out[-1], ignored, level.first, level.child, level.action, pairs, table, tally
+            )
             scale = float(here.max())
             out.append(here / scale)
             log += top + math.log(scale)

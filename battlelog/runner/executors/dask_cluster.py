@@ -142,7 +142,10 @@ class DaskExecutor(Executor):
         elif self._workerless_since is None:
             self._workerless_since = now
         elif now - self._workerless_since > self.no_worker_wait:
-            text = f"the local dask cluster has had no worker for {self.no_worker_wait:g} s (its worker processes died and none was restarted)"
+            text = (
+                f"the local dask cluster has had no worker for {self.no_worker_wait:g} s "
+                "(its worker processes died and none was restarted)"
+            )
             raise BattlelogError(f"{text}; the games finished so far are recorded: run the same command again to play the rest")
 
     def _submit(self, games: dict[str, InFlight], task: GameTask, attempt: Attempt = FIRST_ATTEMPT) -> None:
@@ -164,7 +167,11 @@ class DaskExecutor(Executor):
                 self._memory_kills[str(payload.get("worker"))] = int(payload.get("rss", 0))
             elif kind == "start" and payload.get("key") in games:
                 game = games[payload["key"]]
-                game.started, game.worker, game.threads = time.monotonic(), str(payload.get("worker")), int(payload.get("threads", 1))
+                game.started, game.worker, game.threads = (
+                    time.monotonic(),
+                    str(payload.get("worker")),
+                    int(payload.get("threads", 1)),
+                )
             elif kind == "done" and payload in games:
                 games[payload].done = True
             elif kind == "done" and payload in self._overdue:
@@ -244,7 +251,9 @@ class DaskExecutor(Executor):
             game.lost_at = now
             game.lost_worker = None if error is None else error.last_worker.address
             return None
-        return Outcome(game.task, TaskResult(ERROR, message=one_line(error), seconds=self._seconds(game, now)), game.attempt.retried)
+        return Outcome(
+            game.task, TaskResult(ERROR, message=one_line(error), seconds=self._seconds(game, now)), game.attempt.retried
+        )
 
     def _lost(self, game: InFlight, now: float) -> Outcome | Attempt | None:
         """The verdict on a game whose worker died under it; None while the nanny may still say it was memory."""

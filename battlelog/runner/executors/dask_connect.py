@@ -68,7 +68,9 @@ def connect(address: str) -> Any:
         mine = battlelog_version()
         for worker, version in client.run(battlelog_version).items():
             if version != mine:
-                raise BattlelogError(f"dask worker {worker} runs battlelog {version}, not {mine}: install the same on every worker")
+                raise BattlelogError(
+                    f"dask worker {worker} runs battlelog {version}, not {mine}: install the same on every worker"
+                )
     except BattlelogError:
         client.close()
         raise

@@ -107,4 +107,7 @@ def _is_posterior(frame: Frame) -> bool:
 def report_progress(done: int, total: int) -> None:
     """A progress line on standard error, rewritten in place on a terminal (silent elsewhere)."""
     if sys.stderr.isatty():
-        print(f"\rcomputing the posterior after each shot: {done}/{total}", end="\n" if done == total else "", file=sys.stderr, flush=True)
+        print(
+            f"\rcomputing the posterior after each shot: {done}/{total}", end="\n" if done == total else "", file=sys.stderr,
+            flush=True,
+        )

@@ -82,7 +82,9 @@ def _from_experiment(out: Path, game: int | None, player: str | None) -> Game:
     record = candidates[0]
     if record["status"] != "ok":
         raise BattlelogError(f"{out}: game {game} of {record['player']} failed ({record['status']}): there is nothing to replay")
-    return game_from_record(record, f"{out / GAMES_FILE} game {game} of {record['player']}", f"{out.name}, seed {manifest['seed']}")
+    return game_from_record(
+        record, f"{out / GAMES_FILE} game {game} of {record['player']}", f"{out.name}, seed {manifest['seed']}"
+    )
 
 
 def game_from_record(record: dict[str, Any], source: str, where: str | None = None) -> Game:
@@ -94,7 +96,9 @@ def game_from_record(record: dict[str, Any], source: str, where: str | None = No
         if key not in record:
             raise FileFormatError(f"{source}: a game record needs {key!r}")
     try:
-        state = GameState.from_json({k: record[k] for k in ("size", "rows", "cols", "ships", "rules", "shots") if k in record}, source)
+        state = GameState.from_json(
+            {k: record[k] for k in ("size", "rows", "cols", "ships", "rules", "shots") if k in record}, source
+        )
     except StateError as exc:
         raise StateError(f"{source}: {exc}") from None
     if record.get("status", "ok") != "ok":
@@ -119,4 +123,6 @@ def _check_answers(state: GameState, layout: tuple[Placement, ...], source: str)
         result, ship = referee.shoot(*shot.cell)
         if (result, ship) != (shot.result, shot.ship):
             said = result + (f" ship {ship}" if ship is not None else "")
-            raise FileFormatError(f"{source}: shot {t + 1} ({cell_name(shot.cell)}) is recorded as {shot.result}, but the layout says {said}")
+            raise FileFormatError(
+                f"{source}: shot {t + 1} ({cell_name(shot.cell)}) is recorded as {shot.result}, but the layout says {said}"
+            )
