@@ -1,0 +1,300 @@
+"""The native engine's shortcuts as one ladder: each rung answers a question about a state, or declines.
+
+A question (:class:`Ask`) is one state and what is wanted of it: its exact ``COUNTS`` (uniform prior), its
+``WEIGHTED`` posterior under its prior, or the models to ``DRAW`` layouts from. The engine climbs
+:data:`LADDER` in order and takes the first answer; the last rung, the plain sweep (:class:`Sweep`), always
+answers, and every other rung must give what it gives (integer counts and draws equal; weighted floats
+equal to rounding, sums taken in another order): tests/test_native_ladder.py runs every rung against it on a
+fixed set of states and rules, and checks that each rung answers some of them.
+
+Order (cheapest first, each rung serving the wants it names):
+
+=================  ======================  ==========================================================
+rung               wants                   answers from
+=================  ======================  ==========================================================
+last-weighed       weighted                the posterior weighed last, when it is this one
+kept-model         counts, weighted, draw  the models kept for this posterior (cases: not drawn from)
+weighed-again      weighted                the kept models, a miss or two before, weighed again
+filtered-listing   counts, weighted        an earlier state's listed layouts, filtered (reuse.py)
+late-listing       counts, weighted        the layouts listed in compiled code (late.py)
+few-listing        counts, weighted        the ground problem's layouts listed (few.py)
+miss-recount       counts, draw            the kept model, a miss or two before, counted again
+turned-recount     counts                  the kept case models, a miss or two before, counted again
+empty-board-model  draw                    the empty board's model, kept for each game's first draws
+turned-sweep       counts, weighted        two cases by the longest ship's orientation (turns.py)
+sweep              counts, weighted, draw  the ground problem swept whole (split while over budget)
+=================  ======================  ==========================================================
+
+Under a prior the kept models are weighed again before any listing is tried, and uniform counts are
+recounted only after: the order each was measured fastest in, kept as it was.
+
+:class:`Memory` is the one owner of what the rungs remember between questions (the last models, their
+state, the last recount, the last weighed posterior, the empty board's model); a sweep replaces it.
+
+Adding a rung (a new kind of evidence, say an answered question or a row tally): write a class with a
+``name``, the ``wants`` it serves and ``answer(ask)`` returning the answer or None, put an instance in
+:data:`LADDER` where its cost places it, and add states it answers to tests/test_native_ladder.py's
+cases; the ladder test then holds it to the plain sweep and fails while it answers no state.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from collections.abc import Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING, Protocol
+
+from battlelog.engines.canonical import PosteriorKey, model_key, posterior_key
+from battlelog.engines.native.counts import Counts, total
+from battlelog.engines.native.draws import Drawn
+from battlelog.engines.native.few import LISTING_BYTES, few_layouts, listed_counts, listed_weighted
+from battlelog.engines.native.late import late_listing
+from battlelog.engines.native.layered import LayeredModel
+from battlelog.engines.native.misses import Recount, recount_for, weighted_recount
+from battlelog.engines.native.reuse import Listing
+from battlelog.engines.native.tables import check_problem_bits, sweep_order
+from battlelog.engines.native.turns import Turned, read_cases, turned_cases, turned_counts
+from battlelog.engines.native.weights import Weighted, weigher
+from battlelog.model.ground import Problem, ground_problem
+from battlelog.rules.state import GameState
+
+if TYPE_CHECKING:
+    from battlelog.engines.native.engine import NativeEngine
+
+#: What a question wants of its state.
+COUNTS, WEIGHTED, DRAW = "counts", "weighted", "draw"
+#: What a rung answers: the counts, the weighted posterior, or the models to draw from.
+Answer = Counts | Weighted | Sequence[Drawn]
+
+
+class Memory:
+    """What the rungs remember between questions, in one place: a sweep replaces the models, :meth:`clear` drops all."""
+
+    def __init__(self) -> None:
+        #: The last state's model when it was not split, under its posterior's key.
+        self.whole: tuple[PosteriorKey, LayeredModel] | None = None
+        #: The case models of the last state weighed in two (turns.py), under its posterior's key.
+        self.cases: tuple[PosteriorKey, tuple[LayeredModel, ...]] | None = None
+        #: The last state counted in two cases, with the case models it keeps.
+        self.turned: Turned | None = None
+        #: The state ``whole`` and ``cases`` were built for.
+        self.state: GameState | None = None
+        #: The empty board's model and the budget it was swept under: every game's first draws read it.
+        self.board: tuple[PosteriorKey, int, LayeredModel] | None = None
+        #: The last state recounted, its recount, and whether it draws.
+        self.recounted: tuple[GameState, Recount | None, bool] | None = None
+        #: The last weighted posterior: (its key, whether touching pairs were counted), and it.
+        self.weighed: tuple[tuple[PosteriorKey, bool], Weighted] | None = None
+        #: Whether layouts were drawn: then only recounts that draw alike are made, and no state is turned.
+        self.draws = False
+
+    def kept(self) -> tuple[PosteriorKey, tuple[LayeredModel, ...]] | None:
+        """The models kept for the last state: its whole model, else its cases' (None when neither was kept)."""
+        if self.whole is not None:
+            return self.whole[0], (self.whole[1],)
+        return self.cases if self.cases is not None and self.cases[1] else None
+
+    def forget(self, state: GameState | None = None) -> None:
+        """Free the kept models before a sweep builds the next ones (for ``state``, when given)."""
+        self.whole = self.turned = self.cases = None
+        if state is not None:
+            self.state = state
+
+    def recount(self, state: GameState, drawing: bool, budget: int) -> Recount | None:
+        """The kept model read again for ``state``, a miss or two on, that draws alike when ``drawing`` (misses.py)."""
+        if self.recounted is None or self.recounted[0] != state or (drawing and not self.recounted[2]):
+            self.recounted = None  # free the last recount's arrays before making the next
+            self.recounted = (state, recount_for(state, self.state, self.whole, drawing, budget), drawing)
+        return self.recounted[1]
+
+    def clear(self) -> None:
+        self.forget()
+        self.state = self.board = self.recounted = self.weighed = None
+
+
+class Ask:
+    """One question: ``state`` and what is ``want``-ed of it (``tracked``: touching pairs counted), asked of
+    ``engine``; what several rungs need (the posterior's key, the ground problem) is made once, when first read."""
+
+    def __init__(self, engine: NativeEngine, state: GameState, want: str, tracked: bool = False) -> None:
+        self.engine, self.state, self.want, self.tracked = engine, state, want, tracked
+        self.memory, self.budget = engine.memory, engine.memory_budget
+        self.prior = state.config.effective_prior
+
+    @cached_property
+    def key(self) -> PosteriorKey:
+        """The key of the models that answer this question (the posterior's, with ``tracked``)."""
+        return model_key(self.state, self.tracked)
+
+    @cached_property
+    def problem(self) -> Problem:
+        """The state's ground problem (grounding raises the one-line error of a state no layout fits)."""
+        return ground_problem(self.state)
+
+    def listed(self, listing: Listing) -> Answer:
+        """The answer from the state's layouts listed."""
+        rows, cols, ships = self.state.rows, self.state.cols, self.state.ships
+        if self.want == COUNTS:
+            return total([listed_counts(rows, cols, ships, *listing.layouts)])
+        return listed_weighted(rows, cols, ships, *listing.layouts, self.prior)
+
+    def weigh(self, model: LayeredModel) -> Weighted:
+        return weigher(model, self.prior).weighted()
+
+
+class Rung(Protocol):
+    """A shortcut: answers a question it serves (``want`` in ``wants``), or declines with None."""
+
+    name: str
+    wants: frozenset[str]
+
+    def answer(self, ask: Ask) -> Answer | None: ...
+
+
+class LastWeighed:
+    name, wants = "last-weighed", frozenset({WEIGHTED})
+
+    def answer(self, ask: Ask) -> Answer | None:
+        weighed, key = ask.memory.weighed, posterior_key(ask.state)
+        return weighed[1] if weighed is not None and weighed[0] in ((key, ask.tracked), (key, True)) else None  # pairs serve none
+
+
+class KeptModel:
+    name, wants = "kept-model", frozenset({COUNTS, WEIGHTED, DRAW})
+
+    def answer(self, ask: Ask) -> Answer | None:
+        kept = ask.memory.kept()
+        if kept is None or kept[0] != ask.key:
+            return None
+        if ask.want == COUNTS:
+            return total([Counts.of(model) for model in kept[1]])
+        if ask.want == WEIGHTED:
+            return functools.reduce(operator.add, [ask.weigh(model) for model in kept[1]])
+        return [kept[1][0]] if ask.memory.whole is not None else None  # draws come from one model of the whole state
+
+
+class WeighedAgain:
+    name, wants = "weighed-again", frozenset({WEIGHTED})
+
+    def answer(self, ask: Ask) -> Answer | None:
+        kept, memory = ask.memory.kept(), ask.memory
+        if kept is None or kept[0] == ask.key:
+            return None
+        again = [weighted_recount(ask.state, memory.state, (kept[0], model), ask.tracked) for model in kept[1]]
+        return None if any(part is None for part in again) else functools.reduce(operator.add, again)
+
+
+class FilteredListing:
+    name, wants = "filtered-listing", frozenset({COUNTS, WEIGHTED})
+
+    def answer(self, ask: Ask) -> Answer | None:
+        reused = ask.engine.reused(ask.state)
+        return None if reused is None else ask.listed(reused)
+
+
+class LateListing:
+    name, wants = "late-listing", frozenset({COUNTS, WEIGHTED})
+
+    def answer(self, ask: Ask) -> Answer | None:
+        listed = late_listing(ask.state, ask.budget)  # None: too many layouts, or none (grounding says why)
+        return None if listed is None else ask.listed(ask.engine.remember(listed))
+
+
+class FewListing:
+    name, wants = "few-listing", frozenset({COUNTS, WEIGHTED})
+
+    def answer(self, ask: Ask) -> Answer | None:
+        check_problem_bits(ask.problem, ask.tracked)  # the sweep's limit holds whichever way the problem is counted
+        listed = few_layouts(ask.problem) if ask.budget >= LISTING_BYTES else None
+        return None if listed is None else ask.listed(ask.engine.remember(Listing(ask.state, *listed)))
+
+
+class MissRecount:
+    name, wants = "miss-recount", frozenset({COUNTS, DRAW})
+
+    def answer(self, ask: Ask) -> Answer | None:
+        if ask.want == DRAW and ask.tracked:
+            return None
+        recount = ask.memory.recount(ask.state, ask.want == DRAW or ask.memory.draws, ask.budget)
+        if recount is None:
+            return None
+        return [recount] if ask.want == DRAW else total([recount.counts])  # a recount draws as a sweep would
+
+
+class TurnedRecount:
+    name, wants = "turned-recount", frozenset({COUNTS})
+
+    def answer(self, ask: Ask) -> Answer | None:
+        turned = ask.memory.turned
+        again = None if turned is None else turned.recount(ask.state, ask.budget)
+        return None if again is None else total([again])
+
+
+class EmptyBoardModel:
+    name, wants = "empty-board-model", frozenset({DRAW})
+
+    def answer(self, ask: Ask) -> Answer | None:
+        memory = ask.memory
+        if memory.board is None or memory.board[:2] != (ask.key, ask.budget):
+            return None
+        memory.whole, memory.state = (ask.key, memory.board[2]), ask.state
+        return [memory.board[2]]
+
+
+class TurnedSweep:
+    name, wants = "turned-sweep", frozenset({COUNTS, WEIGHTED})
+
+    def answer(self, ask: Ask) -> Answer | None:
+        engine, memory, state = ask.engine, ask.memory, ask.state
+        if not engine.turn or memory.draws:  # an engine that has drawn keeps one model of the whole state, to draw from as it always did
+            return None
+        memory.forget(state)
+        if ask.want == COUNTS:
+            memory.turned = turned_counts(ask.problem, state, engine.case_counts, ask.budget)
+            return None if memory.turned is None else total([memory.turned.counts])
+        cases = turned_cases(ask.problem, state, ask.tracked)
+        if cases is None:
+            return None
+        weighed, models = read_cases(cases, lambda case, order, limit: engine.read_cases(case, order, ask.weigh, ask.tracked, limit), ask.budget)
+        memory.cases = (ask.key, models)  # each case read and dropped before the next is compiled
+        return functools.reduce(operator.add, weighed)
+
+
+class Sweep:
+    name, wants = "sweep", frozenset({COUNTS, WEIGHTED, DRAW})
+
+    def answer(self, ask: Ask) -> Answer:
+        engine, memory, state = ask.engine, ask.memory, ask.state
+        order = sweep_order(state)
+        if ask.want == DRAW:
+            models = engine.models(ask.problem, ask.key, order, ask.tracked)
+            memory.state = state
+            if not state.shots and len(models) == 1 and models[0].nbytes <= ask.budget // 4:
+                memory.board = (ask.key, ask.budget, models[0])
+            return models
+        memory.forget(state)
+        if ask.want == COUNTS:
+            counts, model = engine.case_counts(ask.problem, order)
+            memory.whole = None if model is None else (ask.key, model)
+            return total([counts])
+        weighed, model = engine.read_cases(ask.problem, order, ask.weigh, ask.tracked)
+        memory.whole = None if model is None else (ask.key, model)
+        return weighed
+
+
+#: The rungs in the order they are tried; the last always answers.
+LADDER: tuple[Rung, ...] = (
+    LastWeighed(), KeptModel(), WeighedAgain(), FilteredListing(), LateListing(), FewListing(),
+    MissRecount(), TurnedRecount(), EmptyBoardModel(), TurnedSweep(), Sweep(),
+)  # fmt: skip
+
+
+def climb(ask: Ask, ladder: Sequence[Rung] = LADDER) -> Answer:
+    """The first answer to ``ask`` up ``ladder``."""
+    if ask.want == DRAW:
+        ask.memory.draws = True
+    for rung in ladder:
+        if ask.want in rung.wants and (out := rung.answer(ask)) is not None:
+            return out
+    raise AssertionError(f"no rung of the ladder answered {ask.want} (the last one, the sweep, always does)")
