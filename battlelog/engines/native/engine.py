@@ -38,8 +38,9 @@ from battlelog.engines.native import ladder
 from battlelog.engines.native.counts import Counts, total
 from battlelog.engines.native.draws import Drawn, Randomness, draw_layouts, draw_owners
 from battlelog.engines.native.few import LISTING_BYTES, listed_counts
-from battlelog.engines.native.ladder import COUNTS, DRAW, WEIGHTED, Ask, Memory
+from battlelog.engines.native.ladder import COUNTS, DRAW, WEIGHTED, Ask
 from battlelog.engines.native.layered import LayeredModel, sweep
+from battlelog.engines.native.memory import Memory
 from battlelog.engines.native.reuse import Listing, Listings
 from battlelog.engines.native.tables import SweepTables, check_board_bits
 from battlelog.engines.native.weights import Weighted, tracks_touching

@@ -28,7 +28,7 @@ sweep              counts, weighted, draw  the ground problem swept whole (split
 Under a prior the kept models are weighed again before any listing is tried, and uniform counts are
 recounted only after: the order each was measured fastest in, kept as it was.
 
-:class:`Memory` is the one owner of what the rungs remember between questions (the last models, their
+:class:`~battlelog.engines.native.memory.Memory` is the one owner of what the rungs remember between questions (the last models, their
 state, the last recount, the last weighed posterior, the empty board's model); a sweep replaces it.
 
 Adding a rung (a new kind of evidence, say an answered question or a row tally): write a class with a
@@ -41,9 +41,9 @@ from __future__ import annotations
 
 import functools
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cached_property
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol, TypeVar
 
 from battlelog.engines.canonical import PosteriorKey, model_key, posterior_key
 from battlelog.engines.native.counts import Counts, total
@@ -51,16 +51,15 @@ from battlelog.engines.native.draws import Drawn
 from battlelog.engines.native.few import LISTING_BYTES, few_layouts, listed_counts, listed_weighted
 from battlelog.engines.native.late import late_listing
 from battlelog.engines.native.layered import LayeredModel
-from battlelog.engines.native.misses import Recount, recount_for, weighted_recount
+from battlelog.engines.native.memory import Memory
+from battlelog.engines.native.misses import weighted_recount
 from battlelog.engines.native.reuse import Listing
 from battlelog.engines.native.tables import check_problem_bits, sweep_order
-from battlelog.engines.native.turns import Turned, read_cases, turned_cases, turned_counts
+from battlelog.engines.native.turns import read_cases, turned_cases, turned_counts
 from battlelog.engines.native.weights import Weighted, weigher
 from battlelog.model.ground import Problem, ground_problem
 from battlelog.rules.state import GameState
-
-if TYPE_CHECKING:
-    from battlelog.engines.native.engine import NativeEngine
+from battlelog.rules.symmetry import Symmetry
 
 #: What a question wants of its state.
 COUNTS, WEIGHTED, DRAW = "counts", "weighted", "draw"
@@ -68,56 +67,36 @@ COUNTS, WEIGHTED, DRAW = "counts", "weighted", "draw"
 Answer = Counts | Weighted | Sequence[Drawn]
 
 
-class Memory:
-    """What the rungs remember between questions, in one place: a sweep replaces the models, :meth:`clear` drops all."""
+Read = TypeVar("Read", Counts, Weighted)  # what a model is read for
 
-    def __init__(self) -> None:
-        #: The last state's model when it was not split, under its posterior's key.
-        self.whole: tuple[PosteriorKey, LayeredModel] | None = None
-        #: The case models of the last state weighed in two (turns.py), under its posterior's key.
-        self.cases: tuple[PosteriorKey, tuple[LayeredModel, ...]] | None = None
-        #: The last state counted in two cases, with the case models it keeps.
-        self.turned: Turned | None = None
-        #: The state ``whole`` and ``cases`` were built for.
-        self.state: GameState | None = None
-        #: The empty board's model and the budget it was swept under: every game's first draws read it.
-        self.board: tuple[PosteriorKey, int, LayeredModel] | None = None
-        #: The last state recounted, its recount, and whether it draws.
-        self.recounted: tuple[GameState, Recount | None, bool] | None = None
-        #: The last weighted posterior: (its key, whether touching pairs were counted), and it.
-        self.weighed: tuple[tuple[PosteriorKey, bool], Weighted] | None = None
-        #: Whether layouts were drawn: then only recounts that draw alike are made, and no state is turned.
-        self.draws = False
 
-    def kept(self) -> tuple[PosteriorKey, tuple[LayeredModel, ...]] | None:
-        """The models kept for the last state: its whole model, else its cases' (None when neither was kept)."""
-        if self.whole is not None:
-            return self.whole[0], (self.whole[1],)
-        return self.cases if self.cases is not None and self.cases[1] else None
+class Engine(Protocol):
+    """What the rungs need of the engine asked (:class:`~battlelog.engines.native.engine.NativeEngine`)."""
 
-    def forget(self, state: GameState | None = None) -> None:
-        """Free the kept models before a sweep builds the next ones (for ``state``, when given)."""
-        self.whole = self.turned = self.cases = None
-        if state is not None:
-            self.state = state
+    memory: Memory
+    turn: bool
 
-    def recount(self, state: GameState, drawing: bool, budget: int) -> Recount | None:
-        """The kept model read again for ``state``, a miss or two on, that draws alike when ``drawing`` (misses.py)."""
-        if self.recounted is None or self.recounted[0] != state or (drawing and not self.recounted[2]):
-            self.recounted = None  # free the last recount's arrays before making the next
-            self.recounted = (state, recount_for(state, self.state, self.whole, drawing, budget), drawing)
-        return self.recounted[1]
+    @property
+    def memory_budget(self) -> int: ...
 
-    def clear(self) -> None:
-        self.forget()
-        self.state = self.board = self.recounted = self.weighed = None
+    def reused(self, state: GameState) -> Listing | None: ...
+
+    def remember(self, listing: Listing) -> Listing: ...
+
+    def case_counts(self, problem: Problem, order: Symmetry, limit: int | None = None) -> tuple[Counts, LayeredModel | None]: ...
+
+    def read_cases(
+        self, problem: Problem, order: Symmetry, read: Callable[[LayeredModel], Read], tracked: bool = False, limit: int | None = None
+    ) -> tuple[Read, LayeredModel | None]: ...
+
+    def models(self, problem: Problem, key: PosteriorKey, order: Symmetry, tracked: bool = False) -> list[LayeredModel]: ...
 
 
 class Ask:
     """One question: ``state`` and what is ``want``-ed of it (``tracked``: touching pairs counted), asked of
     ``engine``; what several rungs need (the posterior's key, the ground problem) is made once, when first read."""
 
-    def __init__(self, engine: NativeEngine, state: GameState, want: str, tracked: bool = False) -> None:
+    def __init__(self, engine: Engine, state: GameState, want: str, tracked: bool = False) -> None:
         self.engine, self.state, self.want, self.tracked = engine, state, want, tracked
         self.memory, self.budget = engine.memory, engine.memory_budget
         self.prior = state.config.effective_prior
