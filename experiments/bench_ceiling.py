@@ -42,7 +42,7 @@ def main() -> None:
     config = GameConfig(int(rows), parse_ships(args.ships), Rules(touch=args.touch), cols=int(cols or rows))
 
     seen = {"levels": 0, "slices": 0, "depth": 0, "unpacked": 0, "sweeps": 0}
-    advance, in_slices, compile_ = layered._advance, layered._advance_in_slices, NativeEngine._compile
+    advance, in_slices, compile_ = layered._advance, layered._advance_in_slices, NativeEngine.compile_model
 
     def counted_advance(*a: Any) -> Any:
         seen["levels"] += 1
@@ -59,7 +59,7 @@ def main() -> None:
 
     setattr(layered, "_advance", counted_advance)  # noqa: B010 - counting calls, not typing them
     setattr(layered, "_advance_in_slices", counted_slices)  # noqa: B010
-    setattr(NativeEngine, "_compile", counted_compile)  # noqa: B010
+    setattr(NativeEngine, "compile_model", counted_compile)  # noqa: B010
     unpacked = getattr(layered, "_unpacked", None)
     if unpacked is not None:
 
@@ -92,8 +92,8 @@ def main() -> None:
         f"{seen['sweeps']} sweep{'s' * (seen['sweeps'] != 1)}, {seen['levels']} levels "
         f"({seen['slices']} in slices, {seen['unpacked']} read packed), split depth {seen['depth']}, peak {usage.ru_maxrss / 1024:,.0f} MB"
     )
-    kept = engine._kept[1] if engine._kept is not None else None  # the model kept for the next state's call
-    turned = engine._turned
+    kept = engine.memory.whole[1] if engine.memory.whole is not None else None  # the model kept for the next state's call
+    turned = engine.memory.turned
     if turned is not None:
         models = {id(model): model for model, _ in turned.parts}.values()
         sizes = ", ".join(f"{model.nbytes / 1e6:,.0f} MB" for model in models)

@@ -33,8 +33,7 @@ import time
 from collections.abc import Callable
 from functools import partial
 
-from battlelog.engines.native import engine as native_engine
-from battlelog.engines.native import few, jit
+from battlelog.engines.native import few, jit, ladder
 from battlelog.engines.native.engine import NativeEngine
 from battlelog.engines.workspace import Workspace
 from battlelog.players import make_player
@@ -69,9 +68,9 @@ def per_call(states: list[GameState], sweep_only: bool, reuse: bool = True, comp
     with the compiled late-state listing switched off (each state grounded and listed in Python, as before it)."""
     workspace = Workspace()
     engine = NativeEngine(workspace=workspace, reuse=reuse)
-    limit, late = few.PAIR_LIMIT, native_engine.late_listing
+    limit, late = few.PAIR_LIMIT, ladder.late_listing
     few.PAIR_LIMIT = 0 if sweep_only else limit
-    native_engine.late_listing = late if compiled else lambda state, memory_budget: None
+    ladder.late_listing = late if compiled else lambda state, memory_budget: None
     try:
         start = time.perf_counter()
         for state in states:
@@ -80,7 +79,7 @@ def per_call(states: list[GameState], sweep_only: bool, reuse: bool = True, comp
             engine.marginals(state)
         return (time.perf_counter() - start) / len(states)
     finally:
-        few.PAIR_LIMIT, native_engine.late_listing = limit, late
+        few.PAIR_LIMIT, ladder.late_listing = limit, late
 
 
 def in_game(games: list[tuple[GameState, list[GameState]]], reuse: bool) -> float:

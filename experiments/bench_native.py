@@ -92,9 +92,8 @@ def greedy_games(config: GameConfig, count: int, seed: int, cold: bool) -> dict[
 def large_board(config: GameConfig, shots: int, seed: int) -> dict[str, Any]:
     """The marginals of a state ``shots`` shots into a pdf game (0: the empty board), with the model's shape."""
     from battlelog.engines.budget import memory_budget
-    from battlelog.engines.native.engine import sweep_order
     from battlelog.engines.native.layered import sweep
-    from battlelog.engines.native.tables import SweepTables
+    from battlelog.engines.native.tables import SweepTables, sweep_order
     from battlelog.model.ground import Problem, ground
 
     state = GameState.empty(config)
@@ -114,9 +113,8 @@ def large_board(config: GameConfig, shots: int, seed: int) -> dict[str, Any]:
 
 def sweep_orders(count: int, seed: int) -> dict[str, Any]:
     """Transitions of every state of ``count`` greedy 10x10 games (every third move up to 30), in all eight orders."""
-    from battlelog.engines.native.engine import sweep_order
     from battlelog.engines.native.layered import sweep
-    from battlelog.engines.native.tables import SweepTables
+    from battlelog.engines.native.tables import SweepTables, sweep_order
     from battlelog.model.ground import Problem, ground
     from battlelog.rules.symmetry import SYMMETRIES
 

@@ -28,10 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
-from battlelog.engines.native import turns
+from battlelog.engines.native import ladder, turns
 from battlelog.engines.native.engine import NativeEngine
 from battlelog.engines.workspace import Workspace
-from battlelog.model.ground import Problem
 from battlelog.players import make_player
 from battlelog.rules.config import GameConfig, parse_ships
 from battlelog.rules.state import GameState
@@ -107,6 +106,13 @@ def main() -> None:
         states_alone(per_state)
 
 
+def listed(state: GameState) -> bool:
+    """Whether a fresh engine lists ``state``'s layouts (one of the ladder's listing rungs answers it) rather than sweeping."""
+    ask = ladder.Ask(engine(True), state, ladder.COUNTS)
+    listings = [rung for rung in ladder.LADDER if rung.name.endswith("-listing") and ask.want in rung.wants]
+    return any(rung.answer(ask) is not None for rung in listings)
+
+
 def states_alone(states: list[tuple[str, GameState]]) -> None:
     """Each swept state alone, whole and turned (the best of two fresh engines each): a table per board of how many
     turning made faster and slower, the sums, and the worst loss."""
@@ -116,7 +122,7 @@ def states_alone(states: list[tuple[str, GameState]]) -> None:
         whole_sum = turned_sum = worst = 0.0
         faster = slower = swept = 0
         for _, state in ((lab, st) for lab, st in states if lab == label):
-            if not isinstance(engine(True)._listing(state), Problem):
+            if listed(state):
                 continue  # listed, not swept: turning never applies
             whole = min(timed(False, [state])[0] for _ in range(2))
             turned = min(timed(True, [state])[0] for _ in range(2))

@@ -20,8 +20,9 @@ from fractions import Fraction
 
 import numpy as np
 
+from battlelog.bits import SINKS_NAMED, SINKS_SILENT
 from battlelog.optimum import search
-from battlelog.optimum.layouts import SINK_MODES, SINKS_NAMED, SINKS_SILENT, solvable_layouts
+from battlelog.optimum.layouts import SINK_MODES, solvable_layouts
 from battlelog.rules.config import GameConfig
 from battlelog.rules.symmetry import symmetries_of
 

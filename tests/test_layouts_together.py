@@ -57,14 +57,14 @@ REBUILT = [(STATES[1], 200_000), (STATES[3], 200_000), (STATES[4], 400_000)]
 @pytest.mark.parametrize(("state", "budget"), REBUILT, ids=lambda x: x.config.label() if isinstance(x, GameState) else str(x))
 def test_layouts_drawn_together_from_rebuilt_models_are_those_drawn_alone(state: GameState, budget: int) -> None:
     engine = NativeEngine(memory_budget=budget)
-    assert all(model.rebuilds for model in engine._models_of(state, tracks_touching(state)))  # type: ignore[union-attr]
+    assert all(model.rebuilds for model in engine.drawn_from(state, tracks_touching(state)))  # type: ignore[union-attr]
     seeds = range(25)
     assert engine.sample_each(state, [np.random.default_rng(seed) for seed in seeds]) == _alone(state, seeds, budget)
 
 
 def test_layouts_drawn_together_from_split_models_are_those_drawn_alone(monkeypatch: pytest.MonkeyPatch) -> None:
     """A state split into cases: each walker draws its case from its own generator first, as one alone does."""
-    compile_whole = NativeEngine._compile
+    compile_whole = NativeEngine.compile_model
     depths: list[int] = []
 
     def split_once(self, problem, order, depth, tracked=False, limit=None):
@@ -73,7 +73,7 @@ def test_layouts_drawn_together_from_split_models_are_those_drawn_alone(monkeypa
             raise BudgetExceeded("forced split")
         return compile_whole(self, problem, order, depth, tracked, limit)
 
-    monkeypatch.setattr(NativeEngine, "_compile", split_once)
+    monkeypatch.setattr(NativeEngine, "compile_model", split_once)
     for state in (STATES[0], STATES[3], STATES[5]):
         seeds = range(30)
         together = NativeEngine().sample_each(state, [np.random.default_rng(seed) for seed in seeds])

@@ -18,8 +18,8 @@ from battlelog.engines import make_engine, progress
 from battlelog.engines import workspace as workspace_module
 from battlelog.engines.base import layout_owners
 from battlelog.engines.native import cache, few, jit, layered
-from battlelog.engines.native.engine import NativeEngine, sweep_order
-from battlelog.engines.native.tables import SweepTables
+from battlelog.engines.native.engine import NativeEngine
+from battlelog.engines.native.tables import SweepTables, sweep_order
 from battlelog.engines.workspace import Workspace
 from battlelog.errors import BattlelogError, BudgetExceeded
 from battlelog.model.ground import Problem, ground
@@ -291,13 +291,13 @@ def peak_bytes(state: GameState, keep_levels: bool = True) -> int:
 def compiles(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The split depth of every layered model the engines build (depth > 0: the state was split)."""
     built: list[int] = []
-    original = NativeEngine._compile
+    original = NativeEngine.compile_model
 
     def counted(self, problem, order, depth, tracked=False, limit=None):
         built.append(depth)
         return original(self, problem, order, depth, tracked, limit)
 
-    monkeypatch.setattr(NativeEngine, "_compile", counted)
+    monkeypatch.setattr(NativeEngine, "compile_model", counted)
     return built
 
 
@@ -333,14 +333,14 @@ def test_states_that_do_not_fit_even_rebuilt_are_split_exactly(compiles: list[in
 @pytest.fixture
 def forced_split(monkeypatch: pytest.MonkeyPatch, compiles: list[int]) -> list[int]:
     """Engines split every state once, whatever its size, so that splitting can be checked on small boards."""
-    counted = NativeEngine._compile
+    counted = NativeEngine.compile_model
 
     def refuse_whole(self, problem, order, depth, tracked=False, limit=None):
         if depth == 0:
             raise BudgetExceeded("forced split")
         return counted(self, problem, order, depth, tracked, limit)
 
-    monkeypatch.setattr(NativeEngine, "_compile", refuse_whole)
+    monkeypatch.setattr(NativeEngine, "compile_model", refuse_whole)
     return compiles
 
 
@@ -367,12 +367,12 @@ def test_the_empty_board_s_model_is_kept_for_the_next_game_s_draws(compiles: lis
     np.testing.assert_array_equal(kept.sample_owners(empty, 50, np.random.default_rng(1)), first)
     assert len(compiles) == swept
     np.testing.assert_array_equal(NativeEngine().sample_owners(empty, 50, np.random.default_rng(1)), first)
-    size = kept._board[2].nbytes if kept._board is not None else 0
+    size = kept.memory.board[2].nbytes if kept.memory.board is not None else 0
     tight = NativeEngine(memory_budget=4 * size - 1)
     tight.sample(empty, 1, np.random.default_rng(1))
     tight.sample(SAMPLED, 1, np.random.default_rng(2))
     tight.sample(empty, 1, np.random.default_rng(1))
-    assert tight._board is None and len(compiles) == swept + 4
+    assert tight.memory.board is None and len(compiles) == swept + 4
 
 
 def test_a_tiny_budget_stops_with_one_line() -> None:

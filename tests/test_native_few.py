@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 from battlelog.engines.native import few
-from battlelog.engines.native.engine import NativeEngine, sweep_order
+from battlelog.engines.native.engine import NativeEngine
+from battlelog.engines.native.tables import sweep_order
 from battlelog.errors import Inconsistent
 from battlelog.model.ground import ground_problem
 from battlelog.players import make_player

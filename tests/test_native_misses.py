@@ -120,8 +120,8 @@ def test_what_counts_as_a_miss_or_two_on() -> None:
 
 
 def _kept_model(engine: NativeEngine) -> Any:
-    assert engine._kept is not None
-    return engine._kept[1]
+    assert engine.memory.whole is not None
+    return engine.memory.whole[1]
 
 
 @pytest.mark.parametrize("drawing", [False, True])

@@ -11,8 +11,7 @@ import numpy as np
 import pytest
 
 from battlelog.engines.native import jit, layered, packed
-from battlelog.engines.native.engine import sweep_order
-from battlelog.engines.native.tables import SweepTables
+from battlelog.engines.native.tables import SweepTables, sweep_order
 from battlelog.errors import BudgetExceeded
 from battlelog.model.ground import Problem, ground
 from battlelog.rules.config import GameConfig

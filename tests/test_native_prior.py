@@ -27,10 +27,9 @@ from scipy import stats
 from test_variant_oracle import variant_states
 
 from battlelog.engines.native import draws as draws_module
-from battlelog.engines.native import engine as native_engine
-from battlelog.engines.native import few, layered, weights
-from battlelog.engines.native.engine import NativeEngine, sweep_order
-from battlelog.engines.native.tables import SweepTables
+from battlelog.engines.native import few, ladder, layered, weights
+from battlelog.engines.native.engine import NativeEngine
+from battlelog.engines.native.tables import SweepTables, sweep_order
 from battlelog.engines.native.weights import Weigher, placement_log_weights
 from battlelog.model.ground import Problem, ground
 from battlelog.rules.config import GameConfig
@@ -234,13 +233,13 @@ def test_one_model_serves_every_prior_on_the_same_shots(monkeypatch: pytest.Monk
     monkeypatch.setattr(few, "PAIR_LIMIT", 0)
     engine = NativeEngine()
     compiled: list[tuple[object, ...]] = []
-    real = engine._compile
+    real = engine.compile_model
 
     def compile_noted(*args: Any, **kw: Any) -> Any:
         compiled.append((args[3] if len(args) > 3 else kw.get("tracked", False),))  # whether touching pairs were counted
         return real(*args, **kw)
 
-    monkeypatch.setattr(engine, "_compile", compile_noted)
+    monkeypatch.setattr(engine, "compile_model", compile_noted)
     board = GameConfig(4, (3, 2, 1))
     table = oracle.layouts(4, (3, 2, 1))
     features = oracle_features(table)
@@ -278,13 +277,13 @@ def test_rebuilt_and_split_models_weigh_the_same(monkeypatch: pytest.MonkeyPatch
     # 0.8 of the rebuilt peak: levels taken in slices fit 0.95 of it unsplit, 0.5 needs two levels of splits
     split_engine = NativeEngine(memory_budget=int(layered.sweep(tables, 2**31, keep_levels=False).peak * 0.8), turn=False)  # the whole state
     built: list[int] = []
-    original = split_engine._compile
+    original = split_engine.compile_model
 
     def compile_counted(problem: Problem, order: Symmetry, depth: int, tracked: bool = False, limit: int | None = None) -> layered.LayeredModel:
         built.append(depth)
         return original(problem, order, depth, tracked, limit)
 
-    split_engine._compile = compile_counted  # type: ignore[method-assign]
+    split_engine.compile_model = compile_counted  # type: ignore[method-assign]
     split = split_engine.marginals(state)
     assert max(built) >= 1  # it was split
     table = oracle.layouts(5, (3, 2, 1))
@@ -365,7 +364,7 @@ def test_split_draws_are_exact(monkeypatch: pytest.MonkeyPatch) -> None:
     state = GameState.empty(GameConfig(4, (3, 2), prior=prior))
     tables = SweepTables(Problem.from_model(ground(state)), sweep_order(state), tracked=True)
     engine = NativeEngine(memory_budget=int(layered.sweep(tables, 2**31, keep_levels=False).peak * 0.8))  # under what it needs rebuilt
-    models = engine._models_of(state, tracked=True)
+    models = engine.drawn_from(state, tracked=True)
     assert len(models) > 1  # split into cases
     table = oracle.layouts(4, (3, 2))
     draws = draws_module.draw_layouts(models, 30_000, np.random.default_rng(12), prior)
@@ -397,7 +396,7 @@ def test_the_uniform_prior_keeps_the_integer_path_bit_for_bit(monkeypatch: pytes
         raise AssertionError("the uniform prior went through the weighted path")
 
     monkeypatch.setattr(Weigher, "weighted", refuse)
-    monkeypatch.setattr(native_engine, "listed_weighted", refuse)
+    monkeypatch.setattr(ladder, "listed_weighted", refuse)
     engine = NativeEngine()
     for touch in TOUCH_RULES:
         for state, chosen in variant_states("named", touch)[::4]:
@@ -440,5 +439,7 @@ def test_models_are_freed_once_the_engine_drops_them(monkeypatch: pytest.MonkeyP
     for state, _ in prior_cases()[:20]:
         engine.marginals(state)
     gc.collect()
-    kept = {engine._kept[1]} if engine._kept is not None else {model for model, _ in (engine._cases.parts if engine._cases is not None else ())}
+    memory = engine.memory
+    cases = memory.cases.parts if memory.cases is not None else ()
+    kept = {memory.whole[1]} if memory.whole is not None else {model for model, _ in cases}
     assert set(weights._WEIGHERS.keys()) - held <= kept and len(kept) <= 2

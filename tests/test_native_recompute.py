@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from battlelog.engines.native import few, layered
-from battlelog.engines.native.engine import NativeEngine, sweep_order
-from battlelog.engines.native.tables import SweepTables
+from battlelog.engines.native.engine import NativeEngine
+from battlelog.engines.native.tables import SweepTables, sweep_order
 from battlelog.engines.native.weights import Weigher
 from battlelog.errors import BudgetExceeded, FrontierTooWide
 from battlelog.model.ground import Problem, ground
@@ -125,13 +125,13 @@ def test_a_budget_that_cannot_hold_one_level_is_refused_unsplit(monkeypatch: pyt
     """Recomputing every start but the first, a level that still does not fit is refused in one line
     without the 2 ** MAX_SPLIT_DEPTH cases a split would try (it narrows the frontier only near its cell)."""
     depths: list[int] = []
-    compile_ = NativeEngine._compile
+    compile_ = NativeEngine.compile_model
 
     def compile_counted(self: NativeEngine, problem: Problem, order: Symmetry, depth: int, tracked: bool = False, limit: int | None = None) -> layered.LayeredModel:
         depths.append(depth)
         return compile_(self, problem, order, depth, tracked, limit)
 
-    monkeypatch.setattr(NativeEngine, "_compile", compile_counted)
+    monkeypatch.setattr(NativeEngine, "compile_model", compile_counted)
     state = GameState.empty(GameConfig(5, (3, 2, 2), cols=6))
     tables = SweepTables(Problem.from_model(ground(state)), sweep_order(state))
     budget = int(layered.sweep(tables, 2**31, keep_levels=False).peak * 0.2)

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from battlelog.engines.native import few, jit, layered
-from battlelog.engines.native.engine import NativeEngine, sweep_order
-from battlelog.engines.native.tables import SweepTables
+from battlelog.engines.native.engine import NativeEngine
+from battlelog.engines.native.tables import SweepTables, sweep_order
 from battlelog.errors import BudgetExceeded
 from battlelog.model.ground import Problem, ground
 from battlelog.rules.config import GameConfig
@@ -80,7 +80,8 @@ def test_counts_taken_in_slices_are_the_enumerated_ones(touch: str, monkeypatch:
 _PEAK = """
 import numpy as np
 from battlelog.engines.native import few, jit, layered
-from battlelog.engines.native.engine import NativeEngine, sweep_order
+from battlelog.engines.native.engine import NativeEngine
+from battlelog.engines.native.tables import sweep_order
 from battlelog.engines.native.tables import SweepTables
 from battlelog.errors import BudgetExceeded
 from battlelog.model.ground import Problem, ground
@@ -103,8 +104,10 @@ del at_once
 for fraction in (0.85, 0.5, 0.2):
     budget = int(layered.sweep(tables, 2**31, keep_levels=False).peak * fraction)
     depths = []
-    compile_ = NativeEngine._compile
-    NativeEngine._compile = lambda self, p, o, d, t=False, limit=None: (depths.append(d), compile_(self, p, o, d, t, limit))[1]
+    compile_ = NativeEngine.compile_model
+    NativeEngine.compile_model = lambda self, p, o, d, t=False, limit=None: (
+        depths.append(d), compile_(self, p, o, d, t, limit)
+    )[1]
     open("/proc/self/clear_refs", "w").write("5")  # the high-water mark starts again from here
     base = high_water()
     try:
@@ -113,7 +116,7 @@ for fraction in (0.85, 0.5, 0.2):
         print(fraction, "counted", same, max(depths), high_water() - base <= budget, high_water() - base, budget)
     except BudgetExceeded as exc:
         print(fraction, "refused", "\\n" not in str(exc), max(depths), high_water() - base <= budget, high_water() - base, budget)
-    NativeEngine._compile = compile_
+    NativeEngine.compile_model = compile_
 """
 
 

@@ -22,8 +22,8 @@ import numpy as np
 import pytest
 
 from battlelog.engines.canonical import maps_to_itself
-from battlelog.engines.native import engine as engine_module
 from battlelog.engines.native import few, misses, turns
+from battlelog.engines.native import ladder as ladder_module
 from battlelog.engines.native.counts import Counts
 from battlelog.engines.native.engine import NativeEngine
 from battlelog.errors import BudgetExceeded
@@ -88,7 +88,7 @@ def seen(monkeypatch: pytest.MonkeyPatch) -> Seen:
         out.recounted += result is not None
         return result
 
-    monkeypatch.setattr("battlelog.engines.native.engine.turned_counts", counting_turned)
+    monkeypatch.setattr("battlelog.engines.native.ladder.turned_counts", counting_turned)
     monkeypatch.setattr(turns.Turned, "recount", counting_recount)
     return out
 
@@ -118,13 +118,13 @@ def test_turned_games_equal_the_oracle_and_a_whole_sweep(sinks: str, touch: str,
 def _sweeps(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The split depth of every model the engines compile."""
     built: list[int] = []
-    original = NativeEngine._compile
+    original = NativeEngine.compile_model
 
     def counted(self: NativeEngine, *args: Any, **kw: Any) -> Any:
         built.append(args[2])
         return original(self, *args, **kw)
 
-    monkeypatch.setattr(NativeEngine, "_compile", counted)
+    monkeypatch.setattr(NativeEngine, "compile_model", counted)
     return built
 
 
@@ -147,7 +147,7 @@ def test_a_self_transposed_state_is_swept_once_and_counted_again_on_that_model(t
             np.testing.assert_allclose(got.cells / got.models, oracle.cell_marginals(table, chosen), atol=1e-9)
             assert _same(got, want)
         assert sweeps == [0]  # the base swept once (its other case transposed), the state after counted on that model
-        assert engine._turned is not None and [flip for _, flip in engine._turned.parts] == [False, True]
+        assert engine.memory.turned is not None and [flip for _, flip in engine.memory.turned.parts] == [False, True]
     assert maps_to_itself(symmetric, turns.TRANSPOSE) and not maps_to_itself(lopsided, turns.TRANSPOSE)
     assert not maps_to_itself(GameState.empty(GameConfig(5, (4, 3, 2), cols=4)), turns.TRANSPOSE)  # not even a square
     engine = NativeEngine(reuse=False)
@@ -191,7 +191,7 @@ def test_a_self_transposed_state_is_weighed_on_one_model(touch: str, vertical: f
             got = engine.weighted(state)
             np.testing.assert_allclose(got.cells, oracle.weighted_cell_marginals(table, chosen, oracle.layout_weights(table, *prior.theta)), atol=1e-9, err_msg=where)
             _weighed_alike(got, whole[id(state)], where)
-            assert engine._cases is not None and [flip for _, flip in engine._cases.parts] == [False, True], where
+            assert engine.memory.cases is not None and [flip for _, flip in engine.memory.cases.parts] == [False, True], where
         assert sweeps == [0]  # the base's first case, swept once; the state after weighed on it
         engine.weighted(base)  # the base weighed again (its model kept), then another prior on its shots
         _weighed_alike(engine.weighted(other), whole[id(other)], other.config.label())
@@ -231,7 +231,7 @@ def test_a_turned_recount_that_would_pass_the_budget_is_a_sweep(monkeypatch: pyt
     state = base.with_shot(3, 3, "miss")
     engine = NativeEngine(reuse=False)
     engine.counts(base)
-    turned = engine._turned
+    turned = engine.memory.turned
     assert turned is not None and len(turned.parts) == 2
     models = [model for model, _ in turned.parts]
     need = sum(model.nbytes for model in models) + max(misses.recount_bytes(model, False) for model in models)
@@ -242,7 +242,7 @@ def test_a_turned_recount_that_would_pass_the_budget_is_a_sweep(monkeypatch: pyt
 
 def test_cases_over_the_budget_are_split_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(few, "PAIR_LIMIT", 0)
-    original = NativeEngine._compile
+    original = NativeEngine.compile_model
 
     def refuse_whole(self: NativeEngine, problem: Any, order: Any, depth: int, *args: Any, **kw: Any) -> Any:
         if depth == 0:
@@ -251,10 +251,10 @@ def test_cases_over_the_budget_are_split_exactly(monkeypatch: pytest.MonkeyPatch
 
     state = GameState.empty(GameConfig(5, (3, 2, 1), cols=4)).with_shot(1, 1, "hit")
     want = NativeEngine(reuse=False, turn=False).counts(state)
-    monkeypatch.setattr(NativeEngine, "_compile", refuse_whole)
+    monkeypatch.setattr(NativeEngine, "compile_model", refuse_whole)
     engine = NativeEngine(reuse=False)
     assert _same(engine.counts(state), want)
-    assert engine._turned is not None and engine._turned.parts == ()  # split cases keep no model
+    assert engine.memory.turned is not None and engine.memory.turned.parts == ()  # split cases keep no model
 
 
 def test_an_engine_that_draws_keeps_one_model_of_the_whole_state(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -267,7 +267,7 @@ def test_an_engine_that_draws_keeps_one_model_of_the_whole_state(monkeypatch: py
     drawn = engine.sample_owners(first, 30, np.random.default_rng(2))
     np.testing.assert_array_equal(drawn, NativeEngine(reuse=False, turn=False).sample_owners(first, 30, np.random.default_rng(2)))
     assert _same(engine.counts(second), NativeEngine(reuse=False, turn=False).counts(second))
-    assert engine.keeps_model and engine._turned is None
+    assert engine.keeps_model and engine.memory.turned is None
 
 
 @pytest.mark.parametrize("touch", TOUCH_RULES)
@@ -290,7 +290,7 @@ def test_turned_weighted_posteriors_equal_the_oracle_and_a_whole_sweep(touch: st
 
     monkeypatch.setattr(turns, "turned_cases", counting_cases)
     monkeypatch.setattr(misses, "weighted_recount", counting_recount)  # the cases' recounts
-    monkeypatch.setattr(engine_module, "weighted_recount", counting_recount)  # a whole model's
+    monkeypatch.setattr(ladder_module, "weighted_recount", counting_recount)  # a whole model's
     rng = np.random.default_rng(31)
     priors = [Prior(edge=0.6, vertical=-0.4), Prior(edge=-0.3, vertical=0.5, touch=0.7 if touch == "allowed" else 0.0)]
     for rows, cols, ships in ((5, 5, (3, 2, 1)), (5, 4, (3, 2, 1))):

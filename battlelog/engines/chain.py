@@ -34,6 +34,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from battlelog.bits import words_for
 from battlelog.engines.compiled import njit
 from battlelog.errors import Inconsistent
 from battlelog.model.ground import ground
@@ -43,7 +44,7 @@ from battlelog.rules.state import GameState
 
 
 def _words(config: GameConfig) -> int:
-    return -(-config.cell_count // 64)
+    return words_for(config.cell_count)
 
 
 def cells_words(cells: Iterable[Cell], config: GameConfig) -> np.ndarray:

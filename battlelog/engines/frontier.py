@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from battlelog.bits import CONTACT, WORD, words_for
 from battlelog.errors import BattlelogError, BudgetExceeded
 from battlelog.model.ground import Problem
 from battlelog.rules.geometry import Cell, Placement, cells_mask, mask_words
@@ -44,8 +45,6 @@ from battlelog.rules.symmetry import Symmetry
 
 #: Child references in :class:`Diagram` levels besides node indices (which are >= 0).
 FALSE, TRUE = -1, -2
-
-_WORD = 64
 
 #: Diagrams smaller than this are not worth sweeping again in another direction.
 COMPARE_ABOVE = 20_000
@@ -100,8 +99,8 @@ class Diagram:
 
 def check_fleet_size(ships: int) -> None:
     """Refuse a fleet whose set of placed ships does not fit the sweep's one 64-bit word."""
-    if ships > _WORD:
-        raise BattlelogError(f"the sdd engine handles fleets of at most {_WORD} ships, not {ships}")
+    if ships > WORD:
+        raise BattlelogError(f"the sdd engine handles fleets of at most {WORD} ships, not {ships}")
 
 
 class _Board:
@@ -112,7 +111,7 @@ class _Board:
         check_fleet_size(ships)
         self.cols = problem.cols
         self.shifts = np.arange(ships, dtype=np.uint64)
-        self.words = -(-(problem.rows * problem.cols) // _WORD)
+        self.words = words_for(problem.rows * problem.cols)
         m = len(placements)
         self.ship = np.array([p.ship for p in placements], dtype=np.int64)
         self.mask = np.zeros((m, self.words), dtype=np.uint64)
@@ -168,15 +167,6 @@ class _Board:
         alive = (self.need[j] & ~used) == 0
         alive &= ~np.any(self.watch[j] & ~occupied & ~reach, axis=1)
         return alive, occupied & (reach | self.keep[j])
-
-
-#: Per touch rule, the neighbours of a ship's cell that another ship may not cover.
-_SIDES = ((-1, 0), (0, -1), (0, 1), (1, 0))
-CONTACT: dict[str, tuple[tuple[int, int], ...]] = {
-    "allowed": (),
-    "diagonal": _SIDES,
-    "none": _SIDES + ((-1, -1), (-1, 1), (1, -1), (1, 1)),
-}
 
 
 def halo(placement: Placement, touch: str, rows: int, cols: int) -> frozenset[Cell]:

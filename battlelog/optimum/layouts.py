@@ -13,12 +13,13 @@ from functools import cached_property
 
 import numpy as np
 
+from battlelog.bits import SINK_CODES, SINKS_NAMED, SINKS_UNNAMED
 from battlelog.errors import BattlelogError
 from battlelog.rules.answers import HIT_CODE, MISS_CODE, SUNK, SUNK_CODE
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Cell, cell_index, cells_mask
 from battlelog.rules.state import GameState
-from battlelog.rules.variants import NAMED, SILENT, UNNAMED
+from battlelog.rules.variants import SILENT, UNNAMED
 
 #: Largest board whose cells fit the 64-bit masks used here.
 MAX_CELLS = 64
@@ -29,9 +30,8 @@ SOLVABLE_LAYOUTS = 4_000
 SOLVABLE_CELLS = 36
 
 #: How each sink rule codes a sinking shot, as ``battlelog.optimum.search`` reads it: ``sunk ship i``
-#: (SUNK_CODE + i), ``sunk`` (SUNK_CODE) or ``hit`` (HIT_CODE).
-SINKS_NAMED, SINKS_UNNAMED, SINKS_SILENT = 0, 1, 2
-SINK_MODES = {NAMED: SINKS_NAMED, UNNAMED: SINKS_UNNAMED, SILENT: SINKS_SILENT}
+#: (SUNK_CODE + i), ``sunk`` (SUNK_CODE) or ``hit`` (HIT_CODE); the codes are :mod:`battlelog.bits`'.
+SINK_MODES = SINK_CODES
 
 
 def placement_masks(config: GameConfig, ship: int) -> np.ndarray:

@@ -34,8 +34,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from battlelog import bits
+from battlelog.bits import SINKS_NAMED, SINKS_SILENT
 from battlelog.engines.compiled import njit
-from battlelog.optimum.layouts import SINKS_NAMED, SINKS_SILENT
 from battlelog.rules.answers import HIT_CODE, MISS_CODE, SUNK_CODE
 
 #: Slots of the shared statistics array (the progress thread reads them while the search runs).
@@ -69,13 +70,8 @@ INFINITE = 1 << 62
 PROBES = 32
 
 
-@njit(cache=True)
-def popcount(x: np.uint64) -> int:
-    """Number of set bits of a 64-bit word."""
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+#: Number of set bits of a 64-bit word (:func:`battlelog.bits.popcount`, compiled; the rollout kernels call it too).
+popcount = njit(cache=True)(bits.popcount)
 
 
 @njit(cache=True)

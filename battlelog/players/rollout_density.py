@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from battlelog.bits import SINKS_NAMED
 from battlelog.engines.compiled import njit
-from battlelog.optimum.layouts import SINKS_NAMED
 from battlelog.optimum.search import popcount
 
 

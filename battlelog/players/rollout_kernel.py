@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from battlelog.bits import SINKS_NAMED, SINKS_SILENT
 from battlelog.engines.compiled import njit
-from battlelog.optimum.layouts import SINKS_NAMED, SINKS_SILENT
 from battlelog.optimum.search import popcount
 from battlelog.players.rollout_density import density, shot_at, sink, sunk
 

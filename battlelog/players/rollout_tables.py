@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from battlelog.bits import words_for
 from battlelog.engines.native.few import few_layouts
 from battlelog.errors import Inconsistent
 from battlelog.model.ground import ground_problem
@@ -28,7 +29,7 @@ POWERS = np.array([100.0**k for k in range(27)], dtype=np.float64)
 
 def words_of(config: GameConfig) -> int:
     """64-bit words of a mask of the board's cells."""
-    return (config.cell_count + 63) // 64
+    return words_for(config.cell_count)
 
 
 def mask_of(cells: frozenset[Cell] | set[Cell], config: GameConfig) -> np.ndarray:
@@ -45,7 +46,7 @@ def _tables(rows: int, cols: int, ships: tuple[int, ...], touch: str, sinks: str
     lengths = sorted(set(ships))
     placements = [ship_placements(rows, cols, 0, length) for length in lengths]
     most = max(len(p) for p in placements)
-    words = (rows * cols + 63) // 64
+    words = words_for(rows * cols)
     masks = np.zeros((len(lengths), most, words), dtype=np.uint64)
     halos = np.zeros((len(lengths), most, words), dtype=np.uint64)
     cells = np.full((len(lengths), most, max(lengths)), -1, dtype=np.int64)

@@ -9,6 +9,9 @@ How, for one game state:
    cell by cell in the raster order that suits the evidence (:func:`sweep_order`), building the
    layered model (:mod:`battlelog.engines.native.layered`) with the compiled kernel; where it pays, as two
    cases by the longest ship's orientation, each swept along that ship (:mod:`~battlelog.engines.native.turns`).
+   Before any sweep the engine tries its shortcuts (a model it kept, an earlier state's listed layouts, a recount
+   after added misses, ...), one rung after another of one ordered :mod:`~battlelog.engines.native.ladder`,
+   each held to the plain sweep by tests/test_native_ladder.py; a new kind of evidence adds a rung there.
 3. One backward pass counts, for every placement, the layouts that use it; cell marginals are sums
    of those counts. Everything is an exact integer until the final division.
 
@@ -30,20 +33,20 @@ import numpy as np
 
 from battlelog.engines import budget, progress
 from battlelog.engines.base import Engine, Marginals
-from battlelog.engines.canonical import PosteriorKey, canonical_form, model_key, posterior_key
+from battlelog.engines.canonical import PosteriorKey, canonical_form, posterior_key
+from battlelog.engines.native import ladder
 from battlelog.engines.native.counts import Counts, total
 from battlelog.engines.native.draws import Drawn, Randomness, draw_layouts, draw_owners
-from battlelog.engines.native.few import LISTING_BYTES, few_layouts, listed_counts, listed_weighted
-from battlelog.engines.native.late import late_listing
+from battlelog.engines.native.few import LISTING_BYTES, listed_counts
+from battlelog.engines.native.ladder import COUNTS, DRAW, WEIGHTED, Ask
 from battlelog.engines.native.layered import LayeredModel, sweep
-from battlelog.engines.native.misses import Recount, recount_for, weighted_recount
+from battlelog.engines.native.memory import Memory
 from battlelog.engines.native.reuse import Listing, Listings
-from battlelog.engines.native.tables import SweepTables, check_board_bits, check_problem_bits, sweep_order
-from battlelog.engines.native.turns import Turned, WeighedCases, turned_counts, turned_weighted
-from battlelog.engines.native.weights import Weighted, tracks_touching, weigher
+from battlelog.engines.native.tables import SweepTables, check_board_bits
+from battlelog.engines.native.weights import Weighted, tracks_touching
 from battlelog.engines.workspace import Workspace
 from battlelog.errors import Inconsistent
-from battlelog.model.ground import Problem, ground_problem
+from battlelog.model.ground import Problem
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement
 from battlelog.rules.prior import FEATURES
@@ -56,12 +59,14 @@ Read = TypeVar("Read", Counts, Weighted)  # what a model is read for; either add
 class NativeEngine(Engine):
     """Exact marginals, layout counts and samples from the compiled layered model.
 
-    Keeps the last state's model (when it was not split), so that drawing layouts of the state just asked about
-    costs no second compilation and a state a miss or two on is counted again on it (:mod:`~.misses`); the empty
-    board's, while it takes at most a quarter of the budget, so that each game's first draws do not sweep it
-    again; and recent states' listed layouts, so that a state a few shots on is answered by filtering them
-    (:mod:`~.reuse`; ``reuse=False``: never). Recent states' marginals and the empty boards on disk are the
-    ``workspace``'s (None: its own); without a ``memory_budget`` it uses the one in force at each call.
+    Every question climbs one :mod:`~.ladder` of shortcuts up to the plain sweep; what the shortcuts remember
+    (:class:`~.ladder.Memory`, ``memory``) is the last state's model (when it was not split), so that drawing
+    layouts of the state just asked about costs no second compilation and a state a miss or two on is counted
+    again on it (:mod:`~.misses`); the empty board's, while it takes at most a quarter of the budget, so that
+    each game's first draws do not sweep it again; and recent states' listed layouts (``listings``), so that a
+    state a few shots on is answered by filtering them (:mod:`~.reuse`; ``reuse=False``: never). Recent states'
+    marginals and the empty boards on disk are the ``workspace``'s (None: its own); without a ``memory_budget``
+    it uses the one in force at each call. Adding a rung: see :mod:`~.ladder`.
 
     Priors (``state.config.prior``): the marginals and draws are the weighted posterior's (float64 passes over the same
     model: :mod:`~.weights`); ``models`` stays the exact number of consistent layouts. Two methods serve learning a
@@ -76,18 +81,12 @@ class NativeEngine(Engine):
     samples_together = True
     weighs_priors = True
 
-    def __init__(self, memory_budget: int | None = None, workspace: Workspace | None = None, reuse: bool = True, turn: bool = True) -> None:
+    def __init__(
+        self, memory_budget: int | None = None, workspace: Workspace | None = None, reuse: bool = True, turn: bool = True
+    ) -> None:
         self._budget, self.reuse, self.turn = None if memory_budget is None else int(memory_budget), reuse, turn
         self.listings, self.workspace = Listings(), Workspace() if workspace is None else workspace
-        self._kept: tuple[PosteriorKey, LayeredModel] | None = None
-        self._kept_state: GameState | None = None  # the state ``_kept`` was last built for
-        self._draws = False  # whether layouts were drawn: then only recounts that draw alike are made
-        self._recounted: tuple[GameState, Recount | None, bool] | None = None  # the last state recounted, its recount, drawable
-        #: The empty board's model and the budget it was swept under: every game's first draws read it.
-        self._board: tuple[PosteriorKey, int, LayeredModel] | None = None
-        self._weighed: tuple[tuple[PosteriorKey, bool], Weighted] | None = None  # the last weighted posterior: (key, tracked)
-        self._turned: Turned | None = None  # the last state counted in two cases (turns.py), with the case models it keeps
-        self._cases: WeighedCases | None = None  # the case models of the last state weighed in two
+        self.memory = Memory()
 
     @property
     def memory_budget(self) -> int:
@@ -97,7 +96,7 @@ class NativeEngine(Engine):
     @property
     def keeps_model(self) -> bool:
         """Whether the last count kept its swept model (a state a miss or two on is then counted off it)."""
-        return self._kept is not None
+        return self.memory.whole is not None
 
     @classmethod
     def check_board(cls, config: GameConfig) -> None:
@@ -106,8 +105,9 @@ class NativeEngine(Engine):
 
     # ----- marginals ------------------------------------------------------------------------------
     def marginals(self, state: GameState) -> Marginals:
-        """Exact occupancy and placement marginals of ``state``, and its number of layouts (off a filtered listing first)."""
-        if state.config.effective_prior.is_uniform and (reused := self._reused(state)) is not None:
+        """Exact occupancy and placement marginals of ``state``, and its number of layouts (off a filtered listing first:
+        cheaper than the canonical form the workspace's cache is keyed by)."""
+        if state.config.effective_prior.is_uniform and (reused := self.reused(state)) is not None:
             return listed_counts(state.rows, state.cols, state.ships, *reused.layouts).marginals()
         states, empty_boards = self.workspace.states, self.workspace.empty_boards
         canonical = canonical_form(state)
@@ -126,60 +126,23 @@ class NativeEngine(Engine):
         return result
 
     def counts(self, state: GameState) -> Counts:
-        """Exact integer counts of the layouts consistent with ``state`` (no cache of marginals involved). A state
-        with few layouts is answered by listing them (:meth:`_listing`), far cheaper than a sweep; the others are swept,
-        as two cases by the longest ship's orientation where that pays (:mod:`~.turns`; ``turn=False``: never)."""
-        if self._kept is not None and self._kept[0] == model_key(state):
-            return total([Counts.of(self._kept[1])])
-        if self._cases is not None and (weighed_counts := self._cases.counts(model_key(state))) is not None:  # weighed in two cases
-            return total([weighed_counts])
-        listed = self._listing(state)
-        if isinstance(listed, Listing):
-            return total([listed_counts(state.rows, state.cols, state.ships, *listed.layouts)])
-        if (recount := self._recount(state, self._draws)) is not None:
-            return total([recount.counts])
-        if self._turned is not None and (again := self._turned.recount(state, self.memory_budget)) is not None:
-            return total([again])
-        self._kept_state, self._kept, self._turned, self._cases = state, None, None, None  # the model the sweep keeps is this state's
-        # An engine that has drawn keeps one model of the whole state, to draw from as it always did.
-        self._turned = turned_counts(listed, state, self._case_counts, self.memory_budget) if self.turn and not self._draws else None
-        if self._turned is not None:
-            return total([self._turned.counts])
-        counts, model = self._case_counts(listed, sweep_order(state))
-        self._kept = None if model is None else (model_key(state), model)
-        return total([counts])
+        """Exact integer counts of the layouts consistent with ``state`` (no cache of marginals involved), up the
+        :mod:`~.ladder`: a state with few layouts is listed, far cheaper than a sweep; the others are swept, as two
+        cases by the longest ship's orientation where that pays (:mod:`~.turns`; ``turn=False``: never)."""
+        out = ladder.climb(Ask(self, state, COUNTS))
+        assert isinstance(out, Counts)
+        return out
 
     def weighted(self, state: GameState, tracked: bool = False) -> Weighted:
-        """The weighted posterior of ``state`` under its prior (the uniform one too), by listing its layouts
-        when they are few, else by weighing its layered models. ``tracked``: count touching pairs under
-        ``allowed`` even without a touch weight (their expectation needs them), at the price of a larger model."""
-        prior = state.config.effective_prior
+        """The weighted posterior of ``state`` under its prior (the uniform one too), up the :mod:`~.ladder`: by
+        listing its layouts when they are few, else by weighing its layered models. ``tracked``: count touching
+        pairs under ``allowed`` even without a touch weight (their expectation needs them), at the price of a larger model."""
         tracked = tracks_touching(state, tracked)
-        key, weighed = model_key(state, tracked), (posterior_key(state), tracked)
-        if self._weighed is not None and self._weighed[0] in (weighed, (weighed[0], True)):
-            return self._weighed[1]  # this posterior weighed last time (a result with touching pairs serves one without)
-        result: Weighted | None = None
-        if self._kept is not None:  # this state's model weighed anew, or a state a miss or two on read again: no sweep
-            result = weigher(self._kept[1], prior).weighted() if self._kept[0] == key else weighted_recount(state, self._kept_state, self._kept, tracked)
-        elif self._cases is not None:  # the same from its cases' models
-            result = self._cases.weighted(state, tracked)
-        if result is None:
-            listed = self._listing(state, tracked)
-            if isinstance(listed, Listing):
-                result = listed_weighted(state.rows, state.cols, state.ships, *listed.layouts, prior)
-            else:  # swept (as two cases where that pays: turns.py), each case read and dropped before the next is compiled
-                self._kept = self._turned = self._cases = None
-                weigh = lambda case, order, limit, read: self._read_cases(case, order, read, tracked, limit)  # noqa: E731
-                turned = turned_weighted(listed, state, tracked, weigh, self.memory_budget) if self.turn and not self._draws else None
-                if turned is None:
-                    result, model = self._read_cases(listed, sweep_order(state), lambda m: weigher(m, prior).weighted(), tracked)
-                    self._kept = None if model is None else (key, model)
-                else:
-                    result, self._cases = turned
-                self._kept_state = state
+        result = ladder.climb(Ask(self, state, WEIGHTED, tracked))
+        assert isinstance(result, Weighted)
         if result.models == 0:
             raise Inconsistent("no layout of the fleet fits all the answers")
-        self._weighed = (weighed, result)
+        self.memory.weighed = ((posterior_key(state), tracked), result)
         return result
 
     def feature_expectations(self, state: GameState, features: tuple[str, ...] = FEATURES) -> np.ndarray:
@@ -193,33 +156,24 @@ class NativeEngine(Engine):
         prior = state.config.effective_prior
         return math.log(self.counts(state).models) if prior.is_uniform else self.weighted(state).log_z
 
-    def _listing(self, state: GameState, tracked: bool = False) -> Listing | Problem:
-        """The layouts of ``state`` listed: filtered from a remembered listing (:meth:`_reused`), else listed afresh
-        (in compiled code, :mod:`~.late`, or from its ground problem) and remembered; its ground problem instead when too many to list cheaply (or the budget is under what a
-        listing may need). A filtered listing with no layout left is not used: grounding says why none fits."""
-        if (reused := self._reused(state)) is not None:
-            return reused
-        out: Listing | Problem | None = late_listing(state, self.memory_budget)  # listed in compiled code
-        if out is None:  # too many layouts, or none: ground the state (to sweep it, or to say why none fits)
-            problem = ground_problem(state)
-            check_problem_bits(problem, tracked)  # the sweep's limit holds whichever way the problem is counted
-            listed = few_layouts(problem) if self.memory_budget >= LISTING_BYTES else None
-            out = problem if listed is None else Listing(state, *listed)
-        if self.reuse and isinstance(out, Listing):
-            self.listings.remember(out)
-        return out
-
-    def _reused(self, state: GameState) -> Listing | None:
+    def reused(self, state: GameState) -> Listing | None:
         """``state``'s layouts filtered from a remembered listing of an earlier state of its game, when one has
-        layouts left (no grounding: :mod:`battlelog.engines.native.reuse`)."""
+        layouts left (no grounding: :mod:`battlelog.engines.native.reuse`). A filtered listing with no layout left
+        is not used: grounding says why none fits."""
         out = self.listings.extend(state) if self.reuse and self.memory_budget >= LISTING_BYTES else None
         return out if out is not None and len(out.chosen) else None
 
+    def remember(self, listing: Listing) -> Listing:
+        """``listing`` (of a state listed afresh), remembered for the states a few shots on unless ``reuse`` is off."""
+        if self.reuse:
+            self.listings.remember(listing)
+        return listing
+
     def problem_counts(self, problem: Problem, order: Symmetry = IDENTITY) -> Counts:
         """Exact integer counts of a ground problem as given (its touch rule included), swept in ``order``."""
-        self._kept = self._turned = self._cases = None
-        counts, model = self._case_counts(problem, order)
-        self._kept = None if model is None else (("problem", problem), model)
+        self.memory.forget()
+        counts, model = self.case_counts(problem, order)
+        self.memory.whole = None if model is None else (("problem", problem), model)
         return total([counts])
 
     # ----- sampling -------------------------------------------------------------------------------
@@ -228,71 +182,67 @@ class NativeEngine(Engine):
         walks the layered model, taking every transition in proportion to the layouts (their weight) through it; interchangeable
         ships are then named in a uniformly random order. A split state first draws its case, in proportion to its layouts."""
         prior = state.config.effective_prior  # uniform: no touch weight, so _tracked is False
-        return draw_layouts(self._models_of(state, tracks_touching(state)), count, rng, None if prior.is_uniform else prior)
+        return draw_layouts(self.drawn_from(state, tracks_touching(state)), count, rng, None if prior.is_uniform else prior)
 
     def sample_owners(self, state: GameState, count: int, rng: np.random.Generator) -> np.ndarray:
         """:meth:`sample`'s layouts (the same from the same generator) as ``owner[s, x]``, the ship on row-major cell x or -1."""
         prior = state.config.effective_prior
-        return draw_owners(self._models_of(state, tracks_touching(state)), count, rng, None if prior.is_uniform else prior)
+        return draw_owners(self.drawn_from(state, tracks_touching(state)), count, rng, None if prior.is_uniform else prior)
+
+    def drawn_from(self, state: GameState, tracked: bool = False) -> Sequence[Drawn]:
+        """The models draws of ``state`` walk, up the :mod:`~.ladder` (the one kept from the last call when it is this
+        posterior's: a player that samples a state and then asks its marginals sweeps once; its recount; the empty
+        board's; else new ones); ``tracked``: touching pairs counted."""
+        out = ladder.climb(Ask(self, state, DRAW, tracked))
+        assert isinstance(out, Sequence)
+        return out
 
     # ----- compiling --------------------------------------------------------------------------------
-    def _models_of(self, state: GameState, tracked: bool = False) -> Sequence[Drawn]:
-        """The models of ``state``: the one kept from the last call when it is this posterior's (a player that samples a state and then
-        asks its marginals sweeps once), its recount, or the empty board's, else new ones; ``tracked``: touching pairs counted."""
-        key, self._draws = model_key(state, tracked), True
-        if self._kept is not None and self._kept[0] == key:
-            return [self._kept[1]]
-        if not tracked and (recount := self._recount(state, drawing=True)) is not None:
-            return [recount]  # draws as a sweep of state would (Recount)
-        if self._board is not None and self._board[:2] == (key, self.memory_budget):
-            self._kept, self._kept_state = (key, self._board[2]), state
-            return [self._board[2]]
-        models = self._models(ground_problem(state), key, sweep_order(state), tracked)
-        self._kept_state = state
-        if not state.shots and len(models) == 1 and models[0].nbytes <= self.memory_budget // 4:
-            self._board = (key, self.memory_budget, models[0])
-        return models
-
-    def _recount(self, state: GameState, drawing: bool) -> Recount | None:
-        """The last state's kept model read again for ``state``, a miss or two on, that draws alike when ``drawing`` (misses.py)."""
-        if self._recounted is None or self._recounted[0] != state or (drawing and not self._recounted[2]):
-            self._recounted = None  # free the last recount's arrays before making the next
-            self._recounted = (state, recount_for(state, self._kept_state, self._kept, drawing, self.memory_budget), drawing)
-        return self._recounted[1]
-
-    def _read_cases(self, problem: Problem, order: Symmetry, read: Callable[[LayeredModel], Read], tracked: bool = False, limit: int | None = None) -> tuple[Read, LayeredModel | None]:
-        """``read`` of the model of ``problem`` swept in ``order`` under ``limit`` bytes (None: the budget), summed over cases while one
-        would exceed it; and the model, when not split (to keep). Each case is read and dropped before the next is compiled."""
+    def read_cases(
+        self,
+        problem: Problem,
+        order: Symmetry,
+        read: Callable[[LayeredModel], Read],
+        tracked: bool = False,
+        limit: int | None = None,
+    ) -> tuple[Read, LayeredModel | None]:
+        """``read`` of the model of ``problem`` swept in ``order`` under ``limit`` bytes (None: the budget), summed over cases
+        while one would exceed it; and the model, when not split (to keep). Each case is read and dropped before the next is
+        compiled."""
         whole: list[LayeredModel] = []
 
         def build(part: Problem, depth: int) -> Read:
-            model = self._compile(part, order, depth, tracked, limit)
+            model = self.compile_model(part, order, depth, tracked, limit)
             whole.extend([model] if depth == 0 else [])
             return read(model)
 
         parts = budget.split_until_it_fits(problem, build, self.name, self.memory_budget if limit is None else limit)
         return functools.reduce(operator.add, parts), whole[0] if whole else None
 
-    def _case_counts(self, problem: Problem, order: Symmetry, limit: int | None = None) -> tuple[Counts, LayeredModel | None]:
-        """The counts of ``problem`` (maybe none) swept in ``order`` (:meth:`_read_cases`), and its model when not split."""
-        return self._read_cases(problem, order, Counts.of, limit=limit)
+    def case_counts(self, problem: Problem, order: Symmetry, limit: int | None = None) -> tuple[Counts, LayeredModel | None]:
+        """The counts of ``problem`` (maybe none) swept in ``order`` (:meth:`read_cases`), and its model when not split."""
+        return self.read_cases(problem, order, Counts.of, limit=limit)
 
-    def _models(self, problem: Problem, key: PosteriorKey, order: Symmetry, tracked: bool = False) -> list[LayeredModel]:
-        """The layered models of ``problem`` swept in ``order``, split into cases while one would exceed the budget."""
-        self._kept = self._turned = self._cases = None  # free the previous models before building the next one
-        models = budget.split_until_it_fits(problem, lambda part, depth: self._compile(part, order, depth, tracked), self.name, self.memory_budget)
+    def models(self, problem: Problem, key: PosteriorKey, order: Symmetry, tracked: bool = False) -> list[LayeredModel]:
+        """The layered models of ``problem`` swept in ``order``, split into cases while one would exceed the budget (one kept)."""
+        self.memory.forget()  # free the previous models before building the next one
+        compile_part = lambda part, depth: self.compile_model(part, order, depth, tracked)  # noqa: E731
+        models = budget.split_until_it_fits(problem, compile_part, self.name, self.memory_budget)
         if len(models) == 1:
-            self._kept = (key, models[0])
+            self.memory.whole = (key, models[0])
         return models
 
-    def _compile(self, problem: Problem, order: Symmetry, depth: int, tracked: bool = False, limit: int | None = None) -> LayeredModel:
-        """The layered model of ``problem`` (a case of a split at ``depth`` > 0), with touching pairs when ``tracked``, under ``limit`` bytes (None: the budget)."""
+    def compile_model(
+        self, problem: Problem, order: Symmetry, depth: int, tracked: bool = False, limit: int | None = None
+    ) -> LayeredModel:
+        """The layered model of ``problem`` (a case of a split at ``depth`` > 0), with touching pairs when ``tracked``, under
+        ``limit`` bytes (None: the budget)."""
         tables = SweepTables(problem, order, tracked=tracked)
         listener = progress.listener()
         what = problem.label() + (f" (case of a split, depth {depth})" if depth else "")
-        return sweep(tables, self.memory_budget if limit is None else limit, None if listener is None else lambda done: listener(what, done))
+        report = None if listener is None else lambda done: listener(what, done)
+        return sweep(tables, self.memory_budget if limit is None else limit, report)
 
     def close(self) -> None:
-        self._kept = self._board = self._kept_state = self._recounted = self._weighed = self._turned = self._cases = None
+        self.memory.clear()
         self.listings.clear()
-

@@ -21,9 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from battlelog.engines.budget import readable
-from battlelog.engines.native.engine import sweep_order
 from battlelog.engines.native.layered import LayeredModel, sweep
-from battlelog.engines.native.tables import SweepTables
+from battlelog.engines.native.tables import SweepTables, sweep_order
 from battlelog.engines.pysdd_setup import BYTES_PER_NODE, sdd_manager
 from battlelog.errors import BudgetExceeded, Inconsistent
 from battlelog.model.ground import ground_problem

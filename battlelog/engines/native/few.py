@@ -25,6 +25,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from battlelog.bits import halos, pack_rows, words_for
 from battlelog.engines.native.counts import Counts
 from battlelog.engines.native.weights import Weighted
 from battlelog.model.ground import Problem
@@ -49,7 +50,7 @@ def few_layouts(problem: Problem) -> tuple[list[int], np.ndarray, np.ndarray] | 
     were placed in, and per layout its covered cells (packed) and the canonical placement index of each
     ship in that order."""
     rows, n = problem.rows, problem.cols
-    words = (rows * n + 63) // 64
+    words = words_for(rows * n)
     order = sorted(range(len(problem.ships)), key=lambda ship: len(problem.domains[ship]))
     covered = np.zeros((1, words), dtype=np.uint64)
     blocked = np.zeros((1, words), dtype=np.uint64)
@@ -69,7 +70,7 @@ def few_layouts(problem: Problem) -> tuple[list[int], np.ndarray, np.ndarray] | 
     if problem.required:
         bits = np.zeros((1, rows * n), dtype=np.uint8)
         bits[0, [r * n + c for r, c in problem.required]] = 1
-        required = _pack(bits)[0]
+        required = pack_rows(bits)[0]
         keep = ((covered & required) == required).all(axis=1)
         covered, chosen = covered[keep], chosen[keep]
     return order, covered, chosen
@@ -82,7 +83,9 @@ def few_weighted(problem: Problem, prior: Prior) -> Weighted | None:
     return None if listed is None else listed_weighted(problem.rows, problem.cols, problem.ships, *listed, prior)
 
 
-def listed_weighted(rows: int, n: int, ships: tuple[int, ...], order: list[int], covered: np.ndarray, chosen: np.ndarray, prior: Prior) -> Weighted:
+def listed_weighted(
+    rows: int, n: int, ships: tuple[int, ...], order: list[int], covered: np.ndarray, chosen: np.ndarray, prior: Prior
+) -> Weighted:
     """The weighted posterior under ``prior`` of listed layouts (as :func:`few_layouts` gives them) of a
     ``rows`` x ``n`` board and fleet ``ships``: each layout weighed literally by its features."""
     bits = np.unpackbits(covered.view(np.uint8), axis=1, bitorder="little")[:, : rows * n].astype(np.float64)
@@ -131,14 +134,6 @@ def _canonical_index(p: Placement, rows: int, n: int) -> int:
     return p.row * across + p.col if p.horizontal else rows * across + p.row * n + p.col
 
 
-def _pack(bits: np.ndarray) -> np.ndarray:
-    """Rows of 0/1 over the cells as rows of 64-bit words (cell i is bit i % 64 of word i // 64)."""
-    rows, cells = bits.shape
-    padded = np.zeros((rows, (cells + 63) // 64 * 64), dtype=np.uint8)
-    padded[:, :cells] = bits
-    return np.packbits(padded, axis=1, bitorder="little").view(np.uint64)
-
-
 def cell_masks(rows: int, n: int, length: int) -> np.ndarray:
     """Per canonical placement of a ship of ``length`` on a ``rows`` x ``n`` board, the cells it covers, packed."""
     return _masks(rows, n, length, "allowed")[0]
@@ -150,12 +145,7 @@ def _masks(rows: int, n: int, length: int, touch: str) -> tuple[np.ndarray, np.n
     and the cells it blocks for other ships under ``touch``, packed."""
     cells = placement_matrix(rows, n, length).astype(bool)
     board = cells.reshape(-1, rows, n)
-    halo = board.copy()
-    steps = {"allowed": (), "diagonal": ((0, 1), (1, 0)), "none": ((0, 1), (1, 0), (1, 1), (1, -1))}[touch]
-    for dr, dc in steps:
-        for sr, sc in ((dr, dc), (-dr, -dc)):
-            halo[:, max(sr, 0) : rows + min(sr, 0), max(sc, 0) : n + min(sc, 0)] |= board[:, max(-sr, 0) : rows + min(-sr, 0), max(-sc, 0) : n + min(-sc, 0)]
-    packed = _pack(cells), _pack(halo.reshape(len(cells), rows * n))
+    packed = pack_rows(cells), pack_rows(halos(board, touch).reshape(len(cells), rows * n))
     for array in packed:
         array.setflags(write=False)
     return packed

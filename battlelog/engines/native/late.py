@@ -24,16 +24,13 @@ from functools import lru_cache
 
 import numpy as np
 
+from battlelog.bits import SINK_CODES
 from battlelog.engines.native import few, jit
 from battlelog.engines.native.few import LISTING_BYTES, _masks
 from battlelog.engines.native.reuse import Listing, fits_unmerged
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import placement_matrix
 from battlelog.rules.state import GameState
-from battlelog.rules.variants import NAMED, SILENT, UNNAMED
-
-#: How each sink rule is coded for the compiled pass.
-_SINKS = {NAMED: 0, UNNAMED: 1, SILENT: 2}
 
 
 @lru_cache(maxsize=64)
@@ -90,7 +87,7 @@ def late_layouts(state: GameState, load: bool = True) -> tuple[list[int], np.nda
     cells, masks, halos, start = _board(state.config)
     miss, hit_at, sunk = _evidence(state)
     order, covered, chosen = lister(
-        cells, masks, halos, start, miss, hit_at, sunk, _SINKS[state.config.rules.sinks], few.PAIR_LIMIT
+        cells, masks, halos, start, miss, hit_at, sunk, SINK_CODES[state.config.rules.sinks], few.PAIR_LIMIT
     )
     if len(order) == 0 or len(chosen) == 0:
         return None
