@@ -241,7 +241,7 @@ def test_marginals_under_prior_flag(capsys: pytest.CaptureFixture[str]) -> None:
     ("prior", "message"),
     [
         ("edg=1", "unknown prior feature 'edg'; expected only edge, vertical, touch"),
-        ("edge=nan", "prior weight edge must be a finite number, got nan"),
+        ("edge=nan", "prior weight edge=nan is not a finite number"),
         ("edge=1,edge=2", "prior 'edge=1,edge=2' gives edge twice"),
         ("edge", "prior 'edge' is not a list of feature=weight such as edge=0.8,touch=-1"),
         (
