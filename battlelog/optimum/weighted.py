@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from battlelog.bits import SINKS_NAMED, SINKS_SILENT
 from battlelog.engines.compiled import njit
 from battlelog.optimum import search
-from battlelog.optimum.layouts import SINKS_NAMED, SINKS_SILENT
 from battlelog.rules.answers import HIT_CODE, MISS_CODE, SUNK_CODE
 
 #: Totals are int64: a weighting whose largest possible total passes this is refused.
