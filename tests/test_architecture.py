@@ -18,7 +18,7 @@ LAYERS = (
     ("digits", "errors", "files", "jsonfile", "templating", "wording"),
     ("rules", "bits"),
     ("model",),
-    ("engines", "questions"),
+    ("engines", "questions", "tallies"),
     ("optimum",),
     ("players",),
     ("runner",),
@@ -31,6 +31,7 @@ LAYERS = (
 #: Modules allowed past MAX_LINES because they are one algorithm each (a reason per entry).
 LONG_MODULES: dict[str, str] = {
     "battlelog.optimum.search": "the compiled branch-and-bound over belief states: one numba algorithm and its table",
+    "battlelog.runner.records": "the record schema and its checks, one job; wrapping lines at 130 characters took it past 300",
     "battlelog.engines.frontier": "the frontier sweep that builds the sdd engine's diagram: one algorithm, its tables under each touch rule",
     "battlelog.engines.native.layered": "the native engine's layered model: one sweep, its memory budget (kept, rebuilt, packed, counted levels) and its two readings",
 }
