@@ -163,7 +163,9 @@ def test_experiment_prints_and_saves_the_summary(finished: Path, capsys: pytest.
     score = {(r["player"], r["game"]): r["score"] for r in map(json.loads, (finished / GAMES).read_text().splitlines())}
     cells = [c.strip() for c in out[9].split("|")[1:-1]]
     assert cells[:3] == ["pdf - random", "2", f"{(score['pdf', 0] - score['random', 0] + score['pdf', 1] - score['random', 1]) / 2:+.2f}"]
-    assert out[10] == f"wrote {finished / SUMMARY_CSV} and {finished / SUMMARY_MD}"
+    assert out[10:12] == ["", "Distribution of shots: the fewest shots within which each share of the games finished, and the chance to finish within k:"]
+    assert out[12] == "" and [line.split()[1] for line in out[15:17]] == ["random", "pdf"]
+    assert out[17] == f"wrote {finished / SUMMARY_CSV} and {finished / SUMMARY_MD}"
     assert main(["summarize", str(finished / GAMES)]) == 0  # the games file names its directory too
     assert capsys.readouterr().out.splitlines()[:10] == out[:10]
 
