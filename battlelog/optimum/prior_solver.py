@@ -11,7 +11,7 @@ from battlelog.errors import BattlelogError
 from battlelog.optimum import DEFAULT_MEMORY, search
 from battlelog.optimum.group import Symmetries
 from battlelog.optimum.layouts import SINK_MODES, LayoutTable
-from battlelog.optimum.table import FIRST_CAPACITY, StateTable
+from battlelog.optimum.table import KeyShape
 from battlelog.optimum.weighted import TOTAL_LIMIT, weighed_key, wsearch
 
 
@@ -57,11 +57,9 @@ class WeightedSolver:
         self.layouts, self.weights, self.config = layouts, weights, config
         full = Symmetries.of(config) if symmetries is None else symmetries
         self.symmetries = keeping(full, layout_images(layouts, full), weights)
-        counts = [len(config.placements(i)) for i in range(len(config.ships))]
-        self._offsets = np.cumsum([config.cell_count, *counts[:-1]]).astype(np.int64)
-        self._words = -(-(config.cell_count + sum(counts)) // 64)
-        self.capacity = 1 << max(10, (memory // StateTable.entry_bytes(self._words)).bit_length() - 1)
-        self.table = StateTable.empty(min(FIRST_CAPACITY, self.capacity), self._words)
+        shape = KeyShape.of(config, memory)
+        self._offsets, self._words, self.capacity = shape.offsets, shape.words, shape.capacity
+        self.table = shape.first_table()
         self.stats = np.zeros(search.STATS, dtype=np.int64)
         self._sinks = SINK_MODES[config.rules.sinks]
 

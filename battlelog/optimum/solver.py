@@ -23,7 +23,7 @@ from battlelog.errors import BattlelogError, BudgetExceeded, WriteError
 from battlelog.optimum import DEFAULT_MEMORY, saved, search
 from battlelog.optimum.group import Symmetries
 from battlelog.optimum.layouts import SINK_MODES, SOLVABLE_CELLS, SOLVABLE_LAYOUTS, solvable_layouts
-from battlelog.optimum.table import FIRST_CAPACITY, StateTable
+from battlelog.optimum.table import FIRST_CAPACITY, KeyShape, StateTable
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Cell, cells_mask
 from battlelog.rules.state import GameState
@@ -92,12 +92,9 @@ class Solver:
         self.layouts = solvable_layouts(config, max_layouts, max_cells)
         self.symmetries = Symmetries.of(config, settings.symmetries)
         self.settings = settings
-        counts = [len(config.placements(i)) for i in range(len(config.ships))]
-        self._offsets = np.cumsum([config.cell_count, *counts[:-1]]).astype(np.int64)
-        self._words = -(-(config.cell_count + sum(counts)) // 64)
-        #: The largest table the memory allows (a power of two, at least 1,024 slots).
-        self.capacity = 1 << max(10, (memory // StateTable.entry_bytes(self._words)).bit_length() - 1)
-        self.table = StateTable.empty(min(FIRST_CAPACITY, self.capacity), self._words)
+        shape = KeyShape.of(config, memory)
+        self._offsets, self._words, self.capacity = shape.offsets, shape.words, shape.capacity
+        self.table = shape.first_table()
         self.stats = np.zeros(search.STATS, dtype=np.int64)
         self._options = np.array(
             [settings.bound, settings.order, SINK_MODES[config.rules.sinks], settings.upper], dtype=np.int64

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from battlelog.optimum import search
+from battlelog.rules.config import GameConfig
 
 #: Slots of a new table: grown by doubling (while the memory allows) when three quarters are used.
 FIRST_CAPACITY = 1 << 14
@@ -57,3 +58,25 @@ class StateTable:
 
 
 __all__ = ["FIRST_CAPACITY", "StateTable"]
+
+
+@dataclass(frozen=True)
+class KeyShape:
+    """How a belief state's canonical key is laid out for ``config`` (the cells' hit bits, then each ship's
+    placement bits from ``offsets``, in ``words`` 64-bit words) and the largest table ``memory`` holds (a power
+    of two, at least 1,024 slots): one definition for every solver that keys states this way."""
+
+    offsets: np.ndarray
+    words: int
+    capacity: int
+
+    @classmethod
+    def of(cls, config: GameConfig, memory: int) -> KeyShape:
+        counts = [len(config.placements(i)) for i in range(len(config.ships))]
+        offsets = np.cumsum([config.cell_count, *counts[:-1]]).astype(np.int64)
+        words = -(-(config.cell_count + sum(counts)) // 64)
+        return cls(offsets, words, 1 << max(10, (memory // StateTable.entry_bytes(words)).bit_length() - 1))
+
+    def first_table(self) -> StateTable:
+        """An empty table of the first size (grown by doubling up to ``capacity``)."""
+        return StateTable.empty(min(FIRST_CAPACITY, self.capacity), self.words)
