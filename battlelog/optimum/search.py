@@ -331,6 +331,27 @@ def ship_bound(layouts, hits, ship_masks, placement, most):
 
 
 @njit(cache=True)
+def orbit_cells(cover, stabiliser, cell_perm):
+    """The candidate shots of a state: the cells some layout covers (``cover[x] > 0``), one per orbit of the
+    state's stabiliser (the smallest cell of each), in increasing order."""
+    n_cells = cover.shape[0]
+    cells = np.empty(n_cells, dtype=np.int64)
+    count = 0
+    for x in range(n_cells):
+        if cover[x] == 0:
+            continue
+        representative = True
+        for h in range(stabiliser.shape[0]):
+            if stabiliser[h] and cell_perm[h, x] < x:
+                representative = False
+                break
+        if representative:
+            cells[count] = x
+            count += 1
+    return cells[:count]
+
+
+@njit(cache=True)
 def _answers(layouts, hits, x, ship_masks, owner, sinks, answer, sizes):
     """Fill ``answer[j]`` with the answer code a shot at ``x`` gets under layout ``layouts[j]`` (miss,
     hit, or sunk by the sink rule), and ``sizes[code]`` with how many layouts give each."""
@@ -535,20 +556,8 @@ def _search(
 
     stats[EXPANDED] += 1
     # Candidate shots: one per orbit of the state's stabiliser, among cells some layout covers.
-    cells = np.empty(n_cells, dtype=np.int64)
-    count = 0
-    for x in range(n_cells):
-        if cover[x] == 0:
-            continue
-        representative = True
-        for h in range(stabiliser.shape[0]):
-            if stabiliser[h] and cell_perm[h, x] < x:
-                representative = False
-                break
-        if representative:
-            cells[count] = x
-            count += 1
-    cells = cells[:count]
+    cells = orbit_cells(cover, stabiliser, cell_perm)
+    count = cells.shape[0]
 
     # Each candidate's answers, bucket sizes and children's bounds.
     kinds = ships + 2

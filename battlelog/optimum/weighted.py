@@ -152,20 +152,8 @@ def _wsearch(
         search.store(table, stats, key, lower, search.LOWER, -1, 1)
         return lower
 
-    cells = np.empty(n_cells, dtype=np.int64)
-    count = 0
-    for x in range(n_cells):
-        if counts[x] == 0:
-            continue
-        representative = True
-        for h in range(stabiliser.shape[0]):
-            if stabiliser[h] and cell_perm[h, x] < x:
-                representative = False
-                break
-        if representative:
-            cells[count] = x
-            count += 1
-    cells = cells[:count]
+    cells = search.orbit_cells(counts, stabiliser, cell_perm)
+    count = cells.shape[0]
 
     kinds = ships + 2
     answer = np.empty((count, n), dtype=np.int8)
