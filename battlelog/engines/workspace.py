@@ -29,7 +29,7 @@ class Workspace:
     """One owner's engines and caches; :meth:`close` releases them all.
 
     ``cache_dir``: the folder of the native engine's empty boards on disk (default:
-    :func:`battlelog.engines.native.cache.cache_dir`, read when a board is stored or looked up).
+    :func:`battlelog.cachedir.cache_dir`, read when a board is stored or looked up).
     """
 
     def __init__(self, cache_dir: Path | None = None) -> None:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import battlelog
-from battlelog.engines.native.cache import cache_dir
+from battlelog.cachedir import cache_dir
 from battlelog.errors import BattlelogError
 from battlelog.rules.answers import HIT, MISS, SUNK
 from battlelog.rules.config import GameConfig

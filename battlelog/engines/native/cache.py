@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from battlelog.cachedir import cache_dir
 from battlelog.engines.base import Marginals
 from battlelog.engines.canonical import PosteriorKey, canonical_form
 from battlelog.rules.config import GameConfig, format_ships
@@ -73,15 +74,6 @@ class StateCache:
 
     def __len__(self) -> int:
         return len(self._entries)
-
-
-def cache_dir() -> Path:
-    """``$BATTLELOG_CACHE_DIR``, else ``$XDG_CACHE_HOME/battlelog``, else ``~/.cache/battlelog``."""
-    explicit = os.environ.get("BATTLELOG_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "battlelog"
 
 
 class EmptyBoards:
