@@ -46,7 +46,7 @@ def _check_locations(node: Node, rows: int, cols: int) -> None:
     elif node.kind == "location":
         r, c = cast(tuple[int, int], node.value)
         if not (0 <= r < rows and 0 <= c < cols):
-            raise ProgramError(f"column {node.column}: location {node.text} is off the {rows}x{cols} board")
+            raise ProgramError(f"column {node.column}: location {clip(node.text)} is off the {rows}x{cols} board")
 
 
 def _a(kind: Type) -> str:
