@@ -205,6 +205,23 @@ def test_noisy_eig_is_the_binary_channels() -> None:
     assert result.eig == pytest.approx(1 - (-(0.1 * __import__("math").log2(0.1)) - 0.9 * __import__("math").log2(0.9)))
 
 
+def _balanced_sum(term: str, copies: int) -> str:
+    """``term`` added to itself ``copies`` times (a power of 2) in a tree of binary ``+``."""
+    return term if copies == 1 else f"(+ {_balanced_sum(term, copies // 2)} {_balanced_sum(term, copies // 2)})"
+
+
+def test_answers_far_apart_are_counted_without_an_array_spanning_them() -> None:
+    data = {"size": 3, "ships": [{"name": "Red", "length": [2, 3]}]}
+    state = state_from_json(data, "state")
+    space = state.space()
+    sizes = distribution(compile_program("(size Red)", state.names, 3, 3), space)
+    million_a_tile = "(++ (map (lambda y0 1000000) (coloredTiles Red)))"
+    program = compile_program(_balanced_sum(million_a_tile, 256), state.names, 3, 3)
+    result = distribution(program, space)  # answers 512,000,000 and 768,000,000: a bincount between them is 2 GB
+    assert result.values == tuple(256 * 1_000_000 * size for size in sizes.values)
+    assert result.probabilities == pytest.approx(sizes.probabilities, abs=1e-12)
+
+
 BAD_STATES = [
     ({"size": 3, "ships": [{"name": "Red", "length": 2}], "answers": [{"question": "(size Red)", "answer": 3}]},
      StateError, "answers[1]"),
