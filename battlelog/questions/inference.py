@@ -113,8 +113,8 @@ def _bincount(data: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.nda
         return present + low, totals[present]
     values, inverse = np.unique(data, return_inverse=True)
     totals = np.bincount(inverse.ravel(), weights, minlength=len(values))
-    present = totals > 0
-    return values[present], totals[present]
+    positive = totals > 0
+    return values[positive], totals[positive]
 
 
 def distribution(program: Program, space: Space, noise: float = 0.0) -> AnswerDistribution:
