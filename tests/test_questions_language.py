@@ -112,6 +112,11 @@ BAD = [
     ("(color " + "9" * 5000 + "-1)", "column 8: location 9999"),
     ("(color 99999-1)", "column 8: location 99999-1 is off the 4x4 board"),
     ("(and " + "TRUE " * 25_000 + ")", "the program has 125,006 characters, more than 100,000"),
+    # maps over every tile nested three deep: 16 + 256 + 4096 bodies on a 4x4 board (8x8: 262,144, hours)
+    (
+        "(++ (map (lambda y0 (++ (map (lambda y1 (++ (map (lambda y2 (== (color y2) Red)) AllTiles))) AllTiles))) AllTiles))",
+        "column 45: the maps evaluate their bodies up to 4,368 times, more than 1,024",
+    ),
 ]
 
 
