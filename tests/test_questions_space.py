@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import tracemalloc
 from collections import defaultdict
 from typing import Any
 
@@ -211,15 +212,19 @@ def _balanced_sum(term: str, copies: int) -> str:
 
 
 def test_answers_far_apart_are_counted_without_an_array_spanning_them() -> None:
-    data = {"size": 3, "ships": [{"name": "Red", "length": [2, 3]}]}
+    data = {"rows": 1, "cols": 2, "ships": [{"name": "Red", "length": [1, 2]}]}
     state = state_from_json(data, "state")
     space = state.space()
-    sizes = distribution(compile_program("(size Red)", state.names, 3, 3), space)
-    million_a_tile = "(++ (map (lambda y0 1000000) (coloredTiles Red)))"
-    program = compile_program(_balanced_sum(million_a_tile, 256), state.names, 3, 3)
-    result = distribution(program, space)  # answers 512,000,000 and 768,000,000: a bincount between them is 2 GB
-    assert result.values == tuple(256 * 1_000_000 * size for size in sizes.values)
+    sizes = distribution(compile_program("(size Red)", state.names, 1, 2), space)
+    million_a_tile = "(++ (map (lambda y0 1000000) (coloredTiles Red)))"  # two map bodies on a 1x2 board
+    program = compile_program(_balanced_sum(million_a_tile, 512), state.names, 1, 2)  # 1,024 map bodies: the most
+    tracemalloc.start()
+    result = distribution(program, space)  # answers 512,000,000 and 1,024,000,000: a bincount between them is 4 GB
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert result.values == tuple(512 * 1_000_000 * size for size in sizes.values)
     assert result.probabilities == pytest.approx(sizes.probabilities, abs=1e-12)
+    assert peak < 50 * 2**20
 
 
 BAD_STATES = [
