@@ -242,6 +242,13 @@ BAD_STATES = [
      FileFormatError, "hits are anonymous"),
     ({"size": 9, "ships": [{"name": "Red", "length": 2}]}, FileFormatError, "more than 64 cells"),
     ({"size": 3, "ships": [{"name": "Red", "length": 0}]}, FileFormatError, "at least 1"),
+    ({"size": 3, "ships": [{"name": "Red", "length": 4}]}, FileFormatError, "ships[0]: length 4 does not fit on a 3x3 board"),
+    ({"rows": 2, "cols": 5, "ships": [{"name": "Red", "length": [2, 3, 99999999999999999999]}]},  # was an OverflowError
+     FileFormatError, "ships[0]: length 99999999999999999999 does not fit on a 2x5 board"),
+    ({"size": 3, "ships": [{"name": "Red", "length": list(range(1, 100_000))}]},  # 4 s of placement tables before
+     FileFormatError, "ships[0]: length 4 does not fit on a 3x3 board"),
+    ({"size": 3, "ships": [{"name": "Red"}, {"name": "Blue"}], "lengths": [2, 4]}, FileFormatError,
+     "lengths: length 4 does not fit on a 3x3 board"),
     ({"size": 3, "ships": [{"name": "Red", "length": 2}, {"name": "Red", "length": 2}]},
      FileFormatError, "two ships are named Red"),
     ({"size": 3, "ships": [{"name": "x0", "length": 2}]}, FileFormatError, "not a ship's name"),

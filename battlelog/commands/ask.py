@@ -27,13 +27,15 @@ import json
 from pathlib import Path
 from typing import Any
 
+from battlelog.commands.boards import real, whole
+from battlelog.digits import whole_number
 from battlelog.errors import BattlelogError
 from battlelog.jsonfile import read_text
 from battlelog.questions.inference import AnswerDistribution, distribution
 from battlelog.questions.scoped import Space
-from battlelog.questions.state import QuestionState, read_state, state_from_json
+from battlelog.questions.state import MAX_CELLS, QuestionState, read_state, state_from_json
 from battlelog.questions.typecheck import compile_program
-from battlelog.wording import count_noun
+from battlelog.wording import clip, count_noun
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -42,7 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--bank", metavar="FILE", help='rank the programs of FILE (one a line, or a CSV with a "code" column) by EIG'
     )
-    parser.add_argument("--top", type=int, metavar="K", help="with --bank: show only the K best")
+    parser.add_argument("--top", type=whole, metavar="K", help="with --bank: show only the K best")
     parser.add_argument(
         "--ships", help="with a board text file: Red=3,Blue=2-4 (lengths or ranges), or names alone with --lengths"
     )
@@ -55,7 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--hits", choices=("named", "anonymous"), help="with a board text file: whether a hit names its ship (default named)"
     )
-    parser.add_argument("--noise", type=float, help="with a board text file: the chance a yes/no answer is wrong (default 0)")
+    parser.add_argument("--noise", type=real, help="with a board text file: the chance a yes/no answer is wrong (default 0)")
     parser.add_argument(
         "--json", action="store_true", help='print {"question", "models", "answers", "entropy", "eig"} (a list with --bank)'
     )
@@ -125,9 +127,11 @@ def fleet_from_text(ships: str, lengths: str | None) -> dict[str, Any]:
 
 
 def _whole(text: str, flag: str) -> int:
-    if not text.strip().isdigit():
-        raise BattlelogError(f"{flag}: {text!r} is not a whole number")
-    return int(text)
+    """A ship's length as typed: ASCII digits, at most the cells of the largest board the engine takes."""
+    value = whole_number(text)
+    if value is None or not 1 <= value <= MAX_CELLS:
+        raise BattlelogError(f"{flag}: {clip(repr(text))} is not a whole number from 1 to {MAX_CELLS}")
+    return value
 
 
 def ask(state: QuestionState, space: Space, text: str) -> AnswerDistribution:
