@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from battlelog.cli import main
+from battlelog.commands import ask
 from battlelog.questions.inference import distribution
 from battlelog.questions.state import state_from_json
 from battlelog.questions.typecheck import compile_program
@@ -92,11 +93,23 @@ def test_bad_input_is_one_line(
     assert len(err.strip().splitlines()) == 1
 
 
-def test_a_bad_bank_program_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_bad_bank_program_is_named_by_its_line_before_any_is_asked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = _write(tmp_path, STATE)
-    bank = _write(tmp_path, "(size Red)\n(size Purple)\n", "bank.txt")
+    bank = _write(tmp_path, "# sizes\n(size Red)\n(size Red)\n\n(size Purple)\n", "bank.txt")
+    asked: list[str] = []
+    monkeypatch.setattr(ask, "distribution", lambda program, *rest: asked.append(program.text))
     assert main(["ask", str(path), "--bank", str(bank)]) == 2
-    assert "bank program 2 '(size Purple)': column 7: unknown ship 'Purple'" in capsys.readouterr().err
+    assert f"{bank}, line 5: '(size Purple)': column 7: unknown ship 'Purple'" in capsys.readouterr().err
+    assert asked == []
+
+
+def test_a_csv_bank_names_the_line_of_a_bad_program(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _write(tmp_path, STATE)
+    bank = _write(tmp_path, 'trial,code\n1,(size Red)\n2,"(touch Red\n Blue)"\n3,(size Purple)\n', "bank.csv")
+    assert main(["ask", str(path), "--bank", str(bank)]) == 2
+    assert f"{bank}, line 5: '(size Purple)'" in capsys.readouterr().err
 
 
 def test_a_board_text_file_with_the_fleet_as_flags(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

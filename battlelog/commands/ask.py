@@ -34,7 +34,7 @@ from battlelog.jsonfile import read_text
 from battlelog.questions.inference import AnswerDistribution, distribution
 from battlelog.questions.scoped import Space
 from battlelog.questions.state import MAX_CELLS, QuestionState, read_state, state_from_json
-from battlelog.questions.typecheck import compile_program
+from battlelog.questions.typecheck import Program, compile_program
 from battlelog.wording import clip, count_noun
 
 
@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         result = ask(state, space, args.program)
         print(json.dumps(result.to_json(state.cols)) if args.json else describe(result, state.cols))
         return 0
-    ranked = rank(state, space, read_bank(Path(args.bank)))[: args.top]
+    ranked = rank(space, compile_bank(state, Path(args.bank)), state.noise)[: args.top]
     if args.json:
         print(json.dumps([r.to_json(state.cols) for r in ranked]))
     else:
@@ -139,31 +139,40 @@ def ask(state: QuestionState, space: Space, text: str) -> AnswerDistribution:
     return distribution(compile_program(text, state.names, state.rows, state.cols), space, state.noise)
 
 
-def rank(state: QuestionState, space: Space, programs: list[str]) -> list[AnswerDistribution]:
+def rank(space: Space, programs: list[Program], noise: float) -> list[AnswerDistribution]:
     """The programs' distributions, highest EIG first (the bank's order among ties)."""
-    results = []
-    for number, text in enumerate(programs, 1):
+    return sorted((distribution(program, space, noise) for program in programs), key=lambda r: -r.eig)
+
+
+def compile_bank(state: QuestionState, path: Path) -> list[Program]:
+    """Every distinct program of a bank file, checked before any is asked: a bad one is refused
+    naming its line at once, not after the lines before it have been answered."""
+    programs = []
+    for line, text in read_bank(path):
         try:
-            results.append(ask(state, space, text))
+            programs.append(compile_program(text, state.names, state.rows, state.cols))
         except BattlelogError as exc:
-            raise BattlelogError(f"bank program {number} {text!r}: {exc}") from None
-    return sorted(results, key=lambda r: -r.eig)
+            raise BattlelogError(f"{path}, line {line}: {clip(repr(text))}: {exc}") from None
+    return programs
 
 
-def read_bank(path: Path) -> list[str]:
-    """The distinct programs of a bank file, in order of first appearance."""
+def read_bank(path: Path) -> list[tuple[int, str]]:
+    """The distinct programs of a bank file with the line each first appears on."""
     text = read_text(path)
     if path.suffix.lower() == ".csv":
         reader = csv.DictReader(io.StringIO(text))
         if reader.fieldnames is None or "code" not in reader.fieldnames:
             raise BattlelogError(f'{path}: a CSV bank needs a "code" column')
-        lines = [row["code"] or "" for row in reader]
+        lines = [(reader.line_num, row["code"] or "") for row in reader]
     else:
-        lines = text.splitlines()
-    programs = [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
-    if not programs:
+        lines = list(enumerate(text.splitlines(), 1))
+    first: dict[str, int] = {}
+    for number, line in lines:
+        if line.strip() and not line.lstrip().startswith("#"):
+            first.setdefault(line.strip(), number)
+    if not first:
         raise BattlelogError(f"{path}: holds no program")
-    return list(dict.fromkeys(programs))
+    return [(number, program) for program, number in first.items()]
 
 
 def describe(result: AnswerDistribution, cols: int) -> str:
