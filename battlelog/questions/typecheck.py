@@ -17,8 +17,8 @@ from battlelog.wording import clip
 
 #: The most evaluations of map bodies a program may ask for. People's programs ask for a few hundred
 #: at most (390: a map over a ship's tiles inside one over the colours, on 8x8); each body may cost a
-#: pass over every layout, and 1,332 of those (two maps over every tile of 6x6, one inside the other)
-#: on Rothe's 1,653,456 layouts took 80 s of CPU. Maps nested deeper would take hours.
+#: pass over every layout (millions), so three maps over every tile nested (262,144 bodies) would
+#: run for hours.
 MAX_MAP_BODIES = 1024
 
 
