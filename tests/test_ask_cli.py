@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from battlelog.cli import main
+from battlelog.commands import ask
 from battlelog.questions.inference import distribution
 from battlelog.questions.state import state_from_json
 from battlelog.questions.typecheck import compile_program
@@ -92,11 +93,23 @@ def test_bad_input_is_one_line(
     assert len(err.strip().splitlines()) == 1
 
 
-def test_a_bad_bank_program_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_bad_bank_program_is_named_by_its_line_before_any_is_asked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = _write(tmp_path, STATE)
-    bank = _write(tmp_path, "(size Red)\n(size Purple)\n", "bank.txt")
+    bank = _write(tmp_path, "# sizes\n(size Red)\n(size Red)\n\n(size Purple)\n", "bank.txt")
+    asked: list[str] = []
+    monkeypatch.setattr(ask, "distribution", lambda program, *rest: asked.append(program.text))
     assert main(["ask", str(path), "--bank", str(bank)]) == 2
-    assert "bank program 2 '(size Purple)': column 7: unknown ship 'Purple'" in capsys.readouterr().err
+    assert f"{bank}, line 5: '(size Purple)': column 7: unknown ship 'Purple'" in capsys.readouterr().err
+    assert asked == []
+
+
+def test_a_csv_bank_names_the_line_of_a_bad_program(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _write(tmp_path, STATE)
+    bank = _write(tmp_path, 'trial,code\n1,(size Red)\n2,"(touch Red\n Blue)"\n3,(size Purple)\n', "bank.csv")
+    assert main(["ask", str(path), "--bank", str(bank)]) == 2
+    assert f"{bank}, line 5: '(size Purple)'" in capsys.readouterr().err
 
 
 def test_a_board_text_file_with_the_fleet_as_flags(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -118,6 +131,11 @@ def test_a_board_text_file_with_the_fleet_as_flags(tmp_path: Path, capsys: pytes
         ([], "needs --ships"),
         (["--ships", "Red=x"], "'x' is not a whole number"),
         (["--ships", "Red=2", "--lengths", "2"], "names alone"),
+        (["--ships", "Red=\u00b2"], "'\u00b2' is not a whole number from 1 to 64"),  # a superscript 2 was a traceback
+        (["--ships", "Red=\u0663"], "'\u0663' is not a whole number from 1 to 64"),  # an Arabic-Indic 3 was read as 3
+        (["--ships", "Red=2-99999999999"], "'99999999999' is not a whole number from 1 to 64"),  # was a MemoryError
+        (["--ships", "Red,Blue", "--lengths", "2,99999999999999999999"], "is not a whole number from 1 to 64"),
+        (["--ships", "Red=3"], "ships[0]: length 3 does not fit on a 2x2 board"),
     ],
 )
 def test_bad_fleet_flags_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str], message: str) -> None:
@@ -125,6 +143,23 @@ def test_bad_fleet_flags_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixt
     assert main(["ask", str(board), "(size Red)", *flags]) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [(["--noise", "\u0660.\u0661"], "is not a finite number (digits 0-9)"), (["--noise", "nan"], "is not a finite number"),
+     (["--bank", "bank.txt", "--top", "\u0663"], "is not a whole number (digits 0-9)")],
+)  # fmt: skip
+def test_numbers_in_other_scripts_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str], message: str
+) -> None:
+    board = _write(tmp_path, "H,H\nH,H\n", "board.txt")
+    _write(tmp_path, "(size Red)\n", "bank.txt")
+    argv = ["ask", str(board), *(["(size Red)"] if "--bank" not in flags else []), "--ships", "Red=2", *flags]
+    with pytest.raises(SystemExit):  # argparse's usage error, status 2
+        main([a.replace("bank.txt", str(tmp_path / "bank.txt")) for a in argv])
+    err = capsys.readouterr().err
+    assert message in err
 
 
 def test_flags_beside_a_state_file_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

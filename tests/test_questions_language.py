@@ -104,6 +104,19 @@ BAD = [
     ("(size $)", "column 7: '$' is not a literal"),
     ("(touch Red 3)", "column 12: touch takes two ships, got a number"),
     ("(not " * 70 + "TRUE" + ")" * 70, "column 321: nested more than 64 deep"),
+    ("(" * 10_000 + "size Red" + ")" * 10_000, "column 65: nested more than 64 deep"),
+    ("(== (size Red) \u0663)", "column 16: '\u0663' is not a literal"),  # an Arabic-Indic 3 is not 3
+    ("(color \u0661-\u0661)", "column 8: '\u0661-\u0661' is not a literal"),
+    ("(== (size Red) 1000001)", "column 16: number 1000001 is larger than 1,000,000"),
+    ("(== (size Red) " + "9" * 5000 + ")", "column 16: number 9999"),
+    ("(color " + "9" * 5000 + "-1)", "column 8: location 9999"),
+    ("(color 99999-1)", "column 8: location 99999-1 is off the 4x4 board"),
+    ("(and " + "TRUE " * 25_000 + ")", "the program has 125,006 characters, more than 100,000"),
+    # maps over every tile nested three deep: 16 + 256 + 4096 bodies on a 4x4 board (8x8: 262,144, hours)
+    (
+        "(++ (map (lambda y0 (++ (map (lambda y1 (++ (map (lambda y2 (== (color y2) Red)) AllTiles))) AllTiles))) AllTiles))",
+        "column 45: the maps evaluate their bodies up to 4,368 times, more than 1,024",
+    ),
 ]
 
 
@@ -118,7 +131,8 @@ def test_bad_programs_are_one_line_saying_where(text: str, message: str) -> None
 @pytest.mark.parametrize(
     ("text", "answer"),
     [("(size Red)", "3"), ("(size Red)", True), ("(touch Red Blue)", 1), ("(color 1-1)", "Green"), ("(orient Red)", "h"),
-     ("(topleft (coloredTiles Red))", "9-9"), ("(topleft (coloredTiles Red))", 3)],
+     ("(topleft (coloredTiles Red))", "9-9"), ("(topleft (coloredTiles Red))", 3),
+     ("(topleft (coloredTiles Red))", "9" * 5000 + "-1"), ("(topleft (coloredTiles Red))", "\u0661-\u0661")],
 )  # fmt: skip
 def test_answers_of_the_wrong_type_are_one_line(text: str, answer: object) -> None:
     program = compile_program(text, NAMES, 4, 4)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import tracemalloc
 from collections import defaultdict
 from typing import Any
 
@@ -205,6 +206,27 @@ def test_noisy_eig_is_the_binary_channels() -> None:
     assert result.eig == pytest.approx(1 - (-(0.1 * __import__("math").log2(0.1)) - 0.9 * __import__("math").log2(0.9)))
 
 
+def _balanced_sum(term: str, copies: int) -> str:
+    """``term`` added to itself ``copies`` times (a power of 2) in a tree of binary ``+``."""
+    return term if copies == 1 else f"(+ {_balanced_sum(term, copies // 2)} {_balanced_sum(term, copies // 2)})"
+
+
+def test_answers_far_apart_are_counted_without_an_array_spanning_them() -> None:
+    data = {"rows": 1, "cols": 2, "ships": [{"name": "Red", "length": [1, 2]}]}
+    state = state_from_json(data, "state")
+    space = state.space()
+    sizes = distribution(compile_program("(size Red)", state.names, 1, 2), space)
+    million_a_tile = "(++ (map (lambda y0 1000000) (coloredTiles Red)))"  # two map bodies on a 1x2 board
+    program = compile_program(_balanced_sum(million_a_tile, 512), state.names, 1, 2)  # 1,024 map bodies: the most
+    tracemalloc.start()
+    result = distribution(program, space)  # answers 512,000,000 and 1,024,000,000: a bincount between them is 4 GB
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert result.values == tuple(512 * 1_000_000 * size for size in sizes.values)
+    assert result.probabilities == pytest.approx(sizes.probabilities, abs=1e-12)
+    assert peak < 50 * 2**20
+
+
 BAD_STATES = [
     ({"size": 3, "ships": [{"name": "Red", "length": 2}], "answers": [{"question": "(size Red)", "answer": 3}]},
      StateError, "answers[1]"),
@@ -220,6 +242,13 @@ BAD_STATES = [
      FileFormatError, "hits are anonymous"),
     ({"size": 9, "ships": [{"name": "Red", "length": 2}]}, FileFormatError, "more than 64 cells"),
     ({"size": 3, "ships": [{"name": "Red", "length": 0}]}, FileFormatError, "at least 1"),
+    ({"size": 3, "ships": [{"name": "Red", "length": 4}]}, FileFormatError, "ships[0]: length 4 does not fit on a 3x3 board"),
+    ({"rows": 2, "cols": 5, "ships": [{"name": "Red", "length": [2, 3, 99999999999999999999]}]},  # was an OverflowError
+     FileFormatError, "ships[0]: length 99999999999999999999 does not fit on a 2x5 board"),
+    ({"size": 3, "ships": [{"name": "Red", "length": list(range(1, 100_000))}]},  # 4 s of placement tables before
+     FileFormatError, "ships[0]: length 4 does not fit on a 3x3 board"),
+    ({"size": 3, "ships": [{"name": "Red"}, {"name": "Blue"}], "lengths": [2, 4]}, FileFormatError,
+     "lengths: length 4 does not fit on a 3x3 board"),
     ({"size": 3, "ships": [{"name": "Red", "length": 2}, {"name": "Red", "length": 2}]},
      FileFormatError, "two ships are named Red"),
     ({"size": 3, "ships": [{"name": "x0", "length": 2}]}, FileFormatError, "not a ship's name"),

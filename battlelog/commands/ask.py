@@ -27,13 +27,15 @@ import json
 from pathlib import Path
 from typing import Any
 
+from battlelog.commands.boards import real, whole
+from battlelog.digits import whole_number
 from battlelog.errors import BattlelogError
 from battlelog.jsonfile import read_text
 from battlelog.questions.inference import AnswerDistribution, distribution
 from battlelog.questions.scoped import Space
-from battlelog.questions.state import QuestionState, read_state, state_from_json
-from battlelog.questions.typecheck import compile_program
-from battlelog.wording import count_noun
+from battlelog.questions.state import MAX_CELLS, QuestionState, read_state, state_from_json
+from battlelog.questions.typecheck import Program, compile_program
+from battlelog.wording import clip, count_noun
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -42,7 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--bank", metavar="FILE", help='rank the programs of FILE (one a line, or a CSV with a "code" column) by EIG'
     )
-    parser.add_argument("--top", type=int, metavar="K", help="with --bank: show only the K best")
+    parser.add_argument("--top", type=whole, metavar="K", help="with --bank: show only the K best")
     parser.add_argument(
         "--ships", help="with a board text file: Red=3,Blue=2-4 (lengths or ranges), or names alone with --lengths"
     )
@@ -55,7 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--hits", choices=("named", "anonymous"), help="with a board text file: whether a hit names its ship (default named)"
     )
-    parser.add_argument("--noise", type=float, help="with a board text file: the chance a yes/no answer is wrong (default 0)")
+    parser.add_argument("--noise", type=real, help="with a board text file: the chance a yes/no answer is wrong (default 0)")
     parser.add_argument(
         "--json", action="store_true", help='print {"question", "models", "answers", "entropy", "eig"} (a list with --bank)'
     )
@@ -72,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         result = ask(state, space, args.program)
         print(json.dumps(result.to_json(state.cols)) if args.json else describe(result, state.cols))
         return 0
-    ranked = rank(state, space, read_bank(Path(args.bank)))[: args.top]
+    ranked = rank(space, compile_bank(state, Path(args.bank)), state.noise)[: args.top]
     if args.json:
         print(json.dumps([r.to_json(state.cols) for r in ranked]))
     else:
@@ -125,9 +127,11 @@ def fleet_from_text(ships: str, lengths: str | None) -> dict[str, Any]:
 
 
 def _whole(text: str, flag: str) -> int:
-    if not text.strip().isdigit():
-        raise BattlelogError(f"{flag}: {text!r} is not a whole number")
-    return int(text)
+    """A ship's length as typed: ASCII digits, at most the cells of the largest board the engine takes."""
+    value = whole_number(text)
+    if value is None or not 1 <= value <= MAX_CELLS:
+        raise BattlelogError(f"{flag}: {clip(repr(text))} is not a whole number from 1 to {MAX_CELLS}")
+    return value
 
 
 def ask(state: QuestionState, space: Space, text: str) -> AnswerDistribution:
@@ -135,31 +139,40 @@ def ask(state: QuestionState, space: Space, text: str) -> AnswerDistribution:
     return distribution(compile_program(text, state.names, state.rows, state.cols), space, state.noise)
 
 
-def rank(state: QuestionState, space: Space, programs: list[str]) -> list[AnswerDistribution]:
+def rank(space: Space, programs: list[Program], noise: float) -> list[AnswerDistribution]:
     """The programs' distributions, highest EIG first (the bank's order among ties)."""
-    results = []
-    for number, text in enumerate(programs, 1):
+    return sorted((distribution(program, space, noise) for program in programs), key=lambda r: -r.eig)
+
+
+def compile_bank(state: QuestionState, path: Path) -> list[Program]:
+    """Every distinct program of a bank file, checked before any is asked: a bad one is refused
+    naming its line at once, not after the lines before it have been answered."""
+    programs = []
+    for line, text in read_bank(path):
         try:
-            results.append(ask(state, space, text))
+            programs.append(compile_program(text, state.names, state.rows, state.cols))
         except BattlelogError as exc:
-            raise BattlelogError(f"bank program {number} {text!r}: {exc}") from None
-    return sorted(results, key=lambda r: -r.eig)
+            raise BattlelogError(f"{path}, line {line}: {clip(repr(text))}: {exc}") from None
+    return programs
 
 
-def read_bank(path: Path) -> list[str]:
-    """The distinct programs of a bank file, in order of first appearance."""
+def read_bank(path: Path) -> list[tuple[int, str]]:
+    """The distinct programs of a bank file with the line each first appears on."""
     text = read_text(path)
     if path.suffix.lower() == ".csv":
         reader = csv.DictReader(io.StringIO(text))
         if reader.fieldnames is None or "code" not in reader.fieldnames:
             raise BattlelogError(f'{path}: a CSV bank needs a "code" column')
-        lines = [row["code"] or "" for row in reader]
+        lines = [(reader.line_num, row["code"] or "") for row in reader]
     else:
-        lines = text.splitlines()
-    programs = [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
-    if not programs:
+        lines = list(enumerate(text.splitlines(), 1))
+    first: dict[str, int] = {}
+    for number, line in lines:
+        if line.strip() and not line.lstrip().startswith("#"):
+            first.setdefault(line.strip(), number)
+    if not first:
         raise BattlelogError(f"{path}: holds no program")
-    return list(dict.fromkeys(programs))
+    return [(number, program) for program, number in first.items()]
 
 
 def describe(result: AnswerDistribution, cols: int) -> str:

@@ -101,13 +101,20 @@ def _disjoint_counts(value: Vec, space: Space) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _bincount(data: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct values of ``data`` with the total weight of each (positive totals only)."""
+    """The distinct values of ``data`` with the total weight of each (positive totals only): one
+    bin per value from the least to the largest when they lie close together (the usual case, and
+    fast), else one per distinct value (answers far apart must not make an array spanning them)."""
     if len(data) == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0)
     low = int(data.min())
-    totals = np.bincount(data - low, weights, minlength=1)
-    present = np.flatnonzero(totals > 0)
-    return present + low, totals[present]
+    if int(data.max()) - low < max(len(data), 1 << 16):
+        totals = np.bincount(data - low, weights, minlength=1)
+        present = np.flatnonzero(totals > 0)
+        return present + low, totals[present]
+    values, inverse = np.unique(data, return_inverse=True)
+    totals = np.bincount(inverse.ravel(), weights, minlength=len(values))
+    positive = totals > 0
+    return values[positive], totals[positive]
 
 
 def distribution(program: Program, space: Space, noise: float = 0.0) -> AnswerDistribution:

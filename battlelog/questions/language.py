@@ -9,10 +9,12 @@ semantics are written down in docs/questions.md.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
+from battlelog.digits import whole_number
 from battlelog.errors import BattlelogError
 from battlelog.wording import clip
 
@@ -51,12 +53,18 @@ ARITY: dict[str, tuple[int, int | None]] = {
 
 #: The deepest nesting read: the evaluators recurse once per level.
 MAX_DEPTH = 64
+#: The longest program read, in characters (people's are a few hundred).
+MAX_CHARACTERS = 100_000
+#: The largest number literal: numbers here count tiles and ships, and with :data:`MAX_CHARACTERS`
+#: no sum of literals comes near the 64-bit integers the evaluators compute with.
+MAX_NUMBER = 1_000_000
 _TOKEN = re.compile(r"\(|\)|[^\s()]+")
-_VARIABLE = re.compile(r"[xy]\d+")
-_NUMBER = re.compile(r"\d+")
-_DASHED = re.compile(r"(\d+)-(\d+)")  # 3-4: row 3, column 4, counted from 1
-_ROW_FIRST = re.compile(r"(\d+)([A-Z])")  # 6D: row 6, column D (Rothe's boards: rows numbered)
-_LETTER_FIRST = re.compile(r"([A-Z])(\d+)")  # C2: row C, column 2 (Grand's boards: rows lettered)
+# Digits are ASCII 0-9 only, as battlelog.digits reads them: an Arabic-Indic 3 is not a number here.
+_VARIABLE = re.compile(r"[xy][0-9]+")
+_NUMBER = re.compile(r"[0-9]+")
+_DASHED = re.compile(r"([0-9]+)-([0-9]+)")  # 3-4: row 3, column 4, counted from 1
+_ROW_FIRST = re.compile(r"([0-9]+)([A-Z])")  # 6D: row 6, column D (Rothe's boards: rows numbered)
+_LETTER_FIRST = re.compile(r"([A-Z])([0-9]+)")  # C2: row C, column 2 (Grand's boards: rows lettered)
 
 
 @dataclass
@@ -88,12 +96,18 @@ Node = Atom | Call
 def location_of(text: str) -> tuple[int, int] | None:
     """``(row, column)`` counted from 0 of a location written ``3-4``, ``6D`` or ``C2``; None if it is none."""
     if match := _DASHED.fullmatch(text):
-        return int(match[1]) - 1, int(match[2]) - 1
+        return _counted(match[1]) - 1, _counted(match[2]) - 1
     if match := _ROW_FIRST.fullmatch(text):
-        return int(match[1]) - 1, ord(match[2]) - ord("A")
+        return _counted(match[1]) - 1, ord(match[2]) - ord("A")
     if match := _LETTER_FIRST.fullmatch(text):
-        return ord(match[1]) - ord("A"), int(match[2]) - 1
+        return ord(match[1]) - ord("A"), _counted(match[2]) - 1
     return None
+
+
+def _counted(digits: str) -> int:
+    """A row or column number; one of more digits than Python converts is off every board all the same."""
+    value = whole_number(digits)
+    return sys.maxsize if value is None else value
 
 
 def read_atom(text: str, column: int) -> Atom:
@@ -109,7 +123,10 @@ def read_atom(text: str, column: int) -> Atom:
     if _VARIABLE.fullmatch(text):
         return Atom("variable", text, text, column)
     if _NUMBER.fullmatch(text):
-        return Atom("number", int(text), text, column)
+        value = whole_number(text)
+        if value is None or value > MAX_NUMBER:
+            raise ProgramError(f"column {column}: number {clip(text)} is larger than {MAX_NUMBER:,}")
+        return Atom("number", value, text, column)
     if (cell := location_of(text)) is not None:
         return Atom("location", cell, text, column)
     if re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", text) and text not in ARITY:
@@ -119,6 +136,8 @@ def read_atom(text: str, column: int) -> Atom:
 
 def parse(program: str) -> Node:
     """The tree of ``program``; anything that does not read is one line naming the column."""
+    if len(program) > MAX_CHARACTERS:
+        raise ProgramError(f"the program has {len(program):,} characters, more than {MAX_CHARACTERS:,}")
     tokens = [(m.group(), m.start() + 1) for m in _TOKEN.finditer(program)]
     if not tokens:
         raise ProgramError("the program is empty")

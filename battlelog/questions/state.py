@@ -24,7 +24,7 @@ from battlelog.questions.scoped import Space, lift_full
 from battlelog.questions.space import DEFAULT_BUDGET, Fleet, ShipTable, agreeing, enumerate_layouts, prior_weights, tables_for
 from battlelog.questions.typecheck import compile_program
 from battlelog.questions.vectorised import evaluate
-from battlelog.wording import clip
+from battlelog.wording import clip, number_text
 
 KEYS = ("size", "rows", "cols", "ships", "lengths", "length_prior", "rules", "board", "answers", "noise")
 #: The most cells a board may have: a layout's cells are one 64-bit mask.
@@ -127,6 +127,7 @@ def state_from_json(data: Any, source: str) -> QuestionState:
     check_keys(data, KEYS, source)
     fleet = _fleet(data, source)
     rows, cols, board = _board(data, fleet, source)
+    _check_fit(fleet, rows, cols, source)
     noise = data.get("noise", 0.0)
     if isinstance(noise, bool) or not isinstance(noise, (int, float)) or not 0 <= noise <= 0.5:
         raise FileFormatError(
@@ -187,6 +188,19 @@ def _fleet(data: Mapping[str, Any], source: str) -> Fleet:
     if prior not in ("layouts", "sizes"):
         raise FileFormatError(f'{source}: length_prior must be "layouts" or "sizes", got {clip(repr(prior))}')
     return Fleet(tuple(names), tuple(options), multiset, prior)
+
+
+def _check_fit(fleet: Fleet, rows: int, cols: int, source: str) -> None:
+    """Refuse a length longer than the board's longer side: no placement has it, and a length of
+    a billion, or a list of a hundred thousand, would only make tables of nothing."""
+    if fleet.multiset is not None:
+        given = [("lengths", fleet.multiset)]
+    else:
+        given = [(f"ships[{i}]", options) for i, options in enumerate(fleet.options)]
+    for where, lengths in given:
+        for length in lengths:
+            if length > max(rows, cols):
+                raise FileFormatError(f"{source}: {where}: length {number_text(length)} does not fit on a {rows}x{cols} board")
 
 
 def _symbols(names: Sequence[str], hits: str) -> dict[str, int]:

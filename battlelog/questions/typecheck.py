@@ -15,6 +15,12 @@ from typing import cast
 from battlelog.questions.language import ANSWER_TYPES, MAPPED, Atom, Call, Node, ProgramError, Type, parse
 from battlelog.wording import clip
 
+#: The most evaluations of map bodies a program may ask for. People's programs ask for a few hundred
+#: at most (390: a map over a ship's tiles inside one over the colours, on 8x8); each body may cost a
+#: pass over every layout (millions), so three maps over every tile nested (262,144 bodies) would
+#: run for hours.
+MAX_MAP_BODIES = 1024
+
 
 @dataclass(frozen=True)
 class Program:
@@ -36,7 +42,28 @@ def compile_program(text: str, names: Sequence[str], rows: int, cols: int) -> Pr
         raise ProgramError(
             f"column 1: a program must give a yes/no, a number, a colour, a location or an orientation, not {_a(kind)}"
         )
+    _count_map_bodies(tree, {Type.LOCATIONS: rows * cols, Type.COLORS: len(names) + 1}, 1, [0])
     return Program(text, tree, kind, tuple(names))
+
+
+def _count_map_bodies(node: Node, widths: dict[Type, int], times: int, total: list[int]) -> None:
+    """Refuse maps nested so deep that their bodies would be evaluated more than :data:`MAX_MAP_BODIES`
+    times: a map evaluates its body once per element its collection may hold (``widths``), each
+    time the maps around it do (``times``); ``total`` is the running count."""
+    if isinstance(node, Atom):
+        return
+    if node.op != "map":
+        for arg in node.args:
+            _count_map_bodies(arg, widths, times, total)
+        return
+    function, collection = node.args
+    assert isinstance(function, Call) and collection.type is not None
+    _count_map_bodies(collection, widths, times, total)
+    times *= widths[collection.type]
+    total[0] += times
+    if total[0] > MAX_MAP_BODIES:
+        raise _fail(node, f"the maps evaluate their bodies up to {total[0]:,} times, more than {MAX_MAP_BODIES:,}")
+    _count_map_bodies(function.args[1], widths, times, total)
 
 
 def _check_locations(node: Node, rows: int, cols: int) -> None:
@@ -46,7 +73,7 @@ def _check_locations(node: Node, rows: int, cols: int) -> None:
     elif node.kind == "location":
         r, c = cast(tuple[int, int], node.value)
         if not (0 <= r < rows and 0 <= c < cols):
-            raise ProgramError(f"column {node.column}: location {node.text} is off the {rows}x{cols} board")
+            raise ProgramError(f"column {node.column}: location {clip(node.text)} is off the {rows}x{cols} board")
 
 
 def _a(kind: Type) -> str:
