@@ -33,12 +33,25 @@ def client() -> Iterator[TestClient]:
 
 # ----- Host: DNS rebinding ---------------------------------------------------------------------------
 @pytest.mark.parametrize(
-    "host", ["evil.example", "evil.example:8000", "127.0.0.1:8001", "localhost.:8000", "127.0.0.1:80", "127.0.0.1:x", ""]
-)
-def test_a_host_that_is_not_this_servers_is_refused(client: TestClient, host: str) -> None:
-    one_line_error(client.get("/api/options", headers={"Host": host}), 403, "Host")
-    one_line_error(client.post("/api/marginals", json=STATE, headers={"Host": host}), 403, "Host")
-    one_line_error(client.get("/", headers={"Host": host}), 403, "Host")  # the page too: a rebound page reads nothing
+    ("host", "status"),
+    [
+        ("evil.example", 403), ("evil.example:8000", 403), ("127.0.0.1:8001", 403), ("localhost.:8000", 403),
+        ("127.0.0.1:80", 403), ("127.0.0.1.evil.example:8000", 403), ("[fe80::1%25eth0]:8000", 403),
+        ("127.0.0.1:x", 400), ("", 400), ("127.0.0.1:8000 ", 400),  # malformed: HTTP's 400
+    ],
+)  # fmt: skip
+def test_a_host_that_is_not_this_servers_is_refused(client: TestClient, host: str, status: int) -> None:
+    one_line_error(client.get("/api/options", headers={"Host": host}), status, "Host")
+    one_line_error(client.post("/api/marginals", json=STATE, headers={"Host": host}), status, "Host")
+    one_line_error(client.get("/", headers={"Host": host}), status, "Host")  # the page too: a rebound page reads nothing
+
+
+def test_a_request_with_two_hosts_or_two_origins_is_refused_whichever_comes_first(client: TestClient) -> None:
+    for hosts in (["127.0.0.1:8000", "evil.example"], ["evil.example", "127.0.0.1:8000"], ["127.0.0.1:8000"] * 2):
+        one_line_error(client.get("/api/options", headers=[("Host", h) for h in hosts]), 400, "Host once, not 2 times")
+    for origins in ([OWN, "http://evil.example"], ["http://evil.example", OWN], [OWN, OWN]):
+        answer = client.post("/api/marginals", json=STATE, headers=[("Origin", o) for o in origins])
+        one_line_error(answer, 403, "2 Origin headers")
 
 
 @pytest.mark.parametrize("host", ["127.0.0.1:8000", "localhost:8000", "LOCALHOST:8000", "[::1]:8000"])
@@ -56,7 +69,7 @@ def test_a_server_started_for_a_name_or_reached_at_an_address_answers_to_it() ->
     assert host_refusal("evil.example:8000", names, ("192.168.1.5", 8000)) is not None
     assert host_refusal("localhost", names, ("127.0.0.1", 80)) is None  # port 80 may go unnamed
     assert host_refusal("localhost", names, ("127.0.0.1", 8000)) is not None
-    assert host_refusal(None, names, ("127.0.0.1", 8000)) is not None
+    assert host_refusal(None, names, ("127.0.0.1", 8000)) == (400, "a request must name its Host")
     assert split_host("[::1]:8000") == ("[::1]", 8000) and split_host("a:b") is None and split_host(":80") is None
     with TestClient(create_app(None, warm=False, hosts=["myhost.lan"]), base_url="http://myhost.lan:8000") as named:
         assert named.get("/api/options").status_code == 200
