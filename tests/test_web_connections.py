@@ -7,6 +7,7 @@ mid-body leaves no traceback in `battlelog serve`'s log. Every wait here is boun
 from __future__ import annotations
 
 import json
+import logging
 import signal
 import socket
 import subprocess
@@ -225,3 +226,29 @@ def test_a_request_answered_early_whose_body_stalls_is_closed_without_a_second_a
         data, closed = answer(sock)
     assert data.startswith(b"HTTP/1.1 413 ") and data.count(b"HTTP/1.1 ") == 1, data
     assert closed - start <= 0.5 + PATIENCE / 2
+
+
+def test_an_upgrade_is_served_as_plain_http_and_a_request_http_cannot_parse_is_one_json_line(server: LiveServer) -> None:
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign]
+    logger = logging.getLogger("uvicorn.error")
+    logger.addHandler(handler)
+    try:
+        with connect(server) as sock:
+            sock.sendall(
+                f"GET /api/options HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nUpgrade: websocket\r\n"
+                "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
+            )
+            upgraded = sock.recv(65536)
+        for garbage in (b"\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03" + bytes(50), b"BREW / HTTP/1.1\r\n\r\n"):
+            with connect(server) as sock:
+                sock.sendall(garbage)
+                data, _ = answer(sock)
+            head, _, body = data.partition(b"\r\n\r\n")
+            assert head.startswith(b"HTTP/1.1 400 ") and b"application/json" in head, data
+            assert list(json.loads(body)) == ["error"] and b"\n" not in body and b"Invalid HTTP request" in body, data
+    finally:
+        logger.removeHandler(handler)
+    assert upgraded.startswith(b"HTTP/1.1 200 ") and b'"players"' in upgraded, upgraded[:300]
+    assert [r.getMessage() for r in records] == ["Invalid HTTP request received."] * 2  # one line each, none for the upgrade
