@@ -230,8 +230,12 @@ def test_a_request_answered_early_whose_body_stalls_is_closed_without_a_second_a
 
 def test_an_upgrade_is_served_as_plain_http_and_a_request_http_cannot_parse_is_one_json_line(server: LiveServer) -> None:
     records: list[logging.LogRecord] = []
-    handler = logging.Handler()
-    handler.emit = records.append  # type: ignore[method-assign]
+
+    class Kept(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(record)
+
+    handler = Kept()
     logger = logging.getLogger("uvicorn.error")
     logger.addHandler(handler)
     try:
