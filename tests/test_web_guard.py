@@ -119,6 +119,14 @@ def test_json_endpoints_refuse_other_content_types(client: TestClient, headers: 
         one_line_error(client.post(path, content=body, headers=headers), 415, "application/json")
 
 
+def test_two_content_types_are_refused_whichever_comes_first(client: TestClient) -> None:
+    import json
+
+    for kinds in (["application/json", "text/plain"], ["text/plain", "application/json"], ["application/json"] * 2):
+        headers = [("Content-Type", kind) for kind in kinds]
+        one_line_error(client.post("/api/marginals", content=json.dumps(STATE).encode(), headers=headers), 400, "2 times")
+
+
 def test_json_with_a_utf8_charset_is_taken(client: TestClient) -> None:
     import json
 
