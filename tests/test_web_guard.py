@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
+from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from battlelog.web.app import create_app
@@ -137,12 +139,19 @@ def test_json_with_a_utf8_charset_is_taken(client: TestClient) -> None:
 
 
 # ----- games: owned, bounded per client, never pushed out by another client --------------------------
+@contextmanager
+def two_clients(app: Starlette) -> Iterator[tuple[TestClient, TestClient]]:
+    """Clients of ``app`` from two addresses, 10.0.0.1 and 10.0.0.2: two clients to the server."""
+    with (
+        TestClient(app, base_url=OWN, client=("10.0.0.1", 1)) as first,
+        TestClient(app, base_url=OWN, client=("10.0.0.2", 1)) as second,
+    ):
+        yield first, second
+
+
 def test_a_game_is_played_only_by_the_address_that_started_it() -> None:
     app = create_app(None, warm=False)
-    with (
-        TestClient(app, base_url=OWN, client=("10.0.0.1", 1)) as owner,
-        TestClient(app, base_url=OWN, client=("10.0.0.2", 1)) as other,
-    ):
+    with two_clients(app) as (owner, other):
         game = owner.post("/api/play/new", json=BOARD).json()["game"]
         assert len(game) >= 22  # 128 random bits, not 64
         one_line_error(other.post("/api/play/shoot", json={"game": game, "row": 0, "col": 0}), 404, "no game")
@@ -154,10 +163,7 @@ def test_one_client_starting_many_games_pushes_out_only_its_own() -> None:
     from battlelog.web.games import GAMES_PER_CLIENT, MAX_GAMES
 
     app = create_app(None, warm=False)
-    with (
-        TestClient(app, base_url=OWN, client=("10.0.0.1", 1)) as victim,
-        TestClient(app, base_url=OWN, client=("10.0.0.2", 1)) as flood,
-    ):
+    with two_clients(app) as (victim, flood):
         kept = victim.post("/api/play/new", json=BOARD).json()["game"]
         games = [flood.post("/api/play/new", json=BOARD).json()["game"] for _ in range(MAX_GAMES + 8)]
         assert victim.post("/api/play/shoot", json={"game": kept, "row": 0, "col": 0}).status_code == 200
@@ -299,10 +305,7 @@ def test_a_client_watches_and_cancels_only_its_own_jobs() -> None:
     from battlelog.web.jobs import Job
 
     app = create_app(None, warm=False)
-    with (
-        TestClient(app, base_url=OWN, client=("10.0.0.1", 1)) as owner,
-        TestClient(app, base_url=OWN, client=("10.0.0.2", 1)) as other,
-    ):
+    with two_clients(app) as (owner, other):
         job = app.state.jobs._jobs["10.0.0.1", "page-1"] = Job("10x10 5,4,3,3,2", 0.5)  # as a request in progress holds it
         try:
             assert other.get("/api/progress", params={"job": "page-1"}).json()["running"] is False
