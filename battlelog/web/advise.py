@@ -62,7 +62,7 @@ def advice(state: GameState, engine: Engine) -> dict[str, Any]:
 def advice_text(workspace: Workspace, engine: str, state: GameState) -> bytes:
     """:func:`advice` as JSON text; runs in a worker process (:mod:`battlelog.web.workers`). The state
     crosses the processes as the object the server read and checked: unpickled as it is, not checked a
-    second time (a 10x10 state's reading is a fifth of a millisecond to a millisecond, some 3% of its answer)."""
+    second time (its reading is a part of the server's own cost, docs/web.md "Load")."""
     answer = advice(state, workspace.engine(engine))
     return json.dumps(answer, separators=(",", ":")).encode()
 
