@@ -229,11 +229,12 @@ def test_engine_calls_past_the_queue_are_refused_at_once_with_retry_after() -> N
     with TestClient(app, base_url=OWN) as client:
         game = client.post("/api/play/new", json=BOARD).json()["game"]
 
-        async def hold() -> None:
-            await service.run(release.wait)
+        async def hold(owner: str) -> None:
+            await service.run(release.wait, owner)
 
         portal = client.portal
-        held = [portal.start_task_soon(hold) for _ in range(2)]  # the queue is full: one running, one waiting
+        # the queue is full: one running, one waiting, of two other clients (each may take half)
+        held = [portal.start_task_soon(hold, owner) for owner in ("10.0.0.8", "10.0.0.9")]
         for _ in range(1000):  # 10 s at most, on a loaded machine
             if service.queue.taken == 2:
                 break
@@ -259,14 +260,14 @@ def test_engine_calls_past_the_queue_are_refused_at_once_with_retry_after() -> N
 
 def test_the_queue_counts_what_runs_and_waits_and_frees_it_on_failure() -> None:
     queue = WorkQueue(limit=1)
-    with pytest.raises(RuntimeError), queue.slot():
+    with pytest.raises(RuntimeError), queue.slot("10.0.0.1"):
         assert queue.taken == 1
-        with pytest.raises(Exception, match="busy") as refused, queue.slot():
+        with pytest.raises(Exception, match="busy") as refused, queue.slot("10.0.0.2"):
             pass
         assert getattr(refused.value, "status", None) == 503
         raise RuntimeError("the call failed")
     assert queue.taken == 0
-    with queue.slot():
+    with queue.slot("10.0.0.1"):
         pass
 
 
@@ -275,9 +276,9 @@ def test_one_client_may_take_only_half_of_the_queue() -> None:
     with queue.slot("10.0.0.1"), queue.slot("10.0.0.1"):
         with pytest.raises(Exception, match="10.0.0.1's engine calls"), queue.slot("10.0.0.1"):
             pass
-        with queue.slot("10.0.0.2"), queue.slot(None):  # another client, and a prefetch of the server's own
+        with queue.slot("10.0.0.2"), queue.slot("10.0.0.3"):  # two other clients
             assert queue.taken == 4
-            with pytest.raises(Exception, match="4 engine calls"), queue.slot("10.0.0.3"):
+            with pytest.raises(Exception, match="4 engine calls"), queue.slot("10.0.0.4"):  # a new client
                 pass
     assert queue.taken == 0
     with queue.slot("10.0.0.1"), queue.slot("10.0.0.1"):  # its share is free again
