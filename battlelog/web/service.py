@@ -61,26 +61,28 @@ class WorkQueue:
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.per_client = max(1, limit // 2)
-        self.taken = 0
-        self._owners: dict[str, int] = {}
+        self._owners: dict[str, int] = {}  # each client's calls running or waiting
         self._latency = 1.0  # seconds, a running mean
+
+    @property
+    def taken(self) -> int:
+        """The calls running or waiting (at most ``limit``: a sum over a few clients)."""
+        return sum(self._owners.values())
 
     @contextmanager
     def slot(self, owner: str) -> Iterator[None]:
         """A place in the queue for the time of the block, or :func:`busy`; ``owner``'s calls (a client
         address) count against its share too."""
-        mine = self._owners.get(owner, 0)
-        if self.taken >= self.limit:
-            raise busy(f"{self.taken} engine calls are running or waiting", max(1, math.ceil(self._latency)))
+        mine, taken = self._owners.get(owner, 0), self.taken
+        if taken >= self.limit:
+            raise busy(f"{taken} engine calls are running or waiting", max(1, math.ceil(self._latency)))
         if mine >= self.per_client:
             raise busy(f"{mine} of {owner}'s engine calls are running or waiting, its share", max(1, math.ceil(self._latency)))
-        self.taken += 1
         self._owners[owner] = mine + 1
         start = time.perf_counter()
         try:
             yield
         finally:
-            self.taken -= 1
             self._owners[owner] -= 1
             if not self._owners[owner]:
                 del self._owners[owner]
