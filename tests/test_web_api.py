@@ -269,12 +269,12 @@ def test_a_cancelled_job_stops_the_engine_at_its_next_report() -> None:
 
     try:
         with pytest.raises(Cancelled, match="cancelled"):
-            asyncio.run(service.run(cancelled_midway, job))
+            asyncio.run(service.run(cancelled_midway, "127.0.0.1", job))
         assert job.fraction == 0.5 and job.what == "start"
         with pytest.raises(Cancelled):
-            asyncio.run(service.run(lambda: 1, job))  # cancelled before it started: never starts
+            asyncio.run(service.run(lambda: 1, "127.0.0.1", job))  # cancelled before it started: never starts
         watched = Job()
-        marginals = asyncio.run(service.run(lambda: service.engine().marginals(state), watched))
+        marginals = asyncio.run(service.run(lambda: service.engine().marginals(state), "127.0.0.1", watched))
         assert marginals.models is not None and marginals.models > 0 and watched.fraction == 1.0
     finally:
         service.close()

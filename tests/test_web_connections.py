@@ -7,6 +7,7 @@ mid-body leaves no traceback in `battlelog serve`'s log. Every wait here is boun
 from __future__ import annotations
 
 import json
+import logging
 import signal
 import socket
 import subprocess
@@ -52,6 +53,15 @@ def answer(sock: socket.socket) -> tuple[bytes, float]:
     return data, time.monotonic()
 
 
+def cut_at_deadline(sock: socket.socket, start: float) -> bytes:
+    """What the server sends on ``sock`` until it closes it: a 408, closed once the 0.6 s deadline counted from
+    ``start`` has passed (and well within PATIENCE)."""
+    data, closed = answer(sock)
+    assert data.startswith(b"HTTP/1.1 408 "), data
+    assert 0.5 <= closed - start <= 0.5 + PATIENCE / 2
+    return data
+
+
 def request(server: LiveServer, body: bytes = STATE, path: str = "/api/marginals") -> bytes:
     head = (
         f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nContent-Type: application/json\r\n"
@@ -64,17 +74,13 @@ def test_headers_that_never_end_are_cut_at_the_deadline(server: LiveServer) -> N
     with connect(server) as sock:
         start = time.monotonic()
         sock.sendall(b"GET /api/options HTTP/1.1\r\nHost: 127.0.0.1\r\n")
-        data, closed = answer(sock)
-    assert data.startswith(b"HTTP/1.1 408 ") and b"did not arrive within 0.6 s" in data, data
-    assert 0.5 <= closed - start <= 0.5 + PATIENCE / 2
+        data = cut_at_deadline(sock, start)
+    assert b"did not arrive within 0.6 s" in data, data
 
 
 def test_a_connection_that_sends_nothing_is_cut_too(server: LiveServer) -> None:
     with connect(server) as sock:
-        start = time.monotonic()
-        data, closed = answer(sock)
-    assert data.startswith(b"HTTP/1.1 408 "), data
-    assert 0.5 <= closed - start <= 0.5 + PATIENCE / 2
+        cut_at_deadline(sock, time.monotonic())
 
 
 def test_a_trickle_of_header_bytes_does_not_reset_the_deadline(server: LiveServer) -> None:
@@ -96,10 +102,8 @@ def test_a_trickle_of_header_bytes_does_not_reset_the_deadline(server: LiveServe
 def test_a_body_that_stops_after_10_of_1000_bytes_is_cut(server: LiveServer) -> None:
     with connect(server) as sock:
         sock.sendall(request(server, b"x" * 1000)[:-990])
-        start = time.monotonic()
-        data, closed = answer(sock)
-    assert data.startswith(b"HTTP/1.1 408 ") and b"body did not arrive" in data, data
-    assert 0.5 <= closed - start <= 0.5 + PATIENCE / 2
+        data = cut_at_deadline(sock, time.monotonic())
+    assert b"body did not arrive" in data, data
 
 
 def test_the_next_request_on_a_kept_connection_has_its_own_deadline(server: LiveServer) -> None:
@@ -109,10 +113,7 @@ def test_the_next_request_on_a_kept_connection_has_its_own_deadline(server: Live
         first = sock.recv(65536)
         assert first.startswith(b"HTTP/1.1 200 "), first
         sock.sendall(whole[:30])  # the second request stalls
-        start = time.monotonic()
-        data, closed = answer(sock)
-    assert data.startswith(b"HTTP/1.1 408 "), data
-    assert 0.5 <= closed - start <= 0.5 + PATIENCE / 2
+        cut_at_deadline(sock, time.monotonic())
 
 
 def test_the_time_the_server_takes_to_answer_is_not_the_clients(server: LiveServer) -> None:
@@ -130,6 +131,17 @@ def test_headers_past_their_byte_limit_are_refused(server: LiveServer) -> None:
         sock.sendall(b"GET /api/options HTTP/1.1\r\n" + b"X-Big: " + b"a" * 5000 + b"\r\n")
         data, _ = answer(sock)
     assert data.startswith(b"HTTP/1.1 431 "), data
+
+
+def test_a_query_string_past_the_head_limit_is_431_not_a_parse_error() -> None:
+    live = LiveServer(None, warm=False)  # the default 64 kB head: the parser fails on a longer URL first
+    try:
+        with connect(live) as sock:
+            sock.sendall(f"GET /api/options?{'a=1&' * 17_000} HTTP/1.1\r\nHost: 127.0.0.1:{live.port}\r\n\r\n".encode())
+            data, _ = answer(sock)
+    finally:
+        live.stop()
+    assert data.startswith(b"HTTP/1.1 431 ") and b"larger than 65,536 bytes" in data, data
 
 
 def test_connections_past_the_caps_are_answered_503_at_once_and_the_held_ones_cut() -> None:
@@ -225,3 +237,33 @@ def test_a_request_answered_early_whose_body_stalls_is_closed_without_a_second_a
         data, closed = answer(sock)
     assert data.startswith(b"HTTP/1.1 413 ") and data.count(b"HTTP/1.1 ") == 1, data
     assert closed - start <= 0.5 + PATIENCE / 2
+
+
+def test_an_upgrade_is_served_as_plain_http_and_a_request_http_cannot_parse_is_one_json_line(server: LiveServer) -> None:
+    records: list[logging.LogRecord] = []
+
+    class Kept(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(record)
+
+    handler = Kept()
+    logger = logging.getLogger("uvicorn.error")
+    logger.addHandler(handler)
+    try:
+        with connect(server) as sock:
+            sock.sendall(
+                f"GET /api/options HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nUpgrade: websocket\r\n"
+                "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
+            )
+            upgraded = sock.recv(65536)
+        for garbage in (b"\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03" + bytes(50), b"BREW / HTTP/1.1\r\n\r\n"):
+            with connect(server) as sock:
+                sock.sendall(garbage)
+                data, _ = answer(sock)
+            head, _, body = data.partition(b"\r\n\r\n")
+            assert head.startswith(b"HTTP/1.1 400 ") and b"application/json" in head, data
+            assert list(json.loads(body)) == ["error"] and b"\n" not in body and b"Invalid HTTP request" in body, data
+    finally:
+        logger.removeHandler(handler)
+    assert upgraded.startswith(b"HTTP/1.1 200 ") and b'"players"' in upgraded, upgraded[:300]
+    assert [r.getMessage() for r in records] == ["Invalid HTTP request received."] * 2  # one line each, none for the upgrade

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
+from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from battlelog.web.app import create_app
@@ -33,12 +35,25 @@ def client() -> Iterator[TestClient]:
 
 # ----- Host: DNS rebinding ---------------------------------------------------------------------------
 @pytest.mark.parametrize(
-    "host", ["evil.example", "evil.example:8000", "127.0.0.1:8001", "localhost.:8000", "127.0.0.1:80", "127.0.0.1:x", ""]
-)
-def test_a_host_that_is_not_this_servers_is_refused(client: TestClient, host: str) -> None:
-    one_line_error(client.get("/api/options", headers={"Host": host}), 403, "Host")
-    one_line_error(client.post("/api/marginals", json=STATE, headers={"Host": host}), 403, "Host")
-    one_line_error(client.get("/", headers={"Host": host}), 403, "Host")  # the page too: a rebound page reads nothing
+    ("host", "status"),
+    [
+        ("evil.example", 403), ("evil.example:8000", 403), ("127.0.0.1:8001", 403), ("localhost.:8000", 403),
+        ("127.0.0.1:80", 403), ("127.0.0.1.evil.example:8000", 403), ("[fe80::1%25eth0]:8000", 403),
+        ("127.0.0.1:x", 400), ("", 400), ("127.0.0.1:8000 ", 400),  # malformed: HTTP's 400
+    ],
+)  # fmt: skip
+def test_a_host_that_is_not_this_servers_is_refused(client: TestClient, host: str, status: int) -> None:
+    one_line_error(client.get("/api/options", headers={"Host": host}), status, "Host")
+    one_line_error(client.post("/api/marginals", json=STATE, headers={"Host": host}), status, "Host")
+    one_line_error(client.get("/", headers={"Host": host}), status, "Host")  # the page too: a rebound page reads nothing
+
+
+def test_a_request_with_two_hosts_or_two_origins_is_refused_whichever_comes_first(client: TestClient) -> None:
+    for hosts in (["127.0.0.1:8000", "evil.example"], ["evil.example", "127.0.0.1:8000"], ["127.0.0.1:8000"] * 2):
+        one_line_error(client.get("/api/options", headers=[("Host", h) for h in hosts]), 400, "Host once, not 2 times")
+    for origins in ([OWN, "http://evil.example"], ["http://evil.example", OWN], [OWN, OWN]):
+        answer = client.post("/api/marginals", json=STATE, headers=[("Origin", o) for o in origins])
+        one_line_error(answer, 403, "2 Origin headers")
 
 
 @pytest.mark.parametrize("host", ["127.0.0.1:8000", "localhost:8000", "LOCALHOST:8000", "[::1]:8000"])
@@ -56,7 +71,7 @@ def test_a_server_started_for_a_name_or_reached_at_an_address_answers_to_it() ->
     assert host_refusal("evil.example:8000", names, ("192.168.1.5", 8000)) is not None
     assert host_refusal("localhost", names, ("127.0.0.1", 80)) is None  # port 80 may go unnamed
     assert host_refusal("localhost", names, ("127.0.0.1", 8000)) is not None
-    assert host_refusal(None, names, ("127.0.0.1", 8000)) is not None
+    assert host_refusal(None, names, ("127.0.0.1", 8000)) == (400, "a request must name its Host")
     assert split_host("[::1]:8000") == ("[::1]", 8000) and split_host("a:b") is None and split_host(":80") is None
     with TestClient(create_app(None, warm=False, hosts=["myhost.lan"]), base_url="http://myhost.lan:8000") as named:
         assert named.get("/api/options").status_code == 200
@@ -106,6 +121,14 @@ def test_json_endpoints_refuse_other_content_types(client: TestClient, headers: 
         one_line_error(client.post(path, content=body, headers=headers), 415, "application/json")
 
 
+def test_two_content_types_are_refused_whichever_comes_first(client: TestClient) -> None:
+    import json
+
+    for kinds in (["application/json", "text/plain"], ["text/plain", "application/json"], ["application/json"] * 2):
+        headers = [("Content-Type", kind) for kind in kinds]
+        one_line_error(client.post("/api/marginals", content=json.dumps(STATE).encode(), headers=headers), 400, "2 times")
+
+
 def test_json_with_a_utf8_charset_is_taken(client: TestClient) -> None:
     import json
 
@@ -116,12 +139,19 @@ def test_json_with_a_utf8_charset_is_taken(client: TestClient) -> None:
 
 
 # ----- games: owned, bounded per client, never pushed out by another client --------------------------
+@contextmanager
+def two_clients(app: Starlette) -> Iterator[tuple[TestClient, TestClient]]:
+    """Clients of ``app`` from two addresses, 10.0.0.1 and 10.0.0.2: two clients to the server."""
+    with (
+        TestClient(app, base_url=OWN, client=("10.0.0.1", 1)) as first,
+        TestClient(app, base_url=OWN, client=("10.0.0.2", 1)) as second,
+    ):
+        yield first, second
+
+
 def test_a_game_is_played_only_by_the_address_that_started_it() -> None:
     app = create_app(None, warm=False)
-    with (
-        TestClient(app, base_url=OWN, client=("10.0.0.1", 1)) as owner,
-        TestClient(app, base_url=OWN, client=("10.0.0.2", 1)) as other,
-    ):
+    with two_clients(app) as (owner, other):
         game = owner.post("/api/play/new", json=BOARD).json()["game"]
         assert len(game) >= 22  # 128 random bits, not 64
         one_line_error(other.post("/api/play/shoot", json={"game": game, "row": 0, "col": 0}), 404, "no game")
@@ -133,10 +163,7 @@ def test_one_client_starting_many_games_pushes_out_only_its_own() -> None:
     from battlelog.web.games import GAMES_PER_CLIENT, MAX_GAMES
 
     app = create_app(None, warm=False)
-    with (
-        TestClient(app, base_url=OWN, client=("10.0.0.1", 1)) as victim,
-        TestClient(app, base_url=OWN, client=("10.0.0.2", 1)) as flood,
-    ):
+    with two_clients(app) as (victim, flood):
         kept = victim.post("/api/play/new", json=BOARD).json()["game"]
         games = [flood.post("/api/play/new", json=BOARD).json()["game"] for _ in range(MAX_GAMES + 8)]
         assert victim.post("/api/play/shoot", json={"game": kept, "row": 0, "col": 0}).status_code == 200
@@ -202,11 +229,12 @@ def test_engine_calls_past_the_queue_are_refused_at_once_with_retry_after() -> N
     with TestClient(app, base_url=OWN) as client:
         game = client.post("/api/play/new", json=BOARD).json()["game"]
 
-        async def hold() -> None:
-            await service.run(release.wait)
+        async def hold(owner: str) -> None:
+            await service.run(release.wait, owner)
 
         portal = client.portal
-        held = [portal.start_task_soon(hold) for _ in range(2)]  # the queue is full: one running, one waiting
+        # the queue is full: one running, one waiting, of two other clients (each may take half)
+        held = [portal.start_task_soon(hold, owner) for owner in ("10.0.0.8", "10.0.0.9")]
         for _ in range(1000):  # 10 s at most, on a loaded machine
             if service.queue.taken == 2:
                 break
@@ -232,14 +260,14 @@ def test_engine_calls_past_the_queue_are_refused_at_once_with_retry_after() -> N
 
 def test_the_queue_counts_what_runs_and_waits_and_frees_it_on_failure() -> None:
     queue = WorkQueue(limit=1)
-    with pytest.raises(RuntimeError), queue.slot():
+    with pytest.raises(RuntimeError), queue.slot("10.0.0.1"):
         assert queue.taken == 1
-        with pytest.raises(Exception, match="busy") as refused, queue.slot():
+        with pytest.raises(Exception, match="busy") as refused, queue.slot("10.0.0.2"):
             pass
         assert getattr(refused.value, "status", None) == 503
         raise RuntimeError("the call failed")
     assert queue.taken == 0
-    with queue.slot():
+    with queue.slot("10.0.0.1"):
         pass
 
 
@@ -248,9 +276,9 @@ def test_one_client_may_take_only_half_of_the_queue() -> None:
     with queue.slot("10.0.0.1"), queue.slot("10.0.0.1"):
         with pytest.raises(Exception, match="10.0.0.1's engine calls"), queue.slot("10.0.0.1"):
             pass
-        with queue.slot("10.0.0.2"), queue.slot(None):  # another client, and a prefetch of the server's own
+        with queue.slot("10.0.0.2"), queue.slot("10.0.0.3"):  # two other clients
             assert queue.taken == 4
-            with pytest.raises(Exception, match="4 engine calls"), queue.slot("10.0.0.3"):
+            with pytest.raises(Exception, match="4 engine calls"), queue.slot("10.0.0.4"):  # a new client
                 pass
     assert queue.taken == 0
     with queue.slot("10.0.0.1"), queue.slot("10.0.0.1"):  # its share is free again
@@ -278,10 +306,7 @@ def test_a_client_watches_and_cancels_only_its_own_jobs() -> None:
     from battlelog.web.jobs import Job
 
     app = create_app(None, warm=False)
-    with (
-        TestClient(app, base_url=OWN, client=("10.0.0.1", 1)) as owner,
-        TestClient(app, base_url=OWN, client=("10.0.0.2", 1)) as other,
-    ):
+    with two_clients(app) as (owner, other):
         job = app.state.jobs._jobs["10.0.0.1", "page-1"] = Job("10x10 5,4,3,3,2", 0.5)  # as a request in progress holds it
         try:
             assert other.get("/api/progress", params={"job": "page-1"}).json()["running"] is False

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from contextlib import nullcontext
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -62,7 +63,7 @@ def advice(state: GameState, engine: Engine) -> dict[str, Any]:
 def advice_text(workspace: Workspace, engine: str, state: GameState) -> bytes:
     """:func:`advice` as JSON text; runs in a worker process (:mod:`battlelog.web.workers`). The state
     crosses the processes as the object the server read and checked: unpickled as it is, not checked a
-    second time (a 10x10 state's reading is a fifth of a millisecond to a millisecond, some 3% of its answer)."""
+    second time (its reading is a part of the server's own cost, docs/web.md "Load")."""
     answer = advice(state, workspace.engine(engine))
     return json.dumps(answer, separators=(",", ":")).encode()
 
@@ -82,7 +83,7 @@ async def marginals_endpoint(request: Request) -> Response:
                 following = state.with_shot(suggest["row"], suggest["col"], result, None, volley)
             except BattlelogError:
                 continue
-            service.prefetch(answer_key(following, service), partial(computed, following, service, None, queued=False))
+            service.prefetch(answer_key(following, service), partial(computed, following, service, None))
     return Response(answer, media_type="application/json")
 
 
@@ -92,17 +93,15 @@ def answer_key(state: GameState, service: EngineService) -> str:
 
 
 async def computed(
-    state: GameState, service: EngineService, job: Job | None, owner: str | None = None, queued: bool = True
+    state: GameState, service: EngineService, job: Job | None, owner: str | None = None
 ) -> bytes:
     """The answer's JSON text, computed in a worker process; a request's call waits in the service's
-    bounded queue, counted against its ``owner``'s share. The server's own calls are not ``queued``:
-    the opening book's (two at a time) and the prefetches (only when a worker is idle), so that they
-    never take a request's place."""
+    bounded queue, counted against its client's (``owner``'s) share. The server's own calls (no
+    ``owner``: the opening book's, two at a time, and the prefetches, only when a worker is idle) take
+    no place in it, so that they never take a request's."""
     if job is not None:
         job.what = state.config.label()
-    if not queued:
-        return await service.processes.call(advice_text, service.engine_name, state, job=job)
-    with service.queue.slot(owner):
+    with nullcontext() if owner is None else service.queue.slot(owner):
         return await service.processes.call(advice_text, service.engine_name, state, job=job)
 
 
@@ -115,7 +114,7 @@ async def book_answer(state: GameState, service: EngineService) -> bytes:
         raise WebError("refused by the engine when the book was computed", 409)
     if key not in service.book:
         try:
-            service.book[key] = await service.cached(key, lambda: computed(state, service, None, queued=False))
+            service.book[key] = await service.cached(key, lambda: computed(state, service, None))
         except WebError as exc:
             if exc.status == 409:
                 service.book_refused.add(key)

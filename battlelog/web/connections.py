@@ -12,7 +12,9 @@ protocol, with the deadlines of :class:`Limits`) gives every request
 and answers 408 (``Connection: close``) and closes when one runs out: the app's read of the body sees
 the client gone (:class:`battlelog.web.requests.Disconnected`), and nothing is logged. The time the
 app takes to answer is not counted. A new connection beyond ``connections`` open ones, or beyond
-``per_client`` from one address, is answered 503 with ``Retry-After`` and closed at once.
+``per_client`` from one address, is answered 503 with ``Retry-After`` and closed at once. A request
+that HTTP cannot parse is answered 400 in one JSON line (uvicorn's own warning, one line, is logged);
+an upgrade to a websocket is answered as plain HTTP, and logged nowhere.
 :func:`server_config` is the uvicorn configuration ``battlelog serve`` runs with.
 """
 
@@ -81,9 +83,12 @@ class GuardedProtocol(HttpToolsProtocol):
         if self._arriving == "headers":
             self._head_bytes += len(data)
         super().data_received(data)
-        if self._arriving == "headers" and self._head_bytes > self.limits.header_bytes and not self.transport.is_closing():
-            message = f"request headers larger than {self.limits.header_bytes:,} bytes"
-            self._refuse(431, "Request Header Fields Too Large", message)
+        if self._oversized() and not self.transport.is_closing():
+            self._refuse(431, "Request Header Fields Too Large", f"request headers larger than {self.limits.header_bytes:,} bytes")
+
+    def _oversized(self) -> bool:
+        """Whether the request's head (its line and headers) has passed its byte limit."""
+        return self._arriving == "headers" and self._head_bytes > self.limits.header_bytes
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
@@ -98,6 +103,19 @@ class GuardedProtocol(HttpToolsProtocol):
     def on_message_complete(self) -> None:
         super().on_message_complete()
         self._expect("", 0.0)
+
+    def _unsupported_upgrade_warning(self) -> None:
+        """Log nothing: the server speaks no websocket and answers an upgrade request as plain HTTP (uvicorn
+        logs two lines of advice to install a websocket library for each, which any client can repeat)."""
+
+    def send_400_response(self, msg: str) -> None:
+        """A request HTTP cannot parse: 400 in one JSON line, as every other refusal (uvicorn's is text);
+        431 when its head had passed its byte limit (the parser refuses a URL of 64 kB, before
+        :meth:`data_received` counts it)."""
+        if self._oversized():
+            self._refuse(431, "Request Header Fields Too Large", f"request headers larger than {self.limits.header_bytes:,} bytes")
+        else:
+            self._refuse(400, "Bad Request", f"{msg.rstrip('.')}: not an HTTP/1.1 request this server can read")
 
     def _expect(self, what: str, seconds: float) -> None:
         """Wait ``seconds`` for ``what`` to arrive ("" : nothing is awaited from the client)."""

@@ -181,7 +181,7 @@ async def shoot(request: Request) -> JSONResponse:
     if not all(isinstance(v, int) and not isinstance(v, bool) for cell in cells for v in cell):
         raise BattlelogError("row and col must be whole numbers")
     service: EngineService = request.app.state.service
-    return JSONResponse(await service.run(lambda: match.fire(cells), owner=client_of(request)))
+    return JSONResponse(await service.run(lambda: match.fire(cells), client_of(request)))
 
 
 async def heat(request: Request) -> JSONResponse:
@@ -189,7 +189,7 @@ async def heat(request: Request) -> JSONResponse:
     data = json_object(await read_body(request), ("game",), ("game",))
     match = _match(request, data)
     service: EngineService = request.app.state.service
-    marginals = await service.run(lambda: solve(match.its, service.engine()), owner=client_of(request))
+    marginals = await service.run(lambda: solve(match.its, service.engine()), client_of(request))
     return JSONResponse(marginals.to_json())
 
 

@@ -46,8 +46,11 @@ class Disconnected(WebError):
 def check_json_type(request: Request) -> None:
     """Refuse (415) a body not declared ``application/json`` (a charset, if given, must be UTF-8): a
     cross-site form or ``text/plain`` fetch, which browsers send without asking the server first,
-    never reaches a JSON endpoint."""
-    declared = request.headers.get("content-type")
+    never reaches a JSON endpoint. Two Content-Type headers are refused (400): which would the body be?"""
+    types = request.headers.getlist("content-type")
+    if len(types) > 1:
+        raise WebError(f"Content-Type given {len(types)} times: send one, application/json")
+    declared = types[0] if types else None
     media, _, parameters = (declared or "").partition(";")
     extras = [p.strip().lower().replace('"', "") for p in parameters.split(";") if p.strip()]
     if media.strip().lower() != "application/json" or any(p != "charset=utf-8" for p in extras):

@@ -124,7 +124,7 @@ async def replay(request: Request) -> JSONResponse:
 
     layout = None if game.layout is None else layout_json(game.layout)
     with request.app.state.jobs.of(request) as job:
-        computed = await service.run(frames, job, client_of(request))
+        computed = await service.run(frames, client_of(request), job)
     return JSONResponse({"title": game.title, "player": game.player, "layout": layout, "frames": computed})
 
 

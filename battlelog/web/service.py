@@ -61,31 +61,31 @@ class WorkQueue:
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.per_client = max(1, limit // 2)
-        self.taken = 0
-        self._owners: dict[str, int] = {}
+        self._owners: dict[str, int] = {}  # each client's calls running or waiting
         self._latency = 1.0  # seconds, a running mean
 
+    @property
+    def taken(self) -> int:
+        """The calls running or waiting (at most ``limit``: a sum over a few clients)."""
+        return sum(self._owners.values())
+
     @contextmanager
-    def slot(self, owner: str | None = None) -> Iterator[None]:
+    def slot(self, owner: str) -> Iterator[None]:
         """A place in the queue for the time of the block, or :func:`busy`; ``owner``'s calls (a client
-        address; None: the server's own, a prefetch) count against its share too."""
-        mine = self._owners.get(owner, 0) if owner is not None else 0
-        if self.taken >= self.limit:
-            raise busy(f"{self.taken} engine calls are running or waiting", max(1, math.ceil(self._latency)))
+        address) count against its share too."""
+        mine, taken = self._owners.get(owner, 0), self.taken
+        if taken >= self.limit:
+            raise busy(f"{taken} engine calls are running or waiting", max(1, math.ceil(self._latency)))
         if mine >= self.per_client:
             raise busy(f"{mine} of {owner}'s engine calls are running or waiting, its share", max(1, math.ceil(self._latency)))
-        self.taken += 1
-        if owner is not None:
-            self._owners[owner] = mine + 1
+        self._owners[owner] = mine + 1
         start = time.perf_counter()
         try:
             yield
         finally:
-            self.taken -= 1
-            if owner is not None:
-                self._owners[owner] -= 1
-                if not self._owners[owner]:
-                    del self._owners[owner]
+            self._owners[owner] -= 1
+            if not self._owners[owner]:
+                del self._owners[owner]
             self._latency += 0.2 * (time.perf_counter() - start - self._latency)
 
 
@@ -106,7 +106,7 @@ class EngineService:
 
     def __init__(self, workers: int = 2, engine: str = DEFAULT_ENGINE, queue: int | None = None) -> None:
         self.engine_name = engine
-        #: The engine calls that requests make (not the opening book's), bounded.
+        #: The engine calls that requests make (not the server's own: the opening book's, the prefetches), bounded.
         self.queue = WorkQueue(QUEUE_PER_WORKER * workers if queue is None else queue)
         self._local = threading.local()
         self._workspaces: list[Workspace] = []
@@ -138,10 +138,10 @@ class EngineService:
         """This worker thread's engine (call only from inside :meth:`run`)."""
         return self._workspace().engine(self.engine_name)
 
-    async def run(self, call: Callable[[], Result], job: Job | None = None, owner: str | None = None) -> Result:
-        """``call()`` on a worker thread, awaited without blocking the event loop (in :attr:`queue`, or
-        refused when it or ``owner``'s share is full); with a ``job``, the engine's progress goes to it, and a cancelled job
-        stops the call at its next report."""
+    async def run(self, call: Callable[[], Result], owner: str, job: Job | None = None) -> Result:
+        """``call()`` on a worker thread for the client ``owner``, awaited without blocking the event loop
+        (in :attr:`queue`, or refused when it or ``owner``'s share is full); with a ``job``, the engine's
+        progress goes to it, and a cancelled job stops the call at its next report."""
 
         def watched() -> Result:
             if job is None:
