@@ -228,6 +228,18 @@ def test_a_fifo_that_nobody_reads_is_refused_in_one_line_not_waited_on(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.pl"], "a sibling or a scratch file was left"
 
 
+def test_compile_onto_a_full_device_leaves_no_siblings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Before: the SDD failed on the full device after its .vtree and .vars.json were put in place beside it.
+    full = tmp_path / "m.sdd"
+    try:
+        os.mknod(full, stat.S_IFCHR | 0o666, os.makedev(1, 7))  # the full device's numbers: every write is ENOSPC
+    except PermissionError:
+        pytest.skip("mknod is not permitted here (not root)")
+    assert main(["compile", *EMPTY_4X4, "-o", str(full)]) == 2
+    assert capsys.readouterr().err == f"battlelog: error: {full}: cannot write (No space left on device)\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.sdd"] and stat.S_ISCHR(os.lstat(full).st_mode)
+
+
 def test_compile_to_standard_output_is_refused_and_script_prints(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)
     assert main(["compile", *EMPTY_4X4, "-o", "-"]) == 2
