@@ -77,21 +77,19 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (argparse's own exits, ``--help`` and usage errors, raise SystemExit)."""
+    if sys.stdout is None:  # started with standard output closed (`>&-`): the interpreter has none to print to
+        print("battlelog: error: standard output is closed: give it a file (> FILE, or > /dev/null)", file=sys.stderr)
+        return 2
     stdout = _watch_stdout()
     try:
         try:
             status = _run(list(sys.argv[1:] if argv is None else argv))
         finally:
             sys.stdout.flush()  # what was printed reaches its reader here, or fails here: never silently at exit
-    except OSError as exc:
-        if not isinstance(exc, StdoutError) and (stdout is None or stdout.failed is None):
-            raise  # not standard output's: a bug, shown whole
-        return _stdout_failed(exc)
-    except SystemExit:
-        if stdout is not None and stdout.failed is not None:  # argparse swallows the error of printing --help
-            return _stdout_failed(stdout.failed)
-        raise
-    if stdout is not None and stdout.failed is not None:  # printed by something that swallowed the error
+    except (OSError, SystemExit):
+        if stdout is None or stdout.failed is None:
+            raise  # not standard output's: an OSError is a bug, shown whole; a SystemExit is argparse's
+    if stdout is not None and stdout.failed is not None:  # also when the error was swallowed (argparse's --help)
         return _stdout_failed(stdout.failed)
     return status
 
@@ -113,10 +111,6 @@ def _run(argv: list[str]) -> int:
         bar.close()
 
 
-class StdoutError(OSError):
-    """Standard output could not take what was printed (a full disk, an I/O error)."""
-
-
 class _WatchedStdout(io.FileIO):
     """Standard output's descriptor, remembering its first failure: a caller may swallow the error
     (argparse does, printing ``--help``), and a full disk must not then pass for success."""
@@ -126,12 +120,9 @@ class _WatchedStdout(io.FileIO):
     def write(self, data: Any) -> int:  # Any: typeshed's ReadableBuffer is private
         try:
             return super().write(data)
-        except BrokenPipeError as exc:
-            self.failed = self.failed or exc
-            raise
         except OSError as exc:
             self.failed = self.failed or exc
-            raise StdoutError(exc.errno, exc.strerror) from None
+            raise
 
 
 def _watch_stdout() -> _WatchedStdout | None:

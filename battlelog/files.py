@@ -9,7 +9,9 @@ A symlink is followed first, so its target is written and the link stays. Then w
   folder), then copied into the file in place, so every link sees the new content. Only a failure during
   that last copy can leave it torn: the price of keeping the links.
 - a device, FIFO or socket: opened before the work starts and written in place once the content is
-  whole, as ``cat > path`` would (``/dev/null`` discards it, a FIFO's reader gets all of it).
+  whole, as ``cat > path`` would (``/dev/null`` discards it, a FIFO's reader gets all of it). Unlike
+  ``cat``, a FIFO that nobody reads yet is refused in one line rather than waited on forever: start its
+  reader first.
 - ``-`` (:data:`STDOUT`): standard output, unless the file must be a regular one.
 
 A place that cannot be written (no such folder, a folder, a read-only file system, a full disk) is a
@@ -23,6 +25,7 @@ scratch file, which exists, is writable and keeps the target's suffix.
 from __future__ import annotations
 
 import csv
+import errno
 import io
 import os
 import secrets
@@ -190,12 +193,9 @@ def _fsync(path: Path, flags: int) -> None:
 
 @contextmanager
 def _in_place(path: Path) -> Iterator[Path]:
-    """Open ``path`` first (a FIFO waits here for its reader, as under ``cat > path``), then write the whole
-    scratch into it; a regular file (one with several links) is cut to the new length."""
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_NOCTTY)
-    except OSError as exc:
-        raise _failed(path, exc) from None
+    """Open ``path`` first, then write the whole scratch into it; a regular file (one with several links) is
+    cut to the new length."""
+    fd = _open_in_place(path)
     try:
         with _scratch(path.suffix) as scratch:
             yield scratch
@@ -209,6 +209,19 @@ def _in_place(path: Path) -> Iterator[Path]:
         raise _failed(path, exc) from None
     finally:
         os.close(fd)
+
+
+def _open_in_place(path: Path) -> int:
+    """``path`` opened for writing without waiting: a FIFO with no reader (where ``cat > path`` would wait
+    forever) is a one-line refusal; once open, writes wait as usual (a full FIFO until its reader reads)."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NOCTTY | os.O_NONBLOCK)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO and stat.S_ISFIFO(os.stat(path).st_mode):
+            raise WriteError(f"{path}: cannot write (a FIFO that nobody reads: start its reader first)") from None
+        raise _failed(path, exc) from None
+    os.set_blocking(fd, True)
+    return fd
 
 
 @contextmanager

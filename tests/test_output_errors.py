@@ -33,13 +33,23 @@ STDOUT_COMMANDS = {
     "bounds --json": ["bounds", "--size", "3", "--ships", "2", "--json"],
     "play": ["play", *EMPTY_4X4, "--seed", "1", "--player", "random"],
     "summarize": ["summarize", "{exp}"],
+    "summarize --duel --json": ["summarize", "{exp}", "--duel", "--json"],
+    "value --json": ["value", "--size", "3", "--ships", "2", "--json"],
+    "optimal --prior --json": ["optimal", "--size", "3", "--ships", "2", "--prior", "edge=1", "--json"],
+    "bimaru --json": ["bimaru", "{exp}/../puzzle.json", "--json"],
+    "ask --json": ["ask", str(Path(__file__).parent / "fixtures" / "questions_6x6.json"), "(size Red)", "--json"],
 }
+#: What a command writes on stderr by design (progress; under --json, the files written), removed before checking.
+STDERR_BY_DESIGN = {"value --json": "iteration ", "summarize --duel --json": "wrote "}
+#: A 3x3 Bimaru puzzle with one solution (a single ship in the corner), for ``bimaru``.
+PUZZLE = {"size": 3, "ships": [1], "row_counts": [1, 0, 0], "col_counts": [1, 0, 0], "hints": []}
 
 
 @pytest.fixture(scope="module")
 def experiment(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("full") / "exp"
     assert main(["experiment", "--size", "3", "--ships", "2", "--players", "random", "--games", "2", "--out", str(out), "--workers", "1"]) == 0
+    (out.parent / "puzzle.json").write_text(json.dumps(PUZZLE))
     return out
 
 
@@ -59,7 +69,7 @@ def test_standard_output_on_a_full_disk_is_one_line_and_status_2(command: str, b
     with open("/dev/full", "w") as full:
         done = run_battlelog(argv, full.fileno(), buffered)
     assert done.returncode == 2, done.stderr
-    assert done.stderr == "battlelog: error: cannot write standard output (No space left on device); what was not written is lost\n"
+    assert errors(command, done.stderr) == "battlelog: error: cannot write standard output (No space left on device); what was not written is lost\n"
 
 
 @pytest.mark.parametrize("buffered", [True, False], ids=["buffered", "unbuffered"])
@@ -72,7 +82,37 @@ def test_a_closed_pipe_stops_quietly_with_status_141(command: str, buffered: boo
         done = run_battlelog(argv, write, buffered)
     finally:
         os.close(write)
-    assert (done.returncode, done.stderr) == (141, "")
+    assert (done.returncode, errors(command, done.stderr)) == (141, "")
+
+
+def errors(command: str, stderr: str) -> str:
+    """``stderr`` less the lines that ``command`` writes there by design."""
+    by_design = STDERR_BY_DESIGN.get(command)
+    return "".join(line for line in stderr.splitlines(keepends=True) if by_design is None or not line.startswith(by_design))
+
+
+def test_a_closed_standard_output_is_one_line_and_status_2() -> None:
+    # Before: a traceback (sys.stdout is None when the interpreter starts with descriptor 1 closed).
+    done = subprocess.run(
+        ["sh", "-c", 'exec "$@" >&-', "sh", sys.executable, "-m", "battlelog.cli", "script", *EMPTY_4X4],
+        stderr=subprocess.PIPE, text=True, timeout=300,
+    )  # fmt: skip
+    assert (done.returncode, done.stderr) == (2, "battlelog: error: standard output is closed: give it a file (> FILE, or > /dev/null)\n")
+
+
+@pytest.mark.parametrize("words", [["advise", *EMPTY_4X4, "--state", "{folder}/game.json"], ["play", *EMPTY_4X4, "--human", "--seed", "1"]])
+def test_a_closed_standard_input_ends_an_interactive_session_as_its_end_would(words: list[str], tmp_path: Path) -> None:
+    # Before: a traceback (sys.stdin is None); now as at the end of the input: the session stops, saved.
+    argv = [word.format(folder=tmp_path) for word in words]
+    done = subprocess.run(
+        ["sh", "-c", 'exec "$@" <&-', "sh", sys.executable, "-m", "battlelog.cli", *argv],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert (done.returncode, done.stderr) == (0, "")
+    if words[0] == "play":
+        assert "ships were here" in done.stdout
+    else:
+        assert json.loads((tmp_path / "game.json").read_text())["shots"] == []
 
 
 def test_a_file_on_a_full_disk_is_one_line_and_the_old_file_stays(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import os
+import select
 import shutil
 import stat
 import threading
@@ -109,17 +110,21 @@ def null_device(path: Path) -> None:
 
 @dataclass
 class Reader:
-    """A thread that reads a FIFO to its end, as `cat fifo` would."""
+    """A thread that reads a FIFO to its end, as `cat fifo` would; the FIFO is open for reading before the
+    command under test starts (a FIFO that nobody reads is refused, see below)."""
 
     path: Path
     data: bytes = b""
 
     def __post_init__(self) -> None:
+        self.fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)  # a reader now, without waiting for a writer
         self.thread = threading.Thread(target=self._read, daemon=True)
         self.thread.start()
 
     def _read(self) -> None:
-        with open(self.path, "rb") as fifo:
+        select.select([self.fd], [], [])  # the first bytes, or the first writer gone (Linux: no end before a writer came)
+        os.set_blocking(self.fd, True)
+        with open(self.fd, "rb") as fifo:
             self.data = fifo.read()
 
     def finish(self) -> bytes:
@@ -208,6 +213,31 @@ def test_advise_through_a_link_keeps_every_shot_in_the_real_file(tmp_path: Path,
     assert main(["advise", "--state", str(link)]) == 0
     assert link.is_symlink()
     assert real.read_text().count('"row"') == 3
+
+
+@pytest.mark.parametrize("words", [["script", *EMPTY_4X4, "-o"], ["compile", *EMPTY_4X4, "-o"]], ids=["script", "compile"])
+def test_a_fifo_that_nobody_reads_is_refused_in_one_line_not_waited_on(
+    words: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Before: the command waited in open() for a reader that never came, forever.
+    fifo = tmp_path / "out.pl"
+    os.mkfifo(fifo)
+    assert main([*words, str(fifo)]) == 2
+    assert capsys.readouterr().err == f"battlelog: error: {fifo}: cannot write (a FIFO that nobody reads: start its reader first)\n"
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.pl"], "a sibling or a scratch file was left"
+
+
+def test_compile_onto_a_full_device_leaves_no_siblings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Before: the SDD failed on the full device after its .vtree and .vars.json were put in place beside it.
+    full = tmp_path / "m.sdd"
+    try:
+        os.mknod(full, stat.S_IFCHR | 0o666, os.makedev(1, 7))  # the full device's numbers: every write is ENOSPC
+    except PermissionError:
+        pytest.skip("mknod is not permitted here (not root)")
+    assert main(["compile", *EMPTY_4X4, "-o", str(full)]) == 2
+    assert capsys.readouterr().err == f"battlelog: error: {full}: cannot write (No space left on device)\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.sdd"] and stat.S_ISCHR(os.lstat(full).st_mode)
 
 
 def test_compile_to_standard_output_is_refused_and_script_prints(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

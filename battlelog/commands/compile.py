@@ -27,7 +27,7 @@ import json
 
 from battlelog.commands.boards import add_state_arguments, output_path, state_from
 from battlelog.errors import BattlelogError
-from battlelog.files import STDOUT, check_regular, replacing
+from battlelog.files import STDOUT, replacing
 from battlelog.rules.prior import placement_log_weight
 from battlelog.wording import count_noun
 
@@ -60,13 +60,13 @@ def run(args: argparse.Namespace) -> int:
         raise BattlelogError(f"{sdd_path}: name the SDD file otherwise (e.g. model.sdd): its vtree is written to {vtree_path}")
     # Scratch files made first: a place that cannot be written is refused before compiling, and pysdd,
     # which crashes on a path it cannot open, only ever writes to files that exist. The SDD may go to a
-    # device or a FIFO; its siblings, named after the path given, must be regular files.
-    check_regular(vtree_path)  # before a FIFO given as OUT is opened: its reader is not kept waiting for nothing
-    check_regular(vars_path)
+    # device or a FIFO; its siblings, named after the path given, must be regular files. The SDD is opened
+    # last (a FIFO's reader is not kept waiting for a refused sibling) and put in place first: where it
+    # cannot be written (a full disk), its siblings are not put in place either.
     with (
-        replacing(sdd_path) as sdd_scratch,
-        replacing(vtree_path, regular=True) as vtree_scratch,
         replacing(vars_path, regular=True) as vars_scratch,
+        replacing(vtree_path, regular=True) as vtree_scratch,
+        replacing(sdd_path) as sdd_scratch,
     ):
         try:
             written = compile_state(state, sdd_scratch, vtree_scratch, memory_budget())

@@ -24,6 +24,8 @@ class Quit(Exception):
 
 def ask(prompt: str) -> str | None:
     """The next line the user gives (without its newline), or None at the end of the input."""
+    if sys.stdin is None:  # started with standard input closed (`<&-`): nothing to read, as at its end
+        return None
     if sys.stdin.isatty():
         try:
             return input(prompt)
