@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -98,8 +99,10 @@ def _candidates(player: Player, state: GameState) -> list[Cell]:
     return cells
 
 
-def _average(count: int, summed: Total, ways: int) -> Total:
-    return count + (summed if ways == 1 else Fraction(summed, ways))
+def _average(count: Any, summed: Any, ways: int) -> Any:
+    """One more shot for each unfinished layout, plus the mean of the candidates' totals (a scalar or, per
+    layout, an object array)."""
+    return count + (summed if ways == 1 else summed * Fraction(1, ways))
 
 
 def _game_walk(player: Player, table: LayoutTable, counter: _Counter) -> Total:
@@ -137,10 +140,12 @@ def _game_walk(player: Player, table: LayoutTable, counter: _Counter) -> Total:
     return total(GameState.empty(config), np.arange(len(table), dtype=np.int32))
 
 
-def _blind_walk(player: Player, table: LayoutTable, counter: _Counter) -> Total:
-    """T of the empty board for a blind player: one tree of shot sets for all layouts."""
+def _blind_walk(player: Player, table: LayoutTable, counter: _Counter, by_layout: bool = False) -> Any:
+    """T of the empty board for a blind player: one tree of shot sets for all layouts (``by_layout``: one T
+    per layout, an object array, instead of their sum)."""
     config = table.config
-    memo: dict[int, Total] = {}
+    memo: dict[int, Any] = {}
+    board = (1 << config.cell_count) - 1
 
     def witness(shot: int, state: GameState, layout: int, cell: Cell) -> tuple[GameState, int] | None:
         """The state after ``cell`` as some layout unfinished by ``shot`` answers it, with that layout;
@@ -159,17 +164,18 @@ def _blind_walk(player: Player, table: LayoutTable, counter: _Counter) -> Total:
             replay = replay.with_shot(where[0], where[1], answer, ship)
         return replay, layout
 
-    def total(state: GameState, layout: int, shot: int) -> Total:
+    def total(state: GameState, layout: int, shot: int) -> Any:
         if shot not in memo:
             cells = _candidates(player, state)
-            summed: Total = 0
+            summed: Any = np.zeros(len(table), dtype=object) if by_layout else 0
             for cell in cells:
                 after = shot | 1 << cell_index(cell, config.cols)
                 found = witness(after, state, layout, cell)
                 if found is not None:
                     summed += total(*found, after)
-            unfinished = int(np.count_nonzero(table.union & np.uint64(~shot & ((1 << config.cell_count) - 1))))
-            memo[shot] = _average(unfinished, summed, len(cells))
+            unfinished = (table.union & np.uint64(~shot & board)) != 0
+            count = unfinished.astype(object) if by_layout else int(np.count_nonzero(unfinished))
+            memo[shot] = _average(count, summed, len(cells))
             counter.tick()
         return memo[shot]
 
@@ -184,3 +190,53 @@ def _referee(table: LayoutTable, layout: int, state: GameState) -> Referee:
         referee.shoot(*shot.cell)
     return referee
 
+
+
+def shots_by_layout(player: Player, table: LayoutTable, progress: WalkProgress | None = None, every: int = 10_000) -> list[Total]:
+    """The exact expected number of shots ``player`` needs on each layout of ``table`` (``table``'s order),
+    over every way its ties fall: what a hider who knows the player weighs each layout by.
+
+    The same walks as :func:`expected_shots` (its mean over the layouts), keeping one total per layout
+    instead of their sum.
+    """
+    if table.config.rules.is_salvo:
+        raise NotExact(f"exact expectations are of single shots, not {table.config.rules.text()}")
+    player.new_game(table.config)
+    counter = _Counter(progress, every)
+    totals = _blind_walk(player, table, counter, by_layout=True) if player.blind else _layout_walk(player, table, counter)
+    return list(totals)
+
+
+def _layout_walk(player: Player, table: LayoutTable, counter: _Counter) -> np.ndarray:
+    """Each layout's T (shots still to fire) from the empty board, an object array of exact totals."""
+    config = table.config
+    size = config.cols
+    named = config.rules.sinks == NAMED
+    memo: dict[tuple[bytes, Hashable], np.ndarray] = {}
+    possible_cells: dict[int, frozenset[Cell]] = {}
+
+    def possible(layouts: np.ndarray) -> frozenset[Cell]:
+        mask = int(np.bitwise_or.reduce(table.union[layouts]))
+        if mask not in possible_cells:
+            possible_cells[mask] = frozenset(divmod(x, size) for x in range(config.cell_count) if mask >> x & 1)
+        return possible_cells[mask]
+
+    def totals(state: GameState, layouts: np.ndarray) -> np.ndarray:
+        if len(state.hits) == config.ship_cells:
+            return np.zeros(len(layouts), dtype=object)
+        key = (layouts.tobytes(), player.decision_key(state, possible(layouts)))
+        if key not in memo:
+            cells = _candidates(player, state)
+            hits = cells_mask(state.hits, size)
+            summed = np.zeros(len(layouts), dtype=object)
+            for cell in cells:
+                answers = table.answers(layouts, hits, cell)
+                for answer in np.unique(answers):
+                    result, ship = decode_answer(int(answer), named)
+                    part = answers == answer
+                    summed[part] += totals(state.with_shot(cell[0], cell[1], result, ship), layouts[part])
+            memo[key] = _average(1, summed, len(cells))
+            counter.tick()
+        return memo[key]
+
+    return totals(GameState.empty(config), np.arange(len(table), dtype=np.int32))
