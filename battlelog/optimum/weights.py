@@ -32,7 +32,7 @@ from battlelog.jsonfile import read_text
 from battlelog.optimum.layouts import LayoutTable
 from battlelog.optimum.weighted import TOTAL_LIMIT
 from battlelog.rules.config import GameConfig
-from battlelog.rules.hiders import parse_prior_spec
+from battlelog.rules.hiders import layout_weight, parse_prior_spec
 from battlelog.rules.prior import Prior, check_prior, layout_features
 from battlelog.wording import clip
 
@@ -95,19 +95,6 @@ def layout_json(config: GameConfig, row: np.ndarray) -> list[dict[str, Any]]:
     ]
 
 
-def _weight(value: Any, where: str) -> Fraction:
-    """A weight as written: a whole number, a decimal, or ``"p/q"``; never negative."""
-    try:
-        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-            raise ValueError
-        weight = Fraction(value) if isinstance(value, (int, str)) else Fraction(repr(value))
-    except (ValueError, ZeroDivisionError):
-        raise FileFormatError(f'{where}: weight must be a number or a fraction "p/q", got {clip(repr(value))}') from None
-    if weight < 0:
-        raise FileFormatError(f"{where}: weight must not be negative, got {clip(repr(value))}")
-    return weight
-
-
 def _layout_index(layouts: LayoutTable, data: Any, where: str, index: dict[tuple[int, ...], int]) -> int:
     """The index in ``layouts`` of a layout written as game records write it."""
     config = layouts.config
@@ -151,7 +138,7 @@ def explicit_weights(layouts: LayoutTable, path: Path) -> LayoutWeights:
         lay = _layout_index(layouts, data["layout"], where, index)
         if lay in given:
             raise FileFormatError(f"{where}: this layout is given twice")
-        given[lay] = _weight(data["weight"], where)
+        given[lay] = layout_weight(data["weight"], where)
     keep = np.array(sorted(lay for lay, w in given.items() if w > 0), dtype=np.int64)
     if len(keep) == 0:
         raise FileFormatError(f"{path}: no layout has a positive weight")

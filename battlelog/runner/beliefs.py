@@ -26,7 +26,7 @@ from battlelog.engines.workspace import Workspace
 from battlelog.players.belief import ALL_FEATURES, LEARNT
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement
-from battlelog.rules.hiders import HIDER, LEARN, spec_text
+from battlelog.rules.hiders import HIDER, LEARN, Hider, spec_text
 from battlelog.rules.prior import FEATURES, UNIFORM, Prior, layout_features, parse_features
 from battlelog.runner.seeds import DRAWN_TOGETHER, layouts_for
 
@@ -36,7 +36,7 @@ BELIEF = "belief"
 LEARN_RIDGE = 1.0
 
 
-def learned_prior(config: GameConfig, seed: int, hider: Prior, game: int, workspace: Workspace,
+def learned_prior(config: GameConfig, seed: int, hider: Hider, game: int, workspace: Workspace,
                   learnt: tuple[str, ...] = FEATURES) -> Prior:  # fmt: skip
     """The prior ``belief=learn`` plays game ``game`` with: the weights of ``learnt`` fitted to the layouts of
     games 0..game-1 (the others 0)."""
@@ -66,7 +66,7 @@ def _features(drawn: dict[int, tuple[Placement, ...]], game: int, config: GameCo
     return layout_features(drawn[game], config.rows, config.cols)
 
 
-def resolved_options(options: Mapping[str, Any], config: GameConfig, seed: int, game: int, hider: Prior,
+def resolved_options(options: Mapping[str, Any], config: GameConfig, seed: int, game: int, hider: Hider,
                      workspace: Workspace | None) -> dict[str, Any]:  # fmt: skip
     """``options`` with ``belief=hider`` or ``belief=learn`` replaced by the prior it means in this game."""
     out = dict(options)

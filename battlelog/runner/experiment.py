@@ -25,7 +25,7 @@ from battlelog.errors import BattlelogError
 from battlelog.players import PLAYERS, check_player, make_player
 from battlelog.players.spec import player_spec, spec_name
 from battlelog.rules.config import GameConfig
-from battlelog.rules.hiders import HIDER, spec_text
+from battlelog.rules.hiders import HIDER, Hider, LayoutHider, spec_text
 from battlelog.rules.prior import UNIFORM, Prior
 from battlelog.runner.beliefs import BELIEF
 from battlelog.runner.executors.base import Executor
@@ -42,7 +42,7 @@ class Experiment:
 
     Each player and its options become one configuration, named by its canonical spec text
     (:mod:`battlelog.players.spec`): ``players`` holds those names and ``options`` their options.
-    ``hider``: the prior the boards are drawn from (``--hider``; uniform by default).
+    ``hider``: the prior or distribution over layouts the boards are drawn from (``--hider``; uniform by default).
     """
 
     config: GameConfig
@@ -50,7 +50,7 @@ class Experiment:
     games: int
     seed: int
     options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    hider: Prior = UNIFORM
+    hider: Hider = UNIFORM
 
     def __post_init__(self) -> None:
         if not self.players:
@@ -66,7 +66,7 @@ class Experiment:
             raise BattlelogError(f"player {repeated[0]!r} is named twice")
         object.__setattr__(self, "players", tuple(labels))
         object.__setattr__(self, "options", {spec.label: dict(spec.options) for spec in specs})
-        if not self.hider.is_uniform:  # too strong for the board, or no engine to draw with: one line now
+        if isinstance(self.hider, Prior) and not self.hider.is_uniform:  # too strong for the board, or no engine to draw with: one line now
             check_prior_support(engine_class(DEFAULT_ENGINE), self.config.with_prior(self.hider))
         for spec in specs:
             # a player that cannot play this board, or refuses its options, is a one-line error now, not a failure per game
@@ -85,9 +85,14 @@ class Experiment:
         return manifest_of(self.config, self.seed, self.hider)
 
 
-def _told(options: Mapping[str, Any], hider: Prior) -> dict[str, Any]:
-    """``belief=hider`` as the prior it names in this experiment (what a player's check must see)."""
-    return {BELIEF: spec_text(hider)} if options.get(BELIEF) == HIDER else {}
+def _told(options: Mapping[str, Any], hider: Hider) -> dict[str, Any]:
+    """``belief=hider`` as the prior it names in this experiment (what a player's check must see); refused in
+    one line when the hider is a distribution over layouts, which no player's belief can be."""
+    if options.get(BELIEF) != HIDER:
+        return {}
+    if isinstance(hider, LayoutHider):
+        raise BattlelogError(f"belief=hider: the hider {hider.name} is a distribution over layouts, not a prior a player computes with")
+    return {BELIEF: spec_text(hider)}
 
 
 @dataclass(frozen=True)

@@ -19,12 +19,10 @@ from battlelog.errors import BattlelogError, FileFormatError, RulesError
 from battlelog.jsonfile import named_file, parse_json
 from battlelog.rules.config import GameConfig, board_from_json, format_ships
 from battlelog.rules.geometry import Placement
-from battlelog.rules.layouts import layouts_overlap
+from battlelog.rules.layouts import parse_layout
 from battlelog.rules.state import GameState
 from battlelog.rules.variants import ALLOWED, Rules
 from battlelog.wording import clip
-
-_KEYS = ("ship", "length", "row", "col", "orientation")
 
 
 @dataclass(frozen=True)
@@ -89,27 +87,6 @@ def _check_board(record: Mapping[str, Any], config: GameConfig, where: str) -> N
         raise FileFormatError(f"{where}: {exc}") from None
     if touch != config.rules.touch:
         raise FileFormatError(f"{where}: a game under touch {touch}, not {config.rules.touch} (give --touch {touch})")
-
-
-def parse_layout(raw: Any, config: GameConfig, where: str) -> tuple[Placement, ...]:
-    """A record's layout as placements: one per ship in the fleet's order, on the board, legal under the rules."""
-    if not isinstance(raw, list) or len(raw) != len(config.ships):
-        raise FileFormatError(f"{where}: layout must list one placement per ship of {config.label()}")
-    layout = []
-    for ship, p in enumerate(raw):
-        if not isinstance(p, dict) or any(k not in p for k in _KEYS):
-            raise FileFormatError(f"{where}: layout entry {ship} must be an object with {', '.join(_KEYS)}")
-        whole = all(isinstance(p[k], int) and not isinstance(p[k], bool) for k in _KEYS[:4])
-        placement = Placement(p["ship"], p["length"], p["row"], p["col"], p["orientation"] == "h") if whole else None
-        if p["ship"] != ship or p["orientation"] not in ("h", "v") or placement not in config.placements(ship):
-            raise FileFormatError(f"{where}: layout entry {ship} is not a placement of ship {ship} (length {config.ships[ship]}) "
-                                  f"on the {config.shape} board")  # fmt: skip
-        layout.append(placement)
-    if layouts_overlap(layout):
-        raise FileFormatError(f"{where}: the layout has two ships on one cell")
-    if not config.rules.legal(layout, config.rows, config.cols):
-        raise FileFormatError(f"{where}: the layout has two ships in contact, which {config.rules.text()} forbids")
-    return tuple(layout)
 
 
 def _state(record: Mapping[str, Any], config: GameConfig, where: str) -> GameState | None:

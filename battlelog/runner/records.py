@@ -23,8 +23,8 @@ from battlelog.errors import BattlelogError, FileFormatError, RulesError
 from battlelog.jsonfile import check_keys, parse_json, read_json
 from battlelog.rules.answers import HIT, SUNK
 from battlelog.rules.config import GameConfig, board_from_json, format_ships
-from battlelog.rules.geometry import Placement
-from battlelog.rules.hiders import hider_from_json, spec_text
+from battlelog.rules.hiders import Hider, hider_from_json, spec_text
+from battlelog.rules.layouts import placement_json
 from battlelog.rules.prior import UNIFORM, Prior
 from battlelog.rules.variants import Rules
 from battlelog.runner.task import OK, STATUSES, Outcome
@@ -41,7 +41,7 @@ Key = tuple[str, int]
 MANIFEST_KEYS = ("size", "rows", "cols", "ships", "seed", "rules", "hider")
 
 
-def manifest_of(config: GameConfig, seed: int, hider: Prior = UNIFORM) -> dict[str, Any]:
+def manifest_of(config: GameConfig, seed: int, hider: Hider = UNIFORM) -> dict[str, Any]:
     """experiment.json of an experiment on ``config`` with root ``seed`` whose boards are drawn from
     ``hider``: the standard rules and the uniform hider are left out, so the manifests of standard games
     are what they always were."""
@@ -53,9 +53,9 @@ def manifest_of(config: GameConfig, seed: int, hider: Prior = UNIFORM) -> dict[s
     return manifest
 
 
-def manifest_hider(manifest: Mapping[str, Any], where: str = MANIFEST) -> Prior:
-    """The prior a manifest says the boards were drawn from (a malformed one is one line naming ``where``)."""
-    return hider_from_json(manifest["hider"], where) if "hider" in manifest else UNIFORM
+def manifest_hider(manifest: Mapping[str, Any], where: str = MANIFEST) -> Hider:
+    """The hider a manifest says the boards were drawn from (a malformed one is one line naming ``where``)."""
+    return hider_from_json(manifest["hider"], where, manifest_config(manifest)) if "hider" in manifest else UNIFORM
 
 
 def manifest_config(manifest: Mapping[str, Any]) -> GameConfig:
@@ -78,7 +78,7 @@ def describe_experiment(manifest: Mapping[str, Any]) -> str:
             rules = f" (rules {manifest['rules']!r})"
     try:
         hider = f" hidden by {spec_text(manifest_hider(manifest))}" if "hider" in manifest else ""
-    except FileFormatError:
+    except BattlelogError:
         hider = f" (hider {clip(repr(manifest['hider']))})"
     return f"{board_text(manifest)} {fleet}{rules}{hider} with seed {manifest['seed']}"
 
@@ -124,7 +124,8 @@ def read_manifest(out: Path) -> dict[str, Any]:
     config = GameConfig(rows, tuple(manifest["ships"]), rules, cols=cols)  # a fleet that cannot exist is an error here too
     hider = manifest_hider(manifest, str(path))
     try:
-        config.with_prior(hider)  # too strong for the board: refused as --hider would be
+        if isinstance(hider, Prior):
+            config.with_prior(hider)  # too strong for the board: refused as --hider would be
     except RulesError as exc:
         raise FileFormatError(f"{path}: hider: {exc}") from None
     return manifest_of(config, manifest["seed"], hider)
@@ -258,17 +259,6 @@ def load_results(out: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     except EOFError:
         raise FileFormatError(f"{path}: a gzip file cut short") from None
     return manifest, parse_records(data, path, manifest)
-
-
-def placement_json(placement: Placement) -> dict[str, Any]:
-    """A placement as games.jsonl stores it: ship, length, canonical cell and orientation (h/v)."""
-    return {
-        "ship": placement.ship,
-        "length": placement.length,
-        "row": placement.row,
-        "col": placement.col,
-        "orientation": placement.orientation,
-    }
 
 
 def game_record(outcome: Outcome, replaces: Mapping[str, Any] | None = None) -> dict[str, Any]:

@@ -17,8 +17,9 @@ from battlelog.engines.fit import weighted_engine
 from battlelog.engines.workspace import Workspace
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement
+from battlelog.rules.hiders import Hider, LayoutHider
 from battlelog.rules.layouts import sample_layout
-from battlelog.rules.prior import UNIFORM, Prior
+from battlelog.rules.prior import UNIFORM
 from battlelog.rules.state import GameState
 from battlelog.rules.variants import ALLOWED
 
@@ -43,22 +44,25 @@ def game_seeds(seed: int, game: int) -> tuple[np.random.SeedSequence, np.random.
     )
 
 
-def layout_for(config: GameConfig, seed: int, game: int, hider: Prior = UNIFORM) -> tuple[Placement, ...]:
+def layout_for(config: GameConfig, seed: int, game: int, hider: Hider = UNIFORM) -> tuple[Placement, ...]:
     """The hidden layout of game ``game`` under root ``seed``: drawn from ``hider``'s prior over the layouts
     legal under the rules (uniform by default).
 
     Uniform, ships that may touch: whole-layout rejection sampling (the boards every experiment has always
     had). Under ``diagonal`` and ``none`` so few whole layouts are legal that rejection would take too long,
     and another hider weighs the layouts: the layout is then drawn exactly from the counted model, the
-    engine's sampler on the empty board (weighted by the hider's prior).
+    engine's sampler on the empty board (weighted by the hider's prior). A distribution over layouts
+    (:class:`~battlelog.rules.hiders.LayoutHider`) draws from its own list, exactly.
     """
     return layouts_for(config, seed, [game], hider)[0]
 
 
-def layouts_for(config: GameConfig, seed: int, games: Sequence[int], hider: Prior = UNIFORM) -> list[tuple[Placement, ...]]:
+def layouts_for(config: GameConfig, seed: int, games: Sequence[int], hider: Hider = UNIFORM) -> list[tuple[Placement, ...]]:
     """:func:`layout_for` of each of ``games``, the same layouts, those drawn from a counted model drawn
     together (one walk through it: a model too large to keep is swept once, not once a board)."""
     rngs = [np.random.default_rng(game_seeds(seed, game)[0]) for game in games]
+    if isinstance(hider, LayoutHider):
+        return [hider.draw(rng) for rng in rngs]
     if hider.is_uniform:
         if config.rules.touch == ALLOWED:
             return [sample_layout(config, rng) for rng in rngs]

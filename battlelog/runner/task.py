@@ -19,7 +19,8 @@ from battlelog.players import make_player
 from battlelog.players.spec import spec_name
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement
-from battlelog.rules.prior import UNIFORM, Prior
+from battlelog.rules.hiders import Hider
+from battlelog.rules.prior import UNIFORM
 from battlelog.runner.beliefs import resolved_options
 from battlelog.runner.loop import play_game
 from battlelog.runner.procmem import megabytes, peak_bytes, reset_peak
@@ -33,7 +34,7 @@ STATUSES = (OK, MEMORY, TIMEOUT, ERROR)
 @dataclass(frozen=True)
 class GameTask:
     """One game for a worker: who plays (a player spec and its options) on which board, and with how
-    much memory for the engine (bytes; None: the engine's own default); ``hider``: the prior the layout was
+    much memory for the engine (bytes; None: the engine's own default); ``hider``: the prior (or distribution over layouts) the layout was
     drawn from (what ``belief=hider`` and ``belief=learn`` are resolved with)."""
 
     player: str
@@ -43,7 +44,7 @@ class GameTask:
     game: int
     layout: tuple[Placement, ...]
     budget: int | None = None
-    hider: Prior = UNIFORM
+    hider: Hider = UNIFORM
 
 
 @dataclass(frozen=True)

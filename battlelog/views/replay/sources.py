@@ -17,8 +17,8 @@ from battlelog.jsonfile import named_file, read_json
 from battlelog.players import PLAYERS
 from battlelog.players.spec import spec_name
 from battlelog.rules.geometry import Placement, cell_name
-from battlelog.rules.hiders import hider_from_json
-from battlelog.rules.prior import UNIFORM, Prior
+from battlelog.rules.hiders import Hider, hider_from_json
+from battlelog.rules.prior import UNIFORM
 from battlelog.rules.referee import Referee
 from battlelog.rules.state import GameState
 from battlelog.runner.layout_files import parse_layout
@@ -40,7 +40,7 @@ class Game:
     #: ``belief=learn`` mean in it. None, None and uniform for a state file.
     seed: int | None = None
     number: int | None = None
-    hider: Prior = UNIFORM
+    hider: Hider = UNIFORM
     #: The state file the game was read from, which an error about its answers names (a record's answers
     #: are checked against its layout when it is read).
     source: str | None = None
@@ -111,7 +111,7 @@ def game_from_record(record: dict[str, Any], source: str, where: str | None = No
         raise FileFormatError(f"{source}: options must be an object, got {options!r}")
     number = f"game {record['game']}, " if isinstance(record.get("game"), int) else ""
     title = f"{record['player']} on {state.config.label()} ({number}{where or Path(source).name})"
-    hider = hider_from_json(record["hider"], source) if "hider" in record else UNIFORM
+    hider = hider_from_json(record["hider"], source, state.config) if "hider" in record else UNIFORM
     seed, game = (record.get(key) if isinstance(record.get(key), int) else None for key in ("seed", "game"))
     return Game(state, title, layout, str(record["player"]), dict(options), seed, game, hider)
 

@@ -1,0 +1,221 @@
+"""The hider who hides against a seeker (``--hider adversarial[against=PLAYER]``), worked out by playing it.
+
+The rules know a hider only as a distribution over layouts (:mod:`battlelog.rules.hiders`); this module
+plays the seeker to find the one it does worst against, and hands the rules that distribution:
+
+- **Exact** (every layout listed, at most :data:`EXACT_LAYOUTS`, and the player's choices a uniform draw
+  among cells its state fixes, :meth:`Player.candidates`): each layout's expected shots exactly, over every
+  way the player's ties fall (:func:`battlelog.players.evaluate.shots_by_layout`). The hider who maximises
+  the seeker's expected shots puts all its mass on the layouts of the largest expectation (any mixture of
+  them does as well, none does better); it spreads it evenly over them: a :class:`LayoutHider`.
+- **Fitted** (larger boards, or a player that samples): the prior of the log-linear family
+  (:data:`battlelog.rules.prior.FEATURES`) under which the seeker's mean shots are largest, found by a seeded
+  coordinate search on common random numbers (every theta tried meets boards drawn from the same streams,
+  and the player the same seeds), within a budget of games; the winner's mean is then measured on fresh
+  boards, with its 95% interval (:class:`FittedHider`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from battlelog.engines.workspace import Workspace
+from battlelog.errors import BattlelogError
+from battlelog.optimum.layouts import LayoutTable
+from battlelog.optimum.weights import layout_placements
+from battlelog.players import check_player, make_player
+from battlelog.players.evaluate import NotExact, long_walk, shots_by_layout
+from battlelog.rules.config import GameConfig
+from battlelog.rules.hiders import AdversarialSpec, Hider, LayoutHider
+from battlelog.rules.prior import FEATURES, Prior
+from battlelog.rules.variants import ALLOWED
+from battlelog.runner.loop import play_game
+from battlelog.runner.seeds import layouts_for
+
+#: The most layouts the exact walk lists (4x4 3,2 has 264, 5x5 3,2 956, 4x4 3,2,2 3,200); past it the hider
+#: is fitted, or refused when no games are allowed for a fit.
+EXACT_LAYOUTS = 5_000
+#: Games a fit may play by default (``--adversary-games``).
+FIT_GAMES = 2_000
+#: The weights a fit searches among: each in [-BOUND, BOUND], in steps from STEP halved down to LAST_STEP.
+BOUND, STEP, LAST_STEP = 2.0, 1.0, 0.25
+#: The spawn key of the fit's own boards, apart from any experiment's (game g's boards are key (g, 0)).
+_FIT_KEY = 0xAD
+
+
+@dataclass(frozen=True)
+class LayoutShots:
+    """Each layout of ``table`` with the exact expected shots ``player`` needs on it."""
+
+    player: str
+    table: LayoutTable
+    shots: tuple[Fraction, ...]
+
+    @property
+    def worst(self) -> Fraction:
+        """The most expected shots of any layout: the adversarial hider's mean."""
+        return max(self.shots)
+
+    def support(self) -> list[int]:
+        """The layouts of the largest expected shots (indices into ``table``)."""
+        return [k for k, s in enumerate(self.shots) if s == self.worst]
+
+    def mean_over(self, layouts: Sequence[int]) -> Fraction:
+        """The expected shots against a hider uniform over ``layouts``."""
+        return Fraction(sum((self.shots[k] for k in layouts), Fraction(0)), len(layouts))
+
+    @property
+    def uniform(self) -> Fraction:
+        """The expected shots against the uniform hider."""
+        return self.mean_over(range(len(self.shots)))
+
+    def hider(self, name: str) -> LayoutHider:
+        """The adversarial hider: uniform over :meth:`support`."""
+        config = self.table.config
+        return LayoutHider.of(name, {layout_placements(config, self.table.placement[k]): 1 for k in self.support()})
+
+
+def layout_table(config: GameConfig) -> LayoutTable:
+    """Every layout of ``config`` for the exact walk; one line when there are more than :data:`EXACT_LAYOUTS`."""
+    try:
+        return LayoutTable.build(config, EXACT_LAYOUTS)
+    except BattlelogError:
+        raise BattlelogError(
+            f"adversarial hider: {config.label()} has more than {EXACT_LAYOUTS:,} layouts (or more than 64 cells), too many to "
+            "play the seeker against every one; give --adversary-games N to fit a prior instead"
+        ) from None
+
+
+def layout_shots(player: str, config: GameConfig, table: LayoutTable | None = None) -> LayoutShots:
+    """Each layout's exact expected shots for ``player`` (a player spec) on ``config``; one line when the player
+    samples (no exact expectation) or its walk is known to be long."""
+    check_player(player, config)
+    table = layout_table(config) if table is None else table
+    seeker = make_player(player, 0)
+    try:
+        if long_walk(seeker, table):
+            raise NotExact(f"player {player}'s exact walk on {config.label()} is known to take too long")
+        return LayoutShots(player, table, tuple(Fraction(s) for s in shots_by_layout(seeker, table)))
+    except NotExact as exc:
+        raise BattlelogError(f"adversarial hider: {exc}; give --adversary-games N to fit a prior instead") from None
+    finally:
+        seeker.close()
+
+
+@dataclass(frozen=True)
+class FittedHider:
+    """The prior a fit found, its mean shots on fresh boards with a 95% interval, and what the fit cost."""
+
+    prior: Prior
+    mean: float
+    low: float
+    high: float
+    uniform_mean: float
+    games: int
+
+    def text(self, player: str) -> str:
+        """One line for people."""
+        return (
+            f"adversarial hider against {player}: fitted prior {self.prior.text() or 'uniform'}, {self.mean:.3f} shots "
+            f"[{self.low:.3f}, {self.high:.3f}] on fresh boards (uniform {self.uniform_mean:.3f} on the search's boards; "
+            f"{self.games} games in all)"
+        )
+
+
+def fit_seed(seed: int) -> int:
+    """The root seed of a fit's own boards: derived from ``seed``, apart from any experiment's."""
+    return int(np.random.SeedSequence([seed, _FIT_KEY]).generate_state(1)[0])
+
+
+def mean_shots(player: str, config: GameConfig, prior: Prior, seed: int, games: Sequence[int], workspace: Workspace) -> list[int]:
+    """The shots ``player`` needs on games ``games`` of root ``seed`` under ``prior``: boards and the player's
+    draws from the streams an experiment uses (:func:`battlelog.runner.seeds.layouts_for`), so every prior
+    meets boards of the same random numbers (common random numbers)."""
+    from battlelog.runner.seeds import game_seeds
+
+    scores = []
+    for game, layout in zip(games, layouts_for(config, seed, games, prior)):
+        seeker = make_player(player, game_seeds(seed, game)[1])
+        seeker.use(workspace)
+        try:
+            scores.append(play_game(config, layout, seeker).score)
+        finally:
+            seeker.close()
+    return scores
+
+
+def fit_adversary(player: str, config: GameConfig, seed: int, games: int = FIT_GAMES,
+                  progress: Callable[[str], None] | None = None) -> FittedHider:  # fmt: skip
+    """The log-linear prior that maximises ``player``'s mean shots on ``config``, by coordinate search within
+    ``games`` games: three quarters for the search (each theta tried on the same boards, a twentieth of the
+    budget each), a quarter to measure the winner on fresh boards (see the module)."""
+    check_player(player, config)
+    features = [f for f in FEATURES if f != "touch" or config.rules.touch == ALLOWED]  # touch means nothing otherwise
+    batch = max(10, games // 20)
+    final = max(10, games - 15 * batch)
+    root = fit_seed(seed)
+    search = range(batch)
+    used = 0
+    workspace = Workspace()
+    try:
+
+        def value(theta: dict[str, float]) -> float:
+            nonlocal used
+            used += batch
+            return float(np.mean(mean_shots(player, config, Prior(**theta), root, search, workspace)))
+
+        theta = dict.fromkeys(features, 0.0)
+        best = uniform = value(theta)
+        step = STEP
+        while step >= LAST_STEP and used + 2 * batch <= games - final:
+            moved = False
+            for name in features:
+                for sign in (1.0, -1.0):
+                    trial = {**theta, name: min(BOUND, max(-BOUND, theta[name] + sign * step))}
+                    if trial == theta or used + batch > games - final:
+                        continue
+                    score = value(trial)
+                    if progress is not None:
+                        progress(f"{Prior(**trial).text() or 'uniform'}: {score:.3f} shots on {batch} boards")
+                    if score > best:
+                        theta, best, moved = trial, score, True
+                        break
+            if not moved:
+                step /= 2
+        prior = Prior(**theta)
+        measured = mean_shots(player, config, prior, root, range(batch, batch + final), workspace)
+    finally:
+        workspace.close()
+    from battlelog.report.stats import mean_ci  # scipy: loaded by a fit, not by `experiment --help`
+
+    interval = mean_ci([float(s) for s in measured])
+    low, high = (interval.mean, interval.mean) if interval.low is None or interval.high is None else (interval.low, interval.high)
+    return FittedHider(prior, interval.mean, low, high, uniform, used + final)
+
+
+def adversarial_hider(spec: AdversarialSpec, config: GameConfig, seed: int, games: int = FIT_GAMES,
+                      progress: Callable[[str], None] | None = None) -> tuple[Hider, str]:  # fmt: skip
+    """The hider ``spec`` names on ``config``, and one line saying what it is: exact where every layout can be
+    played, else (when ``games`` > 0) a prior fitted within ``games`` games from ``seed``."""
+    try:
+        shots = layout_shots(spec.against, config)
+    except BattlelogError as exc:
+        if games <= 0:
+            raise
+        fitted = fit_adversary(spec.against, config, seed, games, progress)
+        return fitted.prior, f"{exc}: fitted instead. {fitted.text(spec.against)}"
+    hider = shots.hider(spec.text)
+    return hider, (
+        f"adversarial hider against {spec.against}: {len(hider.layouts)} of {len(shots.table)} layouts, each needing "
+        f"{shots.worst} = {float(shots.worst):.4f} expected shots (uniform hider: {float(shots.uniform):.4f}), exact"
+    )
+
+
+__all__ = [
+    "EXACT_LAYOUTS", "FIT_GAMES", "FittedHider", "LayoutShots", "adversarial_hider", "fit_adversary", "fit_seed",
+    "layout_shots", "layout_table", "mean_shots",
+]
