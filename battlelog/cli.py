@@ -38,6 +38,7 @@ COMMANDS = {
     "optimal": "the exact optimal expected score of a small instance, beside each player's exact expectation",
     "bounds": "lower bounds on the optimal expected score of an instance: coverage and transcript counting",
     "value": "the value of the hiding and seeking game on a small board (hider against seeker), with a certificate",
+    "adversary": "each seeker's exact expected shots against the uniform hider and the hiders who hide against each seeker",
     "serve": "serve battlelog in the browser: advice, a game against the computer, experiments to look at",
     "ask": "the exact answer distribution and expected information gain of a question about the hidden layout",
     "bimaru": "solve and count a Bimaru puzzle (row and column tallies) exactly: solution, uniqueness, shares",
