@@ -1,0 +1,198 @@
+"""The hider who hides against a seeker (issue 41, part 3): each layout's exact expected shots against an
+independent brute force, the adversarial support, exact and reproducible draws, the optimum's worst case,
+the fitted prior, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from functools import cache
+from pathlib import Path
+
+import pytest
+from scipy import stats
+
+from battlelog.cli import main
+from battlelog.errors import BattlelogError
+from battlelog.optimum.weights import explicit_weights, layout_placements
+from battlelog.players import make_player
+from battlelog.players.optimal import solved
+from battlelog.rules.config import GameConfig
+from battlelog.rules.hiders import AdversarialSpec, LayoutHider, hider_from_json, parse_adversarial, parse_hider
+from battlelog.runner.adversary import adversarial_hider, fit_adversary, layout_shots, layout_table
+from battlelog.runner.loop import play_game
+from battlelog.runner.seeds import layouts_for
+
+import oracle_optimum
+from runs import one_line_error
+
+Cells = frozenset[tuple[int, int]]
+
+
+# --- the brute force, from the spec alone: one ship of length 2, greedy = the most probable unshot cell ----------
+
+
+def brute_layouts(size: int) -> list[Cells]:
+    """Every placement of one ship of length 2 on a size x size board, as its set of cells."""
+    across = [frozenset({(r, c), (r, c + 1)}) for r in range(size) for c in range(size - 1)]
+    down = [frozenset({(r, c), (r + 1, c)}) for r in range(size - 1) for c in range(size)]
+    return across + down
+
+
+def brute_greedy_shots(size: int) -> dict[Cells, Fraction]:
+    """Each layout's expected shots for the seeker that shoots an unshot cell of the largest posterior
+    occupancy (uniform prior, layouts consistent with every answer), ties drawn uniformly."""
+    everyone = brute_layouts(size)
+
+    @cache
+    def shots(ship: Cells, shot: frozenset[tuple[int, int]]) -> Fraction:
+        if ship <= shot:
+            return Fraction(0)
+        # the answers so far: a cell is hit iff the ship covers it (one ship: "sunk" adds nothing new)
+        alive = [layout for layout in everyone if all((cell in layout) == (cell in ship) for cell in shot)]
+        counts = {(r, c): sum((r, c) in layout for layout in alive) for r in range(size) for c in range(size) if (r, c) not in shot}
+        best = max(counts.values())
+        tied = [cell for cell, n in counts.items() if n == best]
+        return 1 + Fraction(sum((shots(ship, shot | {cell}) for cell in tied), Fraction(0)), len(tied))
+
+    return {ship: shots(ship, frozenset()) for ship in everyone}
+
+
+def by_cells(config: GameConfig, values: list[Fraction]) -> dict[Cells, Fraction]:
+    """battlelog's per-layout values keyed by the single ship's cells."""
+    table = layout_table(config)
+    return {frozenset(layout_placements(config, row)[0].cells): v for row, v in zip(table.placement, values)}
+
+
+@pytest.mark.parametrize("size", [3, 4])
+def test_greedy_layout_shots_and_support_match_the_brute_force(size: int) -> None:
+    config = GameConfig(size, (2,))
+    found = layout_shots("problog", config)
+    brute = brute_greedy_shots(size)
+    assert by_cells(config, list(found.shots)) == brute
+    worst = max(brute.values())
+    assert found.worst == worst
+    assert {frozenset(layout_placements(config, found.table.placement[k])[0].cells) for k in found.support()} == {
+        ship for ship, v in brute.items() if v == worst
+    }
+    assert found.uniform == Fraction(sum(brute.values(), Fraction(0)), len(brute))
+    hider = found.hider("adversarial[against=problog]")
+    assert {frozenset(layout[0].cells) for layout in hider.layouts} == {ship for ship, v in brute.items() if v == worst}
+    assert set(hider.probabilities()) == {Fraction(1, len(hider.layouts))}
+
+
+def test_random_seeker_is_alike_on_every_layout() -> None:
+    """random's shots on a layout: the negative hypergeometric K(M + 1)/(K + 1) of the spec, on every layout, so
+    its adversary is every layout."""
+    config = GameConfig(3, (2,))
+    found = layout_shots("random", config)
+    assert set(found.shots) == {Fraction(2 * 10, 3)}
+    assert len(found.support()) == len(found.table) == 12
+
+
+@pytest.mark.parametrize("player", ["optimal", "rollout"])
+def test_deterministic_seekers_layout_shots_are_their_games(player: str) -> None:
+    """A deterministic seeker's expectation on a layout is the score of the one game it plays there."""
+    config = GameConfig(4, (2,))
+    found = layout_shots(player, config)
+    seeker = make_player(player, 0)
+    try:
+        played = [Fraction(play_game(config, layout_placements(config, row), seeker).score) for row in found.table.placement]
+    finally:
+        seeker.close()
+    assert list(found.shots) == played
+
+
+@pytest.mark.parametrize("size", [3, 4])
+def test_the_optimums_worst_case(size: int) -> None:
+    """The optimal player's mean over the layouts is the optimum (the brute force's on 3x3; on 4x4, where the
+    brute force takes minutes, the solver's, which tests/test_optimum*.py hold to it); its adversarial mean
+    (the worst layout of one deterministic policy) is at least that (theory: at least the value of the game,
+    which is at least the uniform optimum); nothing more is guaranteed."""
+    config = GameConfig(size, (2,))
+    found = layout_shots("optimal", config)
+    optimum = oracle_optimum.brute_optimum(size, (2,), "allowed", "named") if size == 3 else solved(config).optimum()
+    assert found.uniform == optimum
+    assert found.worst >= optimum
+    assert found.worst == max(found.shots)
+
+
+def test_layout_hider_draws_exactly_and_reproducibly() -> None:
+    """Boards drawn from a distribution over layouts land only on its layouts, at its frequencies (chi-square),
+    and the same seed gives the same boards."""
+    config = GameConfig(3, (2,))
+    table = layout_table(config)
+    layouts = [layout_placements(config, row) for row in table.placement[:4]]
+    hider = LayoutHider.of("test", dict(zip(layouts, [Fraction(1), Fraction(2), Fraction(3), Fraction(1, 2)])))
+    assert dict(zip(hider.layouts, hider.weights)) == dict(zip(layouts, [2, 4, 6, 1]))  # whole, no common factor
+    games = range(6500)
+    drawn = layouts_for(config, 11, games, hider)
+    assert set(drawn) <= set(hider.layouts)
+    observed = [drawn.count(layout) for layout in hider.layouts]
+    expected = [float(p) * len(drawn) for p in hider.probabilities()]
+    assert stats.chisquare(observed, expected).pvalue > 1e-3
+    assert layouts_for(config, 11, games, hider) == drawn
+    assert layouts_for(config, 12, games, hider) != drawn
+
+
+def test_adversarial_hider_is_its_support_and_round_trips(tmp_path: Path) -> None:
+    """The adversarial hider's boards are the seeker's worst layouts; its JSON and its file of layout weights
+    read back as the same hider (the file also as optimal --prior reads it)."""
+    config = GameConfig(4, (2,))
+    hider, line = adversarial_hider(AdversarialSpec("pdf"), config, seed=0, games=0)
+    assert isinstance(hider, LayoutHider) and "exact" in line
+    found = layout_shots("pdf", config)
+    assert set(hider.layouts) == {layout_placements(config, found.table.placement[k]) for k in found.support()}
+    assert set(layouts_for(config, 5, range(200), hider)) == set(hider.layouts)  # every worst layout drawn, no other
+    assert hider_from_json(json.loads(json.dumps(hider.to_json())), "test", config) == hider
+    path = tmp_path / "hider.jsonl"
+    path.write_text(hider.weight_lines())
+    assert parse_hider(str(path), config) == LayoutHider.of(str(path), dict(zip(hider.layouts, hider.weights)))
+    weights = explicit_weights(layout_table(config), path)
+    assert len(weights.layouts) == len(hider.layouts) and set(weights.probabilities()) == set(hider.probabilities())
+
+
+def test_fitted_prior_is_reproducible_and_within_budget() -> None:
+    """A fit is a function of its seed, plays at most its budget of games, and stays in the searched box."""
+    config = GameConfig(4, (3,))
+    first = fit_adversary("pdf", config, seed=3, games=120)
+    assert fit_adversary("pdf", config, seed=3, games=120) == first
+    assert first.games <= 120
+    assert all(abs(t) <= 2.0 for t in first.prior.theta)
+    assert first.low <= first.mean <= first.high
+
+
+def test_adversary_command_table(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["adversary", "--size", "3", "--ships", "2", "--players", "problog,random", "--json", "--save", str(tmp_path)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    rows = {row["seeker"]: row for row in report["seekers"]}
+    brute = brute_greedy_shots(3)
+    assert Fraction(rows["problog"]["own"]) == max(brute.values())
+    assert Fraction(rows["problog"]["uniform"]) == Fraction(sum(brute.values(), Fraction(0)), len(brute))
+    assert rows["random"]["against"]["problog"] == rows["random"]["own"] == "20/3"  # random is alike everywhere
+    saved = (tmp_path / "adversarial-problog.jsonl").read_text().splitlines()
+    assert len(saved) == rows["problog"]["worst_layouts"]
+
+
+def test_bad_adversarial_specs() -> None:
+    assert parse_adversarial("uniform") is None
+    assert parse_adversarial("adversarial[against=pdf]") == AdversarialSpec("pdf")
+    assert parse_adversarial("adversarial[against=rollout[samples=100]]") == AdversarialSpec("rollout[samples=100]")
+    for text in ("adversarial", "adversarial[pdf]", "adversarial[against=]"):
+        with pytest.raises(BattlelogError, match="adversarial\\[against=PLAYER\\]"):
+            parse_adversarial(text)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--size", "3", "--ships", "2", "--hider", "adversarial[against=nobody]"], "unknown player 'nobody'"),
+        (["--size", "3", "--ships", "2", "--hider", "adversarial"], "adversarial[against=PLAYER]"),
+        (["--size", "9", "--ships", "5,4", "--hider", "adversarial[against=pdf]", "--adversary-games", "0"], "too many to play"),
+        (["--size", "3", "--ships", "2", "--hider", "adversarial[against=thompson]", "--adversary-games", "0"], "thompson"),
+    ],
+)
+def test_experiment_refuses_bad_adversaries_in_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, argv: list[str], message: str
+) -> None:
+    one_line_error(capsys, ["experiment", *argv, "--players", "pdf", "--games", "1", "--out", str(tmp_path / "out")], message)
