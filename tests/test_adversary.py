@@ -125,7 +125,7 @@ def test_layout_hider_draws_exactly_and_reproducibly() -> None:
     layouts = [layout_placements(config, row) for row in table.placement[:4]]
     hider = LayoutHider.of("test", dict(zip(layouts, [Fraction(1), Fraction(2), Fraction(3), Fraction(1, 2)])))
     assert dict(zip(hider.layouts, hider.weights)) == dict(zip(layouts, [2, 4, 6, 1]))  # whole, no common factor
-    games = range(6500)
+    games = range(3000)
     drawn = layouts_for(config, 11, games, hider)
     assert set(drawn) <= set(hider.layouts)
     observed = [drawn.count(layout) for layout in hider.layouts]
@@ -155,9 +155,9 @@ def test_adversarial_hider_is_its_support_and_round_trips(tmp_path: Path) -> Non
 def test_fitted_prior_is_reproducible_and_within_budget() -> None:
     """A fit is a function of its seed, plays at most its budget of games, and stays in the searched box."""
     config = GameConfig(4, (3,))
-    first = fit_adversary("pdf", config, seed=3, games=120)
-    assert fit_adversary("pdf", config, seed=3, games=120) == first
-    assert first.games <= 120
+    first = fit_adversary("pdf", config, seed=3, games=80)
+    assert fit_adversary("pdf", config, seed=3, games=80) == first
+    assert first.games <= 80
     assert all(abs(t) <= 2.0 for t in first.prior.theta)
     assert first.low <= first.mean <= first.high
 

@@ -48,10 +48,10 @@ from battlelog.commands.common import (
     config_from,
     executor_from,
 )
+from battlelog.commands.hiding import add_hider_arguments, hider_from
 from battlelog.players import PLAYERS
 from battlelog.players.spec import parse_players
-from battlelog.rules.hiders import PRESETS, AdversarialSpec, parse_hider, spec_text
-from battlelog.runner.adversary import FIT_GAMES
+from battlelog.rules.hiders import spec_text
 from battlelog.wording import count_noun
 
 
@@ -68,22 +68,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--seed", type=whole, default=0, help="root seed: decides every board and every player's draws (default: 0)"
     )
-    parser.add_argument(
-        "--hider",
-        metavar="SPEC",
-        default="uniform",
-        help=f"the prior the boards are drawn from: uniform, a preset ({', '.join(PRESETS)}), a prior such as "
-        "edge=1.5,touch=-2, a prior file, a file of layout weights (JSON lines {\"layout\", \"weight\"}), or "
-        "adversarial[against=PLAYER]: the layouts PLAYER needs the most shots on (docs/duel.md) (default: uniform)",
-    )
-    parser.add_argument(
-        "--adversary-games",
-        type=whole,
-        metavar="N",
-        default=FIT_GAMES,
-        help="where --hider adversarial cannot play the seeker against every layout exactly, fit a prior within N "
-        f"games instead; 0: refuse (default: {FIT_GAMES})",
-    )
+    add_hider_arguments(parser)
     parser.add_argument(
         "--out", required=True, metavar="DIR", help="output directory for experiment.json, games.jsonl and the summary"
     )
@@ -101,12 +86,7 @@ def run(args: argparse.Namespace) -> int:
     config = config_from(args)
     specs = parse_players(args.players, args.engine)
     players = [spec.label for spec in specs]
-    hider = parse_hider(args.hider, config)
-    if isinstance(hider, AdversarialSpec):
-        from battlelog.runner.adversary import adversarial_hider
-
-        hider, found = adversarial_hider(hider, config, args.seed, args.adversary_games)
-        print(found, flush=True)
+    hider = hider_from(args, config, args.seed)
     experiment = Experiment(config, tuple(players), args.games, args.seed, {spec.label: spec.options for spec in specs}, hider)
     executor = executor_from(args)
     start_line = (

@@ -1,4 +1,4 @@
-"""Play one game on a random uniform layout and show it shot by shot.
+"""Play one game on a random layout (uniform, or drawn by --hider) and show it shot by shot.
 
 A player of the registry shoots (--player, default pdf), or with --human you do: type a cell such as
 C7 at each prompt (quit to give up); at the end your score is shown beside the exact player's on the
@@ -17,12 +17,14 @@ from __future__ import annotations
 import argparse
 
 from battlelog.commands.boards import add_board_arguments, add_engine_argument, add_seed_argument, config_from, seed_from
+from battlelog.commands.hiding import add_hider_arguments, hider_from
 from battlelog.engines.workspace import Workspace
 from battlelog.errors import BattlelogError
 from battlelog.players import PLAYERS, Player, check_player, make_player
 from battlelog.players.spec import PlayerSpec, parse_players
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement, cell_name
+from battlelog.rules.hiders import spec_text
 from battlelog.rules.state import GameState
 from battlelog.rules.variants import SHIPS
 from battlelog.runner.loop import GameResult, play_game
@@ -43,6 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--human", action="store_true", help="you shoot, typing cells such as C7 (quit to give up)")
     add_seed_argument(parser, "the layout and of the player's random choices")
+    add_hider_arguments(parser)
     add_engine_argument(parser)
     parser.add_argument("--quiet", action="store_true", help="show only the final board and the score")
 
@@ -82,8 +85,10 @@ def run(args: argparse.Namespace) -> int:
         raise BattlelogError(f"--player {args.player}: name one player")
     spec = specs[0]
     check_player(spec.label, config)
-    layout = layout_for(config, seed, 0)
-    print(f"{config.label()}, seed {seed} (play this board again with --seed {seed})")
+    hider = hider_from(args, config, seed)
+    layout = layout_for(config, seed, 0, hider)
+    hidden = "" if hider.is_uniform else f" hidden by {spec_text(hider)}"
+    print(f"{config.label()}{hidden}, seed {seed} (play this board again with --seed {seed})")
     print(BOARD_LEGEND if not args.human else "legend: . not shot, o miss, X hit; type a cell such as C3, or quit")
     if args.human:
         return _human_game(config, layout, seed, spec)

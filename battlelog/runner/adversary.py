@@ -39,12 +39,14 @@ from battlelog.runner.seeds import layouts_for
 #: The most layouts the exact walk lists (4x4 3,2 has 264, 5x5 3,2 956, 4x4 3,2,2 3,200); past it the hider
 #: is fitted, or refused when no games are allowed for a fit.
 EXACT_LAYOUTS = 5_000
-#: Games a fit may play by default (``--adversary-games``).
-FIT_GAMES = 2_000
 #: The weights a fit searches among: each in [-BOUND, BOUND], in steps from STEP halved down to LAST_STEP.
-BOUND, STEP, LAST_STEP = 2.0, 1.0, 0.25
+BOUND, STEP, LAST_STEP = 4.0, 1.0, 0.25
 #: The spawn key of the fit's own boards, apart from any experiment's (game g's boards are key (g, 0)).
 _FIT_KEY = 0xAD
+
+
+class NotPlayable(BattlelogError):
+    """The seeker cannot be played against every layout exactly: too many layouts, or no exact expectation."""
 
 
 @dataclass(frozen=True)
@@ -84,9 +86,9 @@ def layout_table(config: GameConfig) -> LayoutTable:
     try:
         return LayoutTable.build(config, EXACT_LAYOUTS)
     except BattlelogError:
-        raise BattlelogError(
-            f"adversarial hider: {config.label()} has more than {EXACT_LAYOUTS:,} layouts (or more than 64 cells), too many to "
-            "play the seeker against every one; give --adversary-games N to fit a prior instead"
+        raise NotPlayable(
+            f"{config.label()} has more than {EXACT_LAYOUTS:,} layouts (or more than 64 cells), too many to play a seeker "
+            "against every one"
         ) from None
 
 
@@ -101,7 +103,7 @@ def layout_shots(player: str, config: GameConfig, table: LayoutTable | None = No
             raise NotExact(f"player {player}'s exact walk on {config.label()} is known to take too long")
         return LayoutShots(player, table, tuple(Fraction(s) for s in shots_by_layout(seeker, table)))
     except NotExact as exc:
-        raise BattlelogError(f"adversarial hider: {exc}; give --adversary-games N to fit a prior instead") from None
+        raise NotPlayable(str(exc)) from None
     finally:
         seeker.close()
 
@@ -148,7 +150,7 @@ def mean_shots(player: str, config: GameConfig, prior: Prior, seed: int, games: 
     return scores
 
 
-def fit_adversary(player: str, config: GameConfig, seed: int, games: int = FIT_GAMES,
+def fit_adversary(player: str, config: GameConfig, seed: int, games: int,
                   progress: Callable[[str], None] | None = None) -> FittedHider:  # fmt: skip
     """The log-linear prior that maximises ``player``'s mean shots on ``config``, by coordinate search within
     ``games`` games: three quarters for the search (each theta tried on the same boards, a twentieth of the
@@ -197,17 +199,17 @@ def fit_adversary(player: str, config: GameConfig, seed: int, games: int = FIT_G
     return FittedHider(prior, interval.mean, low, high, uniform, used + final)
 
 
-def adversarial_hider(spec: AdversarialSpec, config: GameConfig, seed: int, games: int = FIT_GAMES,
+def adversarial_hider(spec: AdversarialSpec, config: GameConfig, seed: int, games: int,
                       progress: Callable[[str], None] | None = None) -> tuple[Hider, str]:  # fmt: skip
     """The hider ``spec`` names on ``config``, and one line saying what it is: exact where every layout can be
     played, else (when ``games`` > 0) a prior fitted within ``games`` games from ``seed``."""
     try:
         shots = layout_shots(spec.against, config)
-    except BattlelogError as exc:
+    except NotPlayable as exc:
         if games <= 0:
-            raise
+            raise BattlelogError(f"adversarial hider: {exc}; give --adversary-games N to fit a prior instead") from None
         fitted = fit_adversary(spec.against, config, seed, games, progress)
-        return fitted.prior, f"{exc}: fitted instead. {fitted.text(spec.against)}"
+        return fitted.prior, f"{fitted.text(spec.against)}, fitted: {exc}"
     hider = shots.hider(spec.text)
     return hider, (
         f"adversarial hider against {spec.against}: {len(hider.layouts)} of {len(shots.table)} layouts, each needing "
@@ -216,6 +218,14 @@ def adversarial_hider(spec: AdversarialSpec, config: GameConfig, seed: int, game
 
 
 __all__ = [
-    "EXACT_LAYOUTS", "FIT_GAMES", "FittedHider", "LayoutShots", "adversarial_hider", "fit_adversary", "fit_seed",
-    "layout_shots", "layout_table", "mean_shots",
+    "EXACT_LAYOUTS",
+    "FittedHider",
+    "LayoutShots",
+    "NotPlayable",
+    "adversarial_hider",
+    "fit_adversary",
+    "fit_seed",
+    "layout_shots",
+    "layout_table",
+    "mean_shots",
 ]
