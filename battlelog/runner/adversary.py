@@ -8,7 +8,10 @@ plays the seeker to find the one it does worst against, and hands the rules that
   way the player's ties fall (:func:`battlelog.players.evaluate.shots_by_layout`). The hider who maximises
   the seeker's expected shots puts all its mass on the layouts of the largest expectation (any mixture of
   them does as well, none does better); it spreads it evenly over them: a :class:`LayoutHider`.
-- **Fitted** (larger boards, or a player that samples): the prior of the log-linear family
+- **Estimated** (every layout listed, but the player samples, or its exact walk is known to be long): each
+  layout's mean shots over a few games, the layout of the largest mean taken, and its mean measured again on
+  fresh games with a 95% interval (:class:`EstimatedWorst`; the hider is that one layout).
+- **Fitted** (larger boards): the prior of the log-linear family
   (:data:`battlelog.rules.prior.FEATURES`) under which the seeker's mean shots are largest, found by a seeded
   coordinate search on common random numbers (every theta tried meets boards drawn from the same streams,
   and the player the same seeds), within a budget of games; the winner's mean is then measured on fresh
@@ -30,6 +33,7 @@ from battlelog.optimum.weights import layout_placements
 from battlelog.players import check_player, make_player
 from battlelog.players.evaluate import NotExact, long_walk, shots_by_layout
 from battlelog.rules.config import GameConfig
+from battlelog.rules.geometry import Placement
 from battlelog.rules.hiders import AdversarialSpec, Hider, LayoutHider
 from battlelog.rules.prior import FEATURES, Prior
 from battlelog.rules.variants import ALLOWED
@@ -139,15 +143,78 @@ def mean_shots(player: str, config: GameConfig, prior: Prior, seed: int, games: 
     meets boards of the same random numbers (common random numbers)."""
     from battlelog.runner.seeds import game_seeds
 
-    scores = []
-    for game, layout in zip(games, layouts_for(config, seed, games, prior)):
-        seeker = make_player(player, game_seeds(seed, game)[1])
-        seeker.use(workspace)
-        try:
-            scores.append(play_game(config, layout, seeker).score)
-        finally:
-            seeker.close()
-    return scores
+    return [
+        _score(player, config, layout, game_seeds(seed, game)[1], workspace)
+        for game, layout in zip(games, layouts_for(config, seed, games, prior))
+    ]
+
+
+def _score(player: str, config: GameConfig, layout: tuple[Placement, ...], seed: np.random.SeedSequence, workspace: Workspace) -> int:
+    """The shots ``player``, seeded with ``seed``, needs on ``layout``."""
+    seeker = make_player(player, seed)
+    seeker.use(workspace)
+    try:
+        return play_game(config, layout, seeker).score
+    finally:
+        seeker.close()
+
+
+def _interval(scores: Sequence[int]) -> tuple[float, float, float]:
+    """The mean of ``scores`` with its 95% Student-t interval (a point when every score is equal)."""
+    from battlelog.report.stats import mean_ci  # scipy: loaded by a fit, not by `experiment --help`
+
+    interval = mean_ci([float(s) for s in scores])
+    if interval.low is None or interval.high is None:
+        return interval.mean, interval.mean, interval.mean
+    return interval.mean, interval.low, interval.high
+
+
+@dataclass(frozen=True)
+class EstimatedWorst:
+    """The layout of the largest mean shots among every layout's few games, and its mean on fresh games with a
+    95% interval (the screen's own mean of it is biased up: the largest of many noisy means)."""
+
+    layout: tuple[Placement, ...]
+    mean: float
+    low: float
+    high: float
+    uniform_mean: float
+    per_layout: int
+    games: int
+
+    def text(self, player: str, layouts: int) -> str:
+        """One line for people."""
+        return (
+            f"adversarial hider against {player}: estimated, 1 of {layouts} layouts (the most shots over {self.per_layout} "
+            f"games each), {self.mean:.3f} shots [{self.low:.3f}, {self.high:.3f}] on fresh games (uniform "
+            f"{self.uniform_mean:.3f} over the screen; {self.games} games in all)"
+        )
+
+
+def estimate_worst(player: str, table: LayoutTable, seed: int, games: int) -> EstimatedWorst:
+    """The worst layout of ``table`` for a ``player`` without exact expectations, within ``games`` games: half
+    of them spread over every layout (at least one each), the rest on the layout of the largest mean."""
+    config = table.config
+    check_player(player, config)
+    root = fit_seed(seed)
+    per = max(1, games // (2 * len(table)))
+    final = max(10, games - per * len(table))
+    layouts = [layout_placements(config, row) for row in table.placement]
+    workspace = Workspace()
+    try:
+        screen = [
+            float(np.mean([_score(player, config, layout, np.random.SeedSequence(root, spawn_key=(k, i)), workspace) for i in range(per)]))
+            for k, layout in enumerate(layouts)
+        ]
+        worst = int(np.argmax(screen))
+        scores = [
+            _score(player, config, layouts[worst], np.random.SeedSequence(root, spawn_key=(worst, per + i)), workspace)
+            for i in range(final)
+        ]
+    finally:
+        workspace.close()
+    mean, low, high = _interval(scores)
+    return EstimatedWorst(layouts[worst], mean, low, high, float(np.mean(screen)), per, per * len(table) + final)
 
 
 def fit_adversary(player: str, config: GameConfig, seed: int, games: int,
@@ -192,24 +259,29 @@ def fit_adversary(player: str, config: GameConfig, seed: int, games: int,
         measured = mean_shots(player, config, prior, root, range(batch, batch + final), workspace)
     finally:
         workspace.close()
-    from battlelog.report.stats import mean_ci  # scipy: loaded by a fit, not by `experiment --help`
-
-    interval = mean_ci([float(s) for s in measured])
-    low, high = (interval.mean, interval.mean) if interval.low is None or interval.high is None else (interval.low, interval.high)
-    return FittedHider(prior, interval.mean, low, high, uniform, used + final)
+    mean, low, high = _interval(measured)
+    return FittedHider(prior, mean, low, high, uniform, used + final)
 
 
 def adversarial_hider(spec: AdversarialSpec, config: GameConfig, seed: int, games: int,
                       progress: Callable[[str], None] | None = None) -> tuple[Hider, str]:  # fmt: skip
     """The hider ``spec`` names on ``config``, and one line saying what it is: exact where every layout can be
-    played, else (when ``games`` > 0) a prior fitted within ``games`` games from ``seed``."""
+    played, else (when ``games`` > 0) estimated (every layout listed) or a prior fitted, within ``games`` games
+    from ``seed``."""
     try:
-        shots = layout_shots(spec.against, config)
+        table = layout_table(config)
     except NotPlayable as exc:
         if games <= 0:
-            raise BattlelogError(f"adversarial hider: {exc}; give --adversary-games N to fit a prior instead") from None
+            raise _refused(exc) from None
         fitted = fit_adversary(spec.against, config, seed, games, progress)
         return fitted.prior, f"{fitted.text(spec.against)}, fitted: {exc}"
+    try:
+        shots = layout_shots(spec.against, config, table)
+    except NotPlayable as exc:
+        if games <= 0:
+            raise _refused(exc) from None
+        estimated = estimate_worst(spec.against, table, seed, games)
+        return LayoutHider.of(spec.text, {estimated.layout: 1}), f"{estimated.text(spec.against, len(table))}: {exc}"
     hider = shots.hider(spec.text)
     return hider, (
         f"adversarial hider against {spec.against}: {len(hider.layouts)} of {len(shots.table)} layouts, each needing "
@@ -217,12 +289,19 @@ def adversarial_hider(spec: AdversarialSpec, config: GameConfig, seed: int, game
     )
 
 
+def _refused(exc: NotPlayable) -> BattlelogError:
+    """The one line of an adversary that cannot be played exactly when no games are allowed for another."""
+    return BattlelogError(f"adversarial hider: {exc}; give --adversary-games N to estimate or fit one instead")
+
+
 __all__ = [
     "EXACT_LAYOUTS",
+    "EstimatedWorst",
     "FittedHider",
     "LayoutShots",
     "NotPlayable",
     "adversarial_hider",
+    "estimate_worst",
     "fit_adversary",
     "fit_seed",
     "layout_shots",
