@@ -35,12 +35,13 @@ STDOUT_COMMANDS = {
     "summarize": ["summarize", "{exp}"],
     "summarize --duel --json": ["summarize", "{exp}", "--duel", "--json"],
     "value --json": ["value", "--size", "3", "--ships", "2", "--json"],
+    "adversary --json": ["adversary", "--size", "3", "--ships", "2", "--players", "problog", "--json"],
     "optimal --prior --json": ["optimal", "--size", "3", "--ships", "2", "--prior", "edge=1", "--json"],
     "bimaru --json": ["bimaru", "{exp}/../puzzle.json", "--json"],
     "ask --json": ["ask", str(Path(__file__).parent / "fixtures" / "questions_6x6.json"), "(size Red)", "--json"],
 }
 #: What a command writes on stderr by design (progress; under --json, the files written), removed before checking.
-STDERR_BY_DESIGN = {"value --json": "iteration ", "summarize --duel --json": "wrote "}
+STDERR_BY_DESIGN = {"value --json": "iteration ", "summarize --duel --json": "wrote ", "adversary --json": "every layout played exactly by "}
 #: A 3x3 Bimaru puzzle with one solution (a single ship in the corner), for ``bimaru``.
 PUZZLE = {"size": 3, "ships": [1], "row_counts": [1, 0, 0], "col_counts": [1, 0, 0], "hints": []}
 

@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     for player in players:
         start = time.perf_counter()
         found.append(layout_shots(player, config, table))
-        print(f"{player}: every layout played exactly in {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
+        print(f"every layout played exactly by {player} in {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
     rows = [_row(shots, found) for shots in found]
     if args.save is not None:
         folder = Path(args.save)

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 from battlelog.commands.boards import add_board_arguments, add_engine_argument, config_from, whole
 from battlelog.digits import real_number
 from battlelog.errors import BattlelogError
+from battlelog.rules.config import GameConfig
+from battlelog.rules.hiders import PRESETS, AdversarialSpec, Hider, parse_hider
 from battlelog.runner.executors import (
     DEFAULT_EXECUTOR,
     EXECUTORS,
@@ -30,8 +32,10 @@ if TYPE_CHECKING:
 
 # The board and engine arguments live in battlelog.commands.boards, which imports only light modules
 # (commands that must start fast use it); they are re-exported here for the experiment commands.
-__all__ = ["add_board_arguments", "add_engine_argument", "add_executor_arguments", "add_limit_arguments", "config_from",
-           "executor_from", "limits_from", "parse_memory", "parse_seconds"]  # fmt: skip
+
+
+__all__ = ["add_board_arguments", "add_engine_argument", "add_executor_arguments", "add_hider_arguments", "add_limit_arguments",
+           "config_from", "executor_from", "hider_from", "limits_from", "parse_memory", "parse_seconds"]  # fmt: skip
 
 
 _UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
@@ -132,3 +136,38 @@ def executor_from(args: argparse.Namespace) -> Executor:
     if args.workers is not None:
         raise BattlelogError("--workers sizes the workers this command starts; the cluster at --scheduler has its own")
     return make_executor(args.executor, limits, scheduler=args.scheduler)
+
+
+#: Games a fit of an adversarial hider may play by default (here, so that ``--help`` loads no runner).
+FIT_GAMES = 2_000
+
+
+def add_hider_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--hider",
+        metavar="SPEC",
+        default="uniform",
+        help=f"the prior the boards are drawn from: uniform, a preset ({', '.join(PRESETS)}), a prior such as "
+        "edge=1.5,touch=-2, a prior file, a file of layout weights (JSON lines {\"layout\", \"weight\"}), or "
+        "adversarial[against=PLAYER]: the layouts PLAYER needs the most shots on (docs/duel.md) (default: uniform)",
+    )
+    parser.add_argument(
+        "--adversary-games",
+        type=whole,
+        metavar="N",
+        default=FIT_GAMES,
+        help="where --hider adversarial cannot play the seeker against every layout exactly, fit a prior within N "
+        f"games instead; 0: refuse (default: {FIT_GAMES})",
+    )
+
+
+def hider_from(args: argparse.Namespace, config: GameConfig, seed: int) -> Hider:
+    """The hider ``--hider`` names; an adversary is worked out now (from ``seed``), and what it is printed."""
+    hider = parse_hider(args.hider, config)
+    if not isinstance(hider, AdversarialSpec):
+        return hider
+    from battlelog.runner.adversary import adversarial_hider
+
+    found, line = adversarial_hider(hider, config, seed, args.adversary_games)
+    print(line, flush=True)
+    return found

@@ -44,11 +44,12 @@ from battlelog.commands.common import (
     add_board_arguments,
     add_engine_argument,
     add_executor_arguments,
+    add_hider_arguments,
     add_limit_arguments,
     config_from,
     executor_from,
+    hider_from,
 )
-from battlelog.commands.hiding import add_hider_arguments, hider_from
 from battlelog.players import PLAYERS
 from battlelog.players.spec import parse_players
 from battlelog.rules.hiders import spec_text

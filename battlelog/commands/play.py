@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 
 from battlelog.commands.boards import add_board_arguments, add_engine_argument, add_seed_argument, config_from, seed_from
-from battlelog.commands.hiding import add_hider_arguments, hider_from
+from battlelog.commands.common import add_hider_arguments, hider_from
 from battlelog.engines.workspace import Workspace
 from battlelog.errors import BattlelogError
 from battlelog.players import PLAYERS, Player, check_player, make_player
