@@ -20,6 +20,7 @@ from battlelog.players.optimal import solved
 from battlelog.rules.config import GameConfig
 from battlelog.rules.hiders import AdversarialSpec, LayoutHider, hider_from_json, parse_adversarial, parse_hider
 from battlelog.runner.adversary import adversarial_hider, estimate_worst, fit_adversary, layout_shots, layout_table
+from battlelog.runner.experiment import Experiment
 from battlelog.runner.loop import play_game
 from battlelog.runner.seeds import layouts_for
 
@@ -168,9 +169,9 @@ def test_a_sampling_seekers_adversary_is_estimated() -> None:
     layout's exact expectation (a 95% interval misses now and then: with seed 1 it does, 5.18 [5.03, 5.33]
     against 5; seeds 2 to 6 hold it)."""
     config = GameConfig(3, (2,))
-    hider, line = adversarial_hider(AdversarialSpec("thompson"), config, seed=4, games=60)
+    hider, line = adversarial_hider(AdversarialSpec("thompson"), config, seed=4, games=30)
     assert isinstance(hider, LayoutHider) and len(hider.layouts) == 1 and "estimated" in line
-    assert adversarial_hider(AdversarialSpec("thompson"), config, seed=4, games=60)[0] == hider
+    assert adversarial_hider(AdversarialSpec("thompson"), config, seed=4, games=30)[0] == hider
     table = layout_table(config)
     found = estimate_worst("problog", table, seed=2, games=400)
     exact = layout_shots("problog", config, table)
@@ -199,6 +200,14 @@ def test_bad_adversarial_specs() -> None:
     for text in ("adversarial", "adversarial[pdf]", "adversarial[against=]"):
         with pytest.raises(BattlelogError, match="adversarial\\[against=PLAYER\\]"):
             parse_adversarial(text)
+
+
+def test_belief_hider_is_refused_with_a_distribution_over_layouts() -> None:
+    """A player's belief is a prior; a distribution over layouts cannot be told to it (one line)."""
+    config = GameConfig(3, (2,))
+    hider = LayoutHider.of("test", {layout_placements(config, layout_table(config).placement[0]): 1})
+    with pytest.raises(BattlelogError, match="belief=hider: the hider test is a distribution over layouts"):
+        Experiment(config, ("problog[belief=hider]",), 1, 0, hider=hider)
 
 
 @pytest.mark.parametrize(
