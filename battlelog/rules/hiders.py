@@ -164,6 +164,7 @@ class AdversarialSpec:
 
     @property
     def text(self) -> str:
+        """The spec as ``--hider`` takes it."""
         return f"{ADVERSARIAL}[against={self.against}]"
 
 
