@@ -19,6 +19,7 @@ from pathlib import Path
 from machine import machine_header
 
 from battlelog.report.markdown import markdown_table
+from battlelog.rules.hiders import spec_text
 from battlelog.runner.layout_files import parse_layout
 from battlelog.runner.records import manifest_config, manifest_hider
 from battlelog.runner.seeds import layouts_for
@@ -63,7 +64,7 @@ def main() -> int:
         differ += len(games) - same
         rows.append(
             [
-                str(folder), config.label(), hider.text() if not hider.is_uniform else "uniform", f"{len(games):,}", f"{same:,}",
+                str(folder), config.label(), spec_text(hider), f"{len(games):,}", f"{same:,}",
                 f"{took:.1f} s",
             ]
         )
