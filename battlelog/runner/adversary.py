@@ -239,6 +239,8 @@ def fit_adversary(player: str, config: GameConfig, seed: int, games: int,
 
         theta = dict.fromkeys(features, 0.0)
         best = uniform = value(theta)
+        if progress is not None:
+            progress(f"fitting an adversary against {player}: uniform: {uniform:.3f} shots on {batch} boards")
         step = STEP
         while step >= LAST_STEP and used + 2 * batch <= games - final:
             moved = False
