@@ -19,6 +19,7 @@ from battlelog.players import make_player
 from battlelog.players.optimal import solved
 from battlelog.rules.config import GameConfig
 from battlelog.rules.hiders import AdversarialSpec, LayoutHider, hider_from_json, parse_adversarial, parse_hider
+from battlelog.rules.prior import Prior
 from battlelog.runner.adversary import adversarial_hider, estimate_worst, fit_adversary, layout_shots, layout_table
 from battlelog.runner.experiment import Experiment
 from battlelog.runner.loop import play_game
@@ -179,6 +180,12 @@ def test_a_sampling_seekers_adversary_is_estimated() -> None:
     assert exact.shots[chosen] == exact.worst
     assert found.low <= exact.shots[chosen] <= found.high
     assert found.games <= 400
+
+
+def test_a_board_too_large_to_list_gets_a_fitted_prior() -> None:
+    """Past the exact walk's layouts the adversary is a prior of the log-linear family, fitted within its games."""
+    hider, line = adversarial_hider(AdversarialSpec("pdf"), GameConfig(6, (3, 2, 2)), seed=0, games=40)
+    assert isinstance(hider, Prior) and "fitted" in line and "40 games in all" in line
 
 
 def test_adversary_command_table(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
