@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from scipy import stats
+from test_hiders import InProcess
 
 from battlelog.cli import main
 from battlelog.errors import BattlelogError
@@ -19,10 +20,12 @@ from battlelog.players import make_player
 from battlelog.players.optimal import solved
 from battlelog.rules.config import GameConfig
 from battlelog.rules.hiders import AdversarialSpec, LayoutHider, hider_from_json, parse_adversarial, parse_hider
+from battlelog.rules.layouts import parse_layout
 from battlelog.rules.prior import Prior
 from battlelog.runner.adversary import adversarial_hider, estimate_worst, fit_adversary, layout_shots, layout_table
 from battlelog.runner.experiment import Experiment
 from battlelog.runner.loop import play_game
+from battlelog.runner.records import load_results
 from battlelog.runner.seeds import layouts_for
 
 import oracle_optimum
@@ -207,6 +210,28 @@ def test_bad_adversarial_specs() -> None:
     for text in ("adversarial", "adversarial[pdf]", "adversarial[against=]"):
         with pytest.raises(BattlelogError, match="adversarial\\[against=PLAYER\\]"):
             parse_adversarial(text)
+
+
+def test_an_experiment_records_its_adversary_and_resumes_against_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """experiment.json and every record hold the adversary whole; every board is one of its layouts; the same
+    command resumes; another hider is refused in one line."""
+    monkeypatch.setattr("battlelog.commands.experiment.executor_from", lambda args: InProcess())
+    out = tmp_path / "adversary"
+    base = ["experiment", "--size", "3", "--ships", "2", "--players", "problog", "--games", "6", "--seed", "2", "--out", str(out)]
+    assert main([*base, "--hider", "adversarial[against=problog]"]) == 0
+    manifest, records = load_results(out)
+    config = GameConfig(3, (2,))
+    hider = hider_from_json(manifest["hider"], "test", config)
+    assert isinstance(hider, LayoutHider) and hider.name == "adversarial[against=problog]"
+    assert hider == layout_shots("problog", config).hider(hider.name)
+    assert len(records) == 6 and all(record["hider"] == manifest["hider"] for record in records)
+    assert {tuple(parse_layout(r["layout"], config, "test")) for r in records} <= set(hider.layouts)
+    capsys.readouterr()
+    assert main([*base, "--hider", "adversarial[against=problog]"]) == 0
+    assert "played 0 games" in capsys.readouterr().out
+    one_line_error(capsys, base, "hidden by adversarial[against=problog] with seed 2, not 3x3 2 with seed 2")
 
 
 def test_belief_hider_is_refused_with_a_distribution_over_layouts() -> None:
