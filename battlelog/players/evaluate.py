@@ -105,20 +105,28 @@ def _average(count: Any, summed: Any, ways: int) -> Any:
     return count + (summed if ways == 1 else summed * Fraction(1, ways))
 
 
+def _covered(table: LayoutTable) -> Callable[[np.ndarray], frozenset[Cell]]:
+    """The cells some of a set of ``table``'s layouts cover (what :meth:`Player.decision_key` is told),
+    remembered by their mask."""
+    config = table.config
+    known: dict[int, frozenset[Cell]] = {}
+
+    def possible(layouts: np.ndarray) -> frozenset[Cell]:
+        mask = int(np.bitwise_or.reduce(table.union[layouts]))
+        if mask not in known:
+            known[mask] = frozenset(divmod(x, config.cols) for x in range(config.cell_count) if mask >> x & 1)
+        return known[mask]
+
+    return possible
+
+
 def _game_walk(player: Player, table: LayoutTable, counter: _Counter) -> Total:
     """T of the empty board, splitting the layouts by their answers."""
     config = table.config
     size = config.cols
     named = config.rules.sinks == NAMED  # the table's answers follow the sink rule (LayoutTable.answers)
     memo: dict[tuple[bytes, Hashable], Total] = {}
-    possible_cells: dict[int, frozenset[Cell]] = {}
-
-    def possible(layouts: np.ndarray) -> frozenset[Cell]:
-        """The cells some of ``layouts`` cover."""
-        mask = int(np.bitwise_or.reduce(table.union[layouts]))
-        if mask not in possible_cells:
-            possible_cells[mask] = frozenset(divmod(x, size) for x in range(config.cell_count) if mask >> x & 1)
-        return possible_cells[mask]
+    possible = _covered(table)
 
     def total(state: GameState, layouts: np.ndarray) -> Total:
         if len(state.hits) == config.ship_cells:
@@ -213,13 +221,7 @@ def _layout_walk(player: Player, table: LayoutTable, counter: _Counter) -> np.nd
     size = config.cols
     named = config.rules.sinks == NAMED
     memo: dict[tuple[bytes, Hashable], np.ndarray] = {}
-    possible_cells: dict[int, frozenset[Cell]] = {}
-
-    def possible(layouts: np.ndarray) -> frozenset[Cell]:
-        mask = int(np.bitwise_or.reduce(table.union[layouts]))
-        if mask not in possible_cells:
-            possible_cells[mask] = frozenset(divmod(x, size) for x in range(config.cell_count) if mask >> x & 1)
-        return possible_cells[mask]
+    possible = _covered(table)
 
     def totals(state: GameState, layouts: np.ndarray) -> np.ndarray:
         if len(state.hits) == config.ship_cells:
