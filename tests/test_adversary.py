@@ -55,7 +55,9 @@ def brute_greedy_shots(size: int) -> dict[Cells, Fraction]:
             return Fraction(0)
         # the answers so far: a cell is hit iff the ship covers it (one ship: "sunk" adds nothing new)
         alive = [layout for layout in everyone if all((cell in layout) == (cell in ship) for cell in shot)]
-        counts = {(r, c): sum((r, c) in layout for layout in alive) for r in range(size) for c in range(size) if (r, c) not in shot}
+        counts = {
+            (r, c): sum((r, c) in layout for layout in alive) for r in range(size) for c in range(size) if (r, c) not in shot
+        }
         best = max(counts.values())
         tied = [cell for cell, n in counts.items() if n == best]
         return 1 + Fraction(sum((shots(ship, shot | {cell}) for cell in tied), Fraction(0)), len(tied))
@@ -192,7 +194,9 @@ def test_a_board_too_large_to_list_gets_a_fitted_prior() -> None:
 
 
 def test_adversary_command_table(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    assert main(["adversary", "--size", "3", "--ships", "2", "--players", "problog,random", "--json", "--save", str(tmp_path)]) == 0
+    assert (
+        main(["adversary", "--size", "3", "--ships", "2", "--players", "problog,random", "--json", "--save", str(tmp_path)]) == 0
+    )
     report = json.loads(capsys.readouterr().out)
     rows = {row["seeker"]: row for row in report["seekers"]}
     brute = brute_greedy_shots(3)

@@ -64,7 +64,9 @@ def run(args: argparse.Namespace) -> int:
         folder = Path(args.save)
         folder.mkdir(parents=True, exist_ok=True)
         for shots in found:
-            write_text(folder / f"adversarial-{shots.player}.jsonl", shots.hider(f"adversarial[against={shots.player}]").weight_lines())
+            write_text(
+                folder / f"adversarial-{shots.player}.jsonl", shots.hider(f"adversarial[against={shots.player}]").weight_lines()
+            )
     if args.json:
         print(json.dumps({**config.board_json(), "ships": list(config.ships), "layouts": len(table), "seekers": rows}))
         return 0

@@ -149,7 +149,9 @@ def mean_shots(player: str, config: GameConfig, prior: Prior, seed: int, games: 
     ]
 
 
-def _score(player: str, config: GameConfig, layout: tuple[Placement, ...], seed: np.random.SeedSequence, workspace: Workspace) -> int:
+def _score(
+    player: str, config: GameConfig, layout: tuple[Placement, ...], seed: np.random.SeedSequence, workspace: Workspace
+) -> int:
     """The shots ``player``, seeded with ``seed``, needs on ``layout``."""
     seeker = make_player(player, seed)
     seeker.use(workspace)
@@ -203,7 +205,14 @@ def estimate_worst(player: str, table: LayoutTable, seed: int, games: int) -> Es
     workspace = Workspace()
     try:
         screen = [
-            float(np.mean([_score(player, config, layout, np.random.SeedSequence(root, spawn_key=(k, i)), workspace) for i in range(per)]))
+            float(
+                np.mean(
+                    [
+                        _score(player, config, layout, np.random.SeedSequence(root, spawn_key=(k, i)), workspace)
+                        for i in range(per)
+                    ]
+                )
+            )
             for k, layout in enumerate(layouts)
         ]
         worst = int(np.argmax(screen))
