@@ -12,7 +12,7 @@ optimum only where it is solved).
 
 examples:
   battlelog adversary --size 4 --ships 3,2
-  battlelog adversary --size 5 --ships 3,2 --players problog,pdf,rollout --json
+  battlelog adversary --size 5 --ships 3,2 --players problog,rollout --json
   battlelog adversary --size 4 --ships 2 --players pdf --save hiders/
 """
 
