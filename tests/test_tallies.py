@@ -152,3 +152,25 @@ def test_the_fleet_and_touch_rule_of_a_text_puzzle_are_options(tmp_path: Path, c
 def test_a_wrong_piece_name_in_json_is_refused() -> None:
     with pytest.raises(BattlelogError, match="unknown piece 'sub'"):
         read_puzzle(json.dumps({"size": 3, "ships": [1], "hints": [{"row": 0, "col": 0, "piece": "sub"}]}))
+
+
+@pytest.mark.parametrize("text", ["ROW 1 0\nCOLUMN 1 0\n0\n", json.dumps({"size": 3, "row_counts": [1, 0, 0], "col_counts": [1, 0, 0]})])
+def test_a_puzzle_without_a_fleet_says_the_default_fleet_was_used_and_how_to_give_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str
+) -> None:
+    path = tmp_path / "small"
+    path.write_text(text)
+    assert main(["bimaru", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "does not fit" in err and "no fleet was given" in err and "4,3,3,2,2,2,1,1,1,1" in err and "--ships" in err
+    assert err.count("\n") == 1
+    assert main(["bimaru", str(path), "--ships", "1"]) == 0
+    assert capsys.readouterr().out.startswith("c")
+
+
+def test_a_fleet_given_that_does_not_fit_is_not_blamed_on_the_default(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "small.txt"
+    path.write_text("ROW 1 0\nCOLUMN 1 0\n0\n")
+    assert main(["bimaru", str(path), "--ships", "3"]) == 2
+    err = capsys.readouterr().err
+    assert "does not fit" in err and "no fleet was given" not in err

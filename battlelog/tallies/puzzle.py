@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from battlelog.digits import whole_number
-from battlelog.errors import FileFormatError
+from battlelog.errors import FileFormatError, FleetError
 from battlelog.jsonfile import check_keys, parse_json
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Cell
@@ -158,12 +158,28 @@ def puzzle_from_json(data: Any, source: str = "the puzzle") -> Puzzle:
     for cell, piece in _hint_cells(data.get("shots", []), "shots", SHOT_PIECES).items():
         add_hint(hints, cell, piece)
     touch = data.get("touch", NONE)
-    return Puzzle(rows, cols, tuple(_whole(s, "a ship length", 1) for s in ships), _tallies(data, "row_counts", rows), _tallies(data, "col_counts", cols), hints, touch)
+    fleet = tuple(_whole(s, "a ship length", 1) for s in ships)
+    return _built("ships" not in data, rows, cols, fleet, _tallies(data, "row_counts", rows), _tallies(data, "col_counts", cols), hints, touch)
 
 
-def puzzle_from_text(text: str, ships: Sequence[int] = BIMARU_FLEET, touch: str = NONE) -> Puzzle:
+def _built(defaulted: bool, *fields: Any) -> Puzzle:
+    """``Puzzle(*fields)``; when the fleet was not given and does not fit the board, the one-line error
+    says the default fleet was used and how to give the puzzle's own (the spec has no default per size)."""
+    try:
+        return Puzzle(*fields)
+    except FleetError as error:
+        if not defaulted or "ship" not in str(error):  # a board too large says so without the fleet
+            raise
+        raise FleetError(
+            f"{error}: no fleet was given, so the 10x10 Bimaru fleet {','.join(map(str, BIMARU_FLEET))} was used; "
+            "give the puzzle's fleet with --ships (e.g. --ships 2,1) or \"ships\" in a JSON puzzle"
+        ) from None
+
+
+def puzzle_from_text(text: str, ships: Sequence[int] | None = None, touch: str = NONE) -> Puzzle:
     """A puzzle in the public sets' text format: a ``ROW`` line of tallies, a ``COLUMN`` line, the number
-    of hints, then ``HINT row col X`` lines (X one of W C T B L R M, or S for a ship cell of unknown shape)."""
+    of hints, then ``HINT row col X`` lines (X one of W C T B L R M, or S for a ship cell of unknown shape);
+    the fleet is ``ships``, the 10x10 Bimaru fleet when not given."""
     lines = [line.split() for line in text.splitlines() if line.strip()]
     if len(lines) < 3 or lines[0][0].upper() != "ROW" or lines[1][0].upper() != "COLUMN":
         raise FileFormatError("a text puzzle starts with a ROW line of tallies, a COLUMN line and the number of hints")
@@ -182,7 +198,8 @@ def puzzle_from_text(text: str, ships: Sequence[int] = BIMARU_FLEET, touch: str 
         if letter not in LETTERS:
             raise FileFormatError(f"unknown piece letter {clip(line[3])} at row {cell[0]}, column {cell[1]}; choose one of {' '.join(LETTERS)}")
         add_hint(hints, (cell[0], cell[1]), LETTERS[letter])
-    return Puzzle(len(row_counts), len(col_counts), tuple(ships), row_counts, col_counts, hints, touch)
+    fleet = BIMARU_FLEET if ships is None else tuple(ships)
+    return _built(ships is None, len(row_counts), len(col_counts), fleet, row_counts, col_counts, hints, touch)
 
 
 def _tally_word(word: str) -> int | None:
@@ -205,4 +222,4 @@ def read_puzzle(text: str, ships: Sequence[int] | None = None, touch: str | None
         if isinstance(data, dict) and touch is not None:
             data = {**data, "touch": touch}
         return puzzle_from_json(data, source)
-    return puzzle_from_text(text, BIMARU_FLEET if ships is None else ships, NONE if touch is None else touch)
+    return puzzle_from_text(text, ships, NONE if touch is None else touch)
