@@ -7,8 +7,8 @@ A puzzle is JSON ({"rows", "cols", "ships", "row_counts", "col_counts", "hints":
 line, the number of hints, then HINT row col X lines, X one of W C T B L R M). Ships of equal length are
 alike: a solution is a set of ships. No contact between ships unless the puzzle says otherwise.
 
-The counter stops past a budget of steps (--budget, 5,000,000 by default: under a minute and some
-400 MB; docs/bimaru.md): a puzzle with too few tallies and hints to count in it is refused in one line.
+The counter stops past a budget of steps (--budget, 5,000,000 by default: about a minute and up to
+1.2 GB on a 26x26 board; docs/bimaru.md): a puzzle with too few tallies and hints to count in it is refused in one line.
 
 examples:
   battlelog bimaru puzzle.txt                 # a solution, and whether it is unique
