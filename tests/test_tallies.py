@@ -93,6 +93,8 @@ THREE = {"size": 3, "ships": [1, 1]}  # two singles fit on 3x3 with no contact
         (json.dumps({**THREE, "ship": [1]}), "did you mean 'ships'"),
         (json.dumps({"size": 100}), "at most 26"),
         (json.dumps({"size": 10, "ships": [1] * 500}), "more than the 100 cells"),
+        ("[" * 10000 + "]" * 10000, "nested too deeply"),  # JSON, though not an object: not read as text
+        (json.dumps([THREE]), "a puzzle must be a JSON object"),
     ],
 )
 def test_bad_puzzles_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, words: str) -> None:

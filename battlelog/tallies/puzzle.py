@@ -214,8 +214,9 @@ def _tally_word(word: str) -> int | None:
 
 def read_puzzle(text: str, ships: Sequence[int] | None = None, touch: str | None = None, source: str = "the puzzle") -> Puzzle:
     """A puzzle from a file's text, JSON (read strictly, :func:`parse_json`) or the text format by its
-    first character; ``ships`` and ``touch`` given here override the file's; ``source`` names the file."""
-    if text.lstrip().startswith("{"):
+    first character (``{`` or ``[``: JSON); ``ships`` and ``touch`` given here override the file's;
+    ``source`` names the file."""
+    if text.lstrip().startswith(("{", "[")):
         data = parse_json(text, source)
         if isinstance(data, dict) and ships is not None:
             data = {**data, "ships": list(ships)}
