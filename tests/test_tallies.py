@@ -21,6 +21,8 @@ from battlelog.rules.variants import TOUCH_RULES, Rules
 from battlelog.tallies.count import count, solve
 from battlelog.tallies.puzzle import PIECES, Puzzle, read_puzzle
 
+import oracle
+
 CASES = [(6, (3, 2, 2, 1)), (6, (3, 3, 1, 1)), (7, (4, 3, 2)), (7, (3, 2, 1))]
 
 
@@ -176,3 +178,20 @@ def test_a_fleet_given_that_does_not_fit_is_not_blamed_on_the_default(tmp_path: 
     assert main(["bimaru", str(path), "--ships", "3"]) == 2
     err = capsys.readouterr().err
     assert "does not fit" in err and "no fleet was given" not in err
+
+
+@pytest.mark.parametrize("touch", TOUCH_RULES)
+def test_the_brute_force_with_no_tallies_counts_the_oracles_layouts_of_a_rectangle(touch: str) -> None:
+    ships = (3, 2, 1, 1)
+    names = prod(factorial(n) for n in Counter(ships).values())
+    found = tallies_brute.solutions(3, 5, ships, (None,) * 3, (None,) * 5, {}, touch)
+    assert len(found) * names == len(oracle.layouts(3, ships, touch, cols=5)) > 0
+    assert count(Puzzle(3, 5, ships, (None,) * 3, (None,) * 5, touch=touch)).solutions == len(found)
+
+
+def test_the_widest_board_is_bounded_by_the_budget_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "wide.json"
+    path.write_text(json.dumps({"size": 26, "ships": [5, 4, 3, 3, 2, 2, 2, 1, 1, 1, 1]}))
+    assert main(["bimaru", str(path), "--budget", "20000"]) == 2
+    err = capsys.readouterr().err
+    assert "more than 20,000 steps" in err and err.count("\n") == 1
