@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from math import factorial, prod
 
-from battlelog.errors import Inconsistent
+from battlelog.errors import BudgetExceeded, Inconsistent
 from battlelog.rules.variants import ALLOWED, NONE
 from battlelog.tallies.puzzle import BOTTOM, LEFT, MIDDLE, RIGHT, SHIP, SINGLE, TOP, WATER, Puzzle
 
@@ -37,6 +37,12 @@ EMPTY, CLOSED, OPEN = 0, 1, 2
 FIELD = 8
 GUARD = 128
 
+#: The most steps one count may take (a step: a cell tried while enumerating a row's fillings, or a filling
+#: tried from a state). Each stored state and filling cost at least one, so this bounds memory too (about 240
+#: bytes a step on a 26-wide board) and time (60,000-140,000 steps a second in pure Python; measured in
+#: docs/bimaru.md). An empty 10x10 board with no tallies would need far more: it is refused in one line.
+BUDGET = 5_000_000
+
 #: A row's filling: the profile it leaves, its ship cells as a bit mask, the ships it finishes (a fleet
 #: code to subtract) and its pieces as a grid shows them.
 Move = tuple[tuple[int, ...], int, int, str]
@@ -47,12 +53,13 @@ class Count:
     """What the counter finds: ``solutions`` (sets of ships, equal lengths alike), ``layouts`` (the
     game's count: ships distinguishable), per-cell shares (``None`` unless asked for) and one solution
     as rows of pieces (``.`` water, ``c`` single, ``t b l r m`` the parts of longer ships; ``None`` when
-    there is none)."""
+    there is none); ``steps``: the work it took, as the budget counts it."""
 
     solutions: int
     layouts: int
     cells: list[list[float]] | None
     solution: list[str] | None
+    steps: int
 
 
 def _piece_ok(piece: str | None, up: bool, down: bool, left: bool, right: bool) -> bool:
@@ -80,13 +87,24 @@ def _letter(up: bool, down: bool, left: bool, right: bool) -> str:
 class _Rows:
     """The fillings of each row given the profile above it, enumerated once per (row, profile)."""
 
-    def __init__(self, puzzle: Puzzle) -> None:
+    def __init__(self, puzzle: Puzzle, budget: int) -> None:
         self.puzzle = puzzle
+        self.budget = budget
+        self.steps = 0
         self.lengths = set(puzzle.ships)
         self.longest = max(puzzle.ships)
         self.debit = {length: 1 << (FIELD * (length - 1)) for length in self.lengths}
         self.hints = [[puzzle.hints.get((r, c)) for c in range(puzzle.cols)] for r in range(puzzle.rows)]
         self.cache: dict[tuple[int, tuple[int, ...], int, int, frozenset[int]], list[Move]] = {}
+
+    def spend(self, steps: int) -> None:
+        """Count ``steps`` against the budget; past it, a one-line BudgetExceeded naming the budget."""
+        self.steps += steps
+        if self.steps > self.budget:
+            raise BudgetExceeded(
+                f"counting this puzzle needs more than {self.budget:,} steps (the counter's budget, --budget): "
+                "give more tallies or hints, or a larger budget"
+            )
 
     def moves(self, row: int, above: tuple[int, ...], water: int, full: int, lengths: frozenset[int]) -> list[Move]:
         """The fillings of ``row`` under profile ``above`` with the row's tally, no ship on ``water``
@@ -111,6 +129,7 @@ class _Rows:
             return _piece_ok(hints[c], up, down, left, right)
 
         def go(c: int, run: int, prev: bool, mask: int, debit: int, used: int) -> Iterator[Move]:
+            self.spend(1)
             if tally is not None and not used <= tally <= used + cols - c:
                 return
             if c == cols:
@@ -162,10 +181,10 @@ class _Rows:
 class _Counter:
     """The memoised transfer: completions of each residual subproblem, and the edges between them."""
 
-    def __init__(self, puzzle: Puzzle) -> None:
+    def __init__(self, puzzle: Puzzle, budget: int) -> None:
         p = puzzle
         self.p = p
-        self.rows = _Rows(p)
+        self.rows = _Rows(p, budget)
         self.by_length = sorted(p.lengths.items())
         self.tallied = [c for c in range(p.cols) if p.col_counts[c] is not None]
         self.guards = sum(GUARD << (FIELD * (length - 1)) for length, _ in self.by_length)
@@ -231,7 +250,9 @@ class _Counter:
         if bounds is not None:
             water, full, lengths = bounds
             guards, spread = self.guards, self.spread
-            for profile, mask, debit, letters in self.rows.moves(row, above, water, full, lengths):
+            moves = self.rows.moves(row, above, water, full, lengths)
+            self.rows.spend(len(moves))
+            for profile, mask, debit, letters in moves:
                 left = fleet - debit
                 if left & guards != guards:
                     continue
@@ -277,22 +298,23 @@ class _Counter:
         return out
 
 
-def count(puzzle: Puzzle, marginals: bool = False) -> Count:
+def count(puzzle: Puzzle, marginals: bool = False, budget: int = BUDGET) -> Count:
     """The exact number of solutions of ``puzzle`` (and of the game's layouts), one solution, and with
-    ``marginals`` each cell's share of the solutions. A puzzle with no solution gives 0 and ``None``."""
-    counter = _Counter(puzzle)
+    ``marginals`` each cell's share of the solutions. A puzzle with no solution gives 0 and ``None``;
+    one that needs more than ``budget`` steps is a one-line BudgetExceeded."""
+    counter = _Counter(puzzle, budget)
     start = counter.start()
     total = counter.count(start)
     names = prod(factorial(n) for n in Counter(puzzle.ships).values())
     if total == 0:
-        return Count(0, 0, None, None)
+        return Count(0, 0, None, None, counter.rows.steps)
     cells = counter.shares(start, total) if marginals else None
-    return Count(total, total * names, cells, counter.one(start))
+    return Count(total, total * names, cells, counter.one(start), counter.rows.steps)
 
 
-def solve(puzzle: Puzzle, marginals: bool = False) -> Count:
+def solve(puzzle: Puzzle, marginals: bool = False, budget: int = BUDGET) -> Count:
     """``count``, but a puzzle with no solution is an Inconsistent error (one line)."""
-    result = count(puzzle, marginals)
+    result = count(puzzle, marginals, budget)
     if result.solutions == 0:
         raise Inconsistent("the puzzle has no solution: no layout of the fleet meets its tallies and hints")
     return result
