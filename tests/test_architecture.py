@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "battlelog"
 
 #: The layers from the bottom up; a module may import its own layer and the ones below.
 LAYERS = (
-    ("digits", "errors", "files", "jsonfile", "templating", "wording"),
+    ("cachedir", "digits", "errors", "files", "jsonfile", "templating", "wording"),
     ("rules", "bits"),
     ("model",),
     ("engines", "questions", "tallies"),
