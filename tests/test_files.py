@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import socket
 import stat
 from pathlib import Path
 
 import pytest
 
+from battlelog import files
 from battlelog.errors import WriteError
 from battlelog.files import replacing, write_text
 from battlelog.rules.config import GameConfig
@@ -106,3 +108,15 @@ def test_a_dash_is_standard_output_unless_the_file_must_be_regular(tmp_path: Pat
     assert capfd.readouterr().out == "text\nbytes\n" and list(tmp_path.iterdir()) == []
     write_text("-", "a file named -\n", regular=True)
     assert (tmp_path / "-").read_text() == "a file named -\n"
+
+
+def test_check_writable_names_the_path_and_leaves_nothing(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    os.mkfifo(tmp_path / "fifo")
+    files.check_writable(tmp_path / "new.txt")  # a new path in a writable folder: fine, and nothing made
+    files.check_writable(tmp_path / "fifo")  # opened only when written: no reader is waited for here
+    files.check_writable(files.STDOUT)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo", "file"]
+    for where, reason in [("missing/m.sdd", "No such file or directory"), ("file/m.sdd", "Not a directory"), (".", "it is a folder")]:
+        with pytest.raises(WriteError, match=re.escape(f"{tmp_path / where}: cannot write ({reason})")):
+            files.check_writable(tmp_path / where)

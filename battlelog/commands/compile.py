@@ -27,7 +27,7 @@ import json
 
 from battlelog.commands.boards import add_state_arguments, output_path, state_from
 from battlelog.errors import BattlelogError
-from battlelog.files import STDOUT, replacing
+from battlelog.files import STDOUT, check_writable, replacing
 from battlelog.rules.prior import placement_log_weight
 from battlelog.wording import count_noun
 
@@ -62,7 +62,9 @@ def run(args: argparse.Namespace) -> int:
     # which crashes on a path it cannot open, only ever writes to files that exist. The SDD may go to a
     # device or a FIFO; its siblings, named after the path given, must be regular files. The SDD is opened
     # last (a FIFO's reader is not kept waiting for a refused sibling) and put in place first: where it
-    # cannot be written (a full disk), its siblings are not put in place either.
+    # cannot be written (a full disk), its siblings are not put in place either. Its place is checked first,
+    # so that a folder that cannot take it is refused by the name the user gave.
+    check_writable(sdd_path)
     with (
         replacing(vars_path, regular=True) as vars_scratch,
         replacing(vtree_path, regular=True) as vtree_scratch,
