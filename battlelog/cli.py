@@ -45,7 +45,10 @@ COMMANDS = {
 }
 
 #: Shown under every ``--help``: where the rules and the file formats are written down.
-DOCS = "rules and evidence: docs/rules.md; game-state, marginals and game-record files: docs/formats.md (in the battlelog repository)"
+DOCS = (
+    "rules and evidence: docs/rules.md; game-state, marginals and game-record files: docs/formats.md"
+    " (in the battlelog repository)"
+)
 
 
 def _command_in(argv: Sequence[str]) -> str | None:

@@ -43,7 +43,9 @@ def solutions(
     """Every set of ships that satisfies the puzzle."""
     lengths = sorted(ships, reverse=True)
     # a ship on a cell shown as water never becomes a solution, whatever else is placed
-    options = {n: [s for s in spots(rows, n, cols) if all(hints.get(cell) != "water" for cell in cells_of(s))] for n in set(lengths)}
+    options = {
+        n: [s for s in spots(rows, n, cols) if all(hints.get(cell) != "water" for cell in cells_of(s))] for n in set(lengths)
+    }
     clashes = cache(clash)  # the same pairs of spots come back in every branch
     found: list[tuple[Ship, ...]] = []
     row_used, col_used = [0] * rows, [0] * cols

@@ -32,8 +32,13 @@ LAYERS = (
 LONG_MODULES: dict[str, str] = {
     "battlelog.optimum.search": "the compiled branch-and-bound over belief states: one numba algorithm and its table",
     "battlelog.runner.records": "the record schema and its checks, one job; wrapping lines at 130 characters took it past 300",
-    "battlelog.engines.frontier": "the frontier sweep that builds the sdd engine's diagram: one algorithm, its tables under each touch rule",
-    "battlelog.engines.native.layered": "the native engine's layered model: one sweep, its memory budget (kept, rebuilt, packed, counted levels) and its two readings",
+    "battlelog.engines.frontier": (
+        "the frontier sweep that builds the sdd engine's diagram: one algorithm, its tables under each touch rule"
+    ),
+    "battlelog.engines.native.layered": (
+        "the native engine's layered model: one sweep, its memory budget (kept, rebuilt, packed, counted levels)"
+        " and its two readings"
+    ),
 }
 MAX_LINES = 300
 

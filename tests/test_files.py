@@ -40,7 +40,9 @@ def test_under_a_regular_file_or_onto_a_folder_is_one_line(tmp_path: Path) -> No
     assert [p.name for p in tmp_path.iterdir()] == ["file"]
 
 
-def test_a_read_only_file_system_is_one_line_though_the_cleanup_fails_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_read_only_file_system_is_one_line_though_the_cleanup_fails_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def read_only(*args: object, **kwargs: object) -> None:
         raise OSError(errno.EROFS, "Read-only file system")
 
@@ -100,7 +102,9 @@ def test_a_link_planted_at_a_scratch_name_is_never_written_through(tmp_path: Pat
     assert elsewhere.read_text() == "precious" and GameState.load(tmp_path / "s.json") == STATE
 
 
-def test_a_dash_is_standard_output_unless_the_file_must_be_regular(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]) -> None:
+def test_a_dash_is_standard_output_unless_the_file_must_be_regular(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
     write_text("-", "text\n")
     with replacing("-") as scratch:  # what a library writing by name (pysdd, PIL) is handed

@@ -158,7 +158,9 @@ def test_a_wrong_piece_name_in_json_is_refused() -> None:
         read_puzzle(json.dumps({"size": 3, "ships": [1], "hints": [{"row": 0, "col": 0, "piece": "sub"}]}))
 
 
-@pytest.mark.parametrize("text", ["ROW 1 0\nCOLUMN 1 0\n0\n", json.dumps({"size": 3, "row_counts": [1, 0, 0], "col_counts": [1, 0, 0]})])
+@pytest.mark.parametrize(
+    "text", ["ROW 1 0\nCOLUMN 1 0\n0\n", json.dumps({"size": 3, "row_counts": [1, 0, 0], "col_counts": [1, 0, 0]})]
+)
 def test_a_puzzle_without_a_fleet_says_the_default_fleet_was_used_and_how_to_give_one(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str
 ) -> None:

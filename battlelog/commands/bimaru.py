@@ -35,8 +35,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("puzzle", help="the puzzle file (JSON or the ROW/COLUMN/HINT text format)")
     parser.add_argument("--count", action="store_true", help="print the exact number of solutions")
     parser.add_argument("--marginals", action="store_true", help="print each cell's share of the solutions")
-    parser.add_argument("--json", action="store_true", help='print {"solutions", "layouts", "unique", "solution", "cells"} as JSON')
-    parser.add_argument("--ships", help="the fleet as comma-separated lengths, instead of the file's (text files: 4,3,3,2,2,2,1,1,1,1)")
+    parser.add_argument(
+        "--json", action="store_true", help='print {"solutions", "layouts", "unique", "solution", "cells"} as JSON'
+    )
+    parser.add_argument(
+        "--ships", help="the fleet as comma-separated lengths, instead of the file's (text files: 4,3,3,2,2,2,1,1,1,1)"
+    )
     parser.add_argument("--touch", choices=TOUCH_RULES, help="how ships may touch, instead of the file's (default none)")
     parser.add_argument("--budget", type=whole, default=BUDGET, help=f"the most steps the counter may take (default {BUDGET:,})")
 
@@ -69,7 +73,9 @@ def report(puzzle: Puzzle, result: Count, counted: bool, shares: bool) -> str:
     lines.append("".join("?" if t is None else str(t) if t < 10 else "+" for t in puzzle.col_counts))
     lines.append("unique solution" if result.solutions == 1 else "not unique: more than one solution")
     if counted:
-        lines.append(f"{count_noun(result.solutions, 'solution')} ({count_noun(result.layouts, 'layout')} with ships distinguishable)")
+        lines.append(
+            f"{count_noun(result.solutions, 'solution')} ({count_noun(result.layouts, 'layout')} with ships distinguishable)"
+        )
     if shares and result.cells is not None:
         lines += [" ".join(f"{v:.3f}" for v in row) for row in result.cells]
     return "\n".join(lines)

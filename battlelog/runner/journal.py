@@ -6,7 +6,8 @@ failed game (``--retry-failed``): its new line carries ``"replaces"`` (the failu
 supersedes the old line; when the replaying run ends, the file is rewritten atomically with the new
 line in the old one's place. A run killed at any moment leaves a valid journal: at worst a torn last
 line, which is ignored and then cut off by the next run. A line that cannot be written whole (a full
-disk) is cut back at once (:func:`battlelog.files.append`) and stops the run in one line. Reading records is :mod:`battlelog.runner.records`.
+disk) is cut back at once (:func:`battlelog.files.append`) and stops the run in one line. Reading
+records is :mod:`battlelog.runner.records`.
 """
 
 from __future__ import annotations
@@ -47,7 +48,9 @@ class Journal:
         try:  # strict JSON (no NaN): every line written must read back, or a resume could not start
             line = json.dumps(record, allow_nan=False)
         except (TypeError, ValueError) as exc:
-            raise BattlelogError(f"game {record['game']} of player {record['player']} cannot be recorded as JSON ({exc})") from None
+            raise BattlelogError(
+                f"game {record['game']} of player {record['player']} cannot be recorded as JSON ({exc})"
+            ) from None
         try:  # the line whole or not at all: a full disk leaves the games before it, and no torn line
             append(self._handle.fileno(), (line + "\n").encode())
         except OSError as exc:

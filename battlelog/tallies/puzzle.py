@@ -126,7 +126,8 @@ def _hint_cells(items: Any, what: str, pieces: Mapping[str, str]) -> dict[Cell, 
         piece = pieces.get(item[key]) if isinstance(item[key], str) else None
         if piece is None:
             raise FileFormatError(
-                f"unknown {key} {clip(repr(item[key]))} at row {number_text(cell[0])}, column {number_text(cell[1])}; choose one of {', '.join(pieces)}"
+                f"unknown {key} {clip(repr(item[key]))} at row {number_text(cell[0])}, column {number_text(cell[1])};"
+                f" choose one of {', '.join(pieces)}"
             )
         add_hint(out, cell, piece)
     return out
@@ -159,7 +160,16 @@ def puzzle_from_json(data: Any, source: str = "the puzzle") -> Puzzle:
         add_hint(hints, cell, piece)
     touch = data.get("touch", NONE)
     fleet = tuple(_whole(s, "a ship length", 1) for s in ships)
-    return _built("ships" not in data, rows, cols, fleet, _tallies(data, "row_counts", rows), _tallies(data, "col_counts", cols), hints, touch)
+    return _built(
+        "ships" not in data,
+        rows,
+        cols,
+        fleet,
+        _tallies(data, "row_counts", rows),
+        _tallies(data, "col_counts", cols),
+        hints,
+        touch,
+    )
 
 
 def _built(defaulted: bool, *fields: Any) -> Puzzle:
@@ -196,7 +206,9 @@ def puzzle_from_text(text: str, ships: Sequence[int] | None = None, touch: str =
             raise FileFormatError(f"a hint line is 'HINT row col X', got {clip(' '.join(line))}")
         letter = line[3].upper()
         if letter not in LETTERS:
-            raise FileFormatError(f"unknown piece letter {clip(line[3])} at row {cell[0]}, column {cell[1]}; choose one of {' '.join(LETTERS)}")
+            raise FileFormatError(
+                f"unknown piece letter {clip(line[3])} at row {cell[0]}, column {cell[1]}; choose one of {' '.join(LETTERS)}"
+            )
         add_hint(hints, (cell[0], cell[1]), LETTERS[letter])
     fleet = BIMARU_FLEET if ships is None else tuple(ships)
     return _built(ships is None, len(row_counts), len(col_counts), fleet, row_counts, col_counts, hints, touch)
@@ -208,7 +220,9 @@ def _tally_word(word: str) -> int | None:
         return None
     value = whole_number(word)
     if value is None:
-        raise FileFormatError(f"a tally must be a whole number in digits 0-9 (or ? when not given), got {clip(word, NUMBER_LIMIT)}")
+        raise FileFormatError(
+            f"a tally must be a whole number in digits 0-9 (or ? when not given), got {clip(word, NUMBER_LIMIT)}"
+        )
     return value
 
 
