@@ -51,22 +51,26 @@ class TrueBoard:
         return Layout(self.rows, self.cols, tuple(ships))
 
 
-def read_true_board(path: str | Path, names: tuple[str, ...] = NAMES) -> TrueBoard:
-    """The board in ``path``; a hidden tile, a missing ship or a ship that is not one straight run is one line."""
+def read_true_board(path: str | Path) -> TrueBoard:
+    """The board in ``path``: its ships are the colours of :data:`NAMES` it shows (all four on
+    BattleshipQA's boards). A hidden tile, no ship, or a ship that is not one straight run is one line."""
     path = Path(path)
     lines = [line.strip() for line in read_text(path).splitlines() if line.strip()]
-    grid = read_board(lines, names, "named", str(path))
+    grid = read_board(lines, NAMES, "named", str(path))
     rows, cols = len(grid), len(grid[0])
-    codes = tuple(code for row in grid for code in row)
+    codes = [code for row in grid for code in row]
     if any(code < WATER for code in codes):
         raise FileFormatError(f"{path}: a true board shows every tile: W or a ship's initial, not H or X")
+    present = [colour for colour in range(1, len(NAMES) + 1) if colour in codes]
+    if not present:
+        raise FileFormatError(f"{path}: the board shows no ship")
+    renumber = {WATER: WATER, **{colour: i for i, colour in enumerate(present, 1)}}
+    names = tuple(NAMES[colour - 1] for colour in present)
+    codes = [renumber[code] for code in codes]
     for colour, name in enumerate(names, 1):
-        cells = [c for c, code in enumerate(codes) if code == colour]
-        if not cells:
-            raise FileFormatError(f"{path}: ship {name} has no tile")
-        if not _straight(cells, cols):
+        if not _straight([c for c, code in enumerate(codes) if code == colour], cols):
             raise FileFormatError(f"{path}: ship {name}'s tiles are not one straight run")
-    return TrueBoard(path.name, rows, cols, names, codes)
+    return TrueBoard(path.name, rows, cols, names, tuple(codes))
 
 
 def _straight(cells: list[int], cols: int) -> bool:

@@ -16,6 +16,7 @@ import json
 import os
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -32,10 +33,23 @@ from battlelog.runner.records import (
     read_manifest,
 )
 
-#: Reads a journal's complete lines (data, the file, the manifest) into its records, checking each.
-RecordParser = Callable[[bytes, Path, Mapping[str, Any]], list[dict[str, Any]]]
 #: A game's identity in a journal.
 RecordKey = Callable[[Mapping[str, Any]], Any]
+
+
+@dataclass(frozen=True)
+class JournalFormat:
+    """What a kind of run records: how its manifest is read and described, how its complete lines are
+    read and checked into records (data, the file, the manifest), and what names one game."""
+
+    read_manifest: Callable[[Path], dict[str, Any]]
+    describe: Callable[[Mapping[str, Any]], str]
+    parse: Callable[[bytes, Path, Mapping[str, Any]], list[dict[str, Any]]]
+    key: RecordKey
+
+
+#: An experiment's journal (``battlelog experiment``).
+EXPERIMENT = JournalFormat(read_manifest, describe_experiment, parse_records, game_key)
 
 
 class Journal:
@@ -95,12 +109,12 @@ def _missing_directories(out: Path) -> list[Path]:
 
 @contextmanager
 def open_journal(
-    out: Path, manifest: Mapping[str, Any], parse: RecordParser = parse_records, key: RecordKey = game_key
+    out: Path, manifest: Mapping[str, Any], kind: JournalFormat = EXPERIMENT
 ) -> Iterator[Journal]:
     """The journal of the experiment on ``manifest`` in ``out``, locked against a second run.
 
-    ``parse`` reads and checks the recorded lines and ``key`` names a game: an experiment's by
-    default, another kind of run's (the captain's games) with its own.
+    ``kind`` says how its files are read: an experiment's by default, another kind of run's (the
+    captain's games) with its own.
 
     Creates the directory and experiment.json on first use, refuses a directory that holds another
     experiment, and cuts off a torn last line so that appends start on a fresh line. If the block
@@ -131,22 +145,22 @@ def open_journal(
             handle.seek(0)
             data = handle.read()
             if (out / MANIFEST).exists():
-                stored = read_manifest(out)
+                stored = kind.read_manifest(out)
                 if stored != dict(manifest):
                     raise BattlelogError(
-                        f"{out} holds an experiment on {describe_experiment(stored)}, "
-                        f"not {describe_experiment(manifest)}: use another output directory"
+                        f"{out} holds an experiment on {kind.describe(stored)}, "
+                        f"not {kind.describe(manifest)}: use another output directory"
                     )
             elif data:
                 raise FileFormatError(f"{out} has {GAMES} but no {MANIFEST}: not an experiment directory battlelog wrote")
             else:
                 write_text(out / MANIFEST, json.dumps(dict(manifest)) + "\n", regular=True)
                 created_manifest = True
-            records = parse(data, out / GAMES, manifest)
+            records = kind.parse(data, out / GAMES, manifest)
             complete = data.rfind(b"\n") + 1
             if complete < len(data):
                 os.ftruncate(handle.fileno(), complete)
-            journal = Journal(out, handle, records, superseded=data[:complete].count(b"\n") - len(records), key=key)
+            journal = Journal(out, handle, records, superseded=data[:complete].count(b"\n") - len(records), key=kind.key)
             try:
                 yield journal
             except BaseException:
@@ -173,4 +187,4 @@ def _remove_created(out: Path, names: list[str], created_dirs: list[Path]) -> No
             break
 
 
-__all__ = ["Journal", "open_journal"]
+__all__ = ["EXPERIMENT", "Journal", "JournalFormat", "open_journal"]
