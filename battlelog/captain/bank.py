@@ -15,8 +15,8 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from battlelog.commands.ask import read_bank
 from battlelog.errors import BattlelogError
+from battlelog.questions.bankfile import read_bank
 from battlelog.questions.language import ProgramError, Type
 from battlelog.questions.typecheck import Program, compile_program
 from battlelog.wording import clip
