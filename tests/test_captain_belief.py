@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 from captain_brute import Layout, Predicate, chance, eig, layouts, marginals, posterior, tile
 
-from battlelog.captain.belief import Belief, named_count, native_engine
+from battlelog.captain.belief import Belief
 from battlelog.captain.boards import TrueBoard
+from battlelog.captain.counts import named_layouts
 from battlelog.captain.spotter import Spotter
 from battlelog.questions.typecheck import compile_program
 
@@ -85,28 +86,45 @@ def test_belief_equals_brute_force(rows: int, cols: int, lengths: tuple[int, ...
 
 
 @pytest.mark.parametrize(("rows", "cols", "lengths"), CASES)
-def test_plain_phase_uses_native_counts_exactly(rows: int, cols: int, lengths: tuple[int, ...]) -> None:
-    """With a budget of one layout the belief cannot list: misses and one hit go to the native engine."""
+@pytest.mark.parametrize("seed", [7, 8, 9])
+def test_counts_before_the_listing_are_exact(rows: int, cols: int, lengths: tuple[int, ...], seed: int) -> None:
+    """With a budget of one layout the belief never lists: misses and up to two hits (of one colour
+    or two) go to the native engine's counts, which also give the number of named layouts."""
     names = NAMES[: len(lengths)]
     everything = layouts(rows, cols, names, lengths)
-    rng = np.random.default_rng(7)
+    rng = np.random.default_rng(seed)
     truth = everything[rng.integers(len(everything))]
     belief = Belief(rows, cols, names, lengths, 0.1, budget=1)
     shots: dict[int, str | None] = {}
-    checked = 0
+    seen = set()
     for cell in rng.permutation(rows * cols):
         belief.shoot(int(cell), _code(truth, int(cell), names))
         shots[int(cell)] = tile(truth, int(cell))
-        if not belief.plain():
+        counts = belief.counts()
+        if counts is None:
             break
         weighted = posterior(everything, shots, [], 0.1)
-        assert belief.space() is None
+        listed = belief.space()
+        assert listed is None or listed.size <= 1  # a budget of one: listed only when one layout is left
         assert belief.cells().ravel() == pytest.approx(marginals(weighted, rows * cols), abs=1e-9)
-        models = native_engine().marginals(belief.game_state()).models
-        assert models is not None
-        assert named_count(models, belief.lengths, belief.board) == len(weighted)
-        checked += 1
-    assert checked >= 2
+        assert named_layouts(counts, len(names), belief.board) == pytest.approx(len(weighted), abs=1e-6)
+        hits = [v for v in shots.values() if v is not None]
+        seen.add((len(hits), len(set(hits))))
+    assert (2, 1) in seen or (2, 2) in seen
+
+
+def test_two_hits_of_one_colour_and_of_two() -> None:
+    """Both kinds of two-hit state, on a board built for each, equal the brute force."""
+    names, lengths = NAMES, (3, 2, 2)
+    everything = layouts(4, 4, names, lengths)
+    cases: list[dict[int, str | None]] = [{5: "Red", 6: "Red", 0: None}, {5: "Red", 9: "Green", 3: None}, {5: "Red", 10: "Green"}]
+    for shown in cases:
+        belief = Belief(4, 4, names, lengths, 0.0, budget=1)
+        for cell, colour in shown.items():
+            belief.shoot(cell, 0 if colour is None else names.index(colour) + 1)
+        weighted = posterior(everything, shown, [], 0.0)
+        assert belief.space() is None and belief.counts() is not None
+        assert belief.cells().ravel() == pytest.approx(marginals(weighted, 16), abs=1e-9)
 
 
 def test_listing_starts_when_the_named_count_fits() -> None:

@@ -7,39 +7,24 @@ layouts that agree with the revealed tiles, each weighed 1 - noise or noise per 
 disagrees with. That package lists named layouts, which is exact but bounded by a budget: the empty
 8x8 board has 21,354,072 unnamed layouts of 5,4,3,2, times 24 colourings.
 
-Before the space fits, the captain has answered nothing (it asks only once it can weigh a question)
-and the board shows at most one hit. Such a state is the same evidence as plain hits and misses:
-a first hit of some colour says only that a ship covers the tile, and colours are exchangeable, so
-the cell marginals are the native engine's, which counts unnamed layouts exactly and fast. Once the
-named space fits it is listed once, then narrowed by each shot and reweighed by each answer in place.
+Before the listing fits, the captain has heard no answer (it asks only once it can weigh a
+question) and, on the boards met, the board shows at most two hits: the cell marginals are then
+plain counts of the native engine (:mod:`.counts`), which also say how many named layouts there
+are, so the listing is started only when it fits. Once listed, the space is narrowed by each shot
+and reweighed by each answer in place.
 """
 
 from __future__ import annotations
 
-import math
-from collections import Counter
-from functools import lru_cache
-
 import numpy as np
 
-from battlelog.engines import make_engine
-from battlelog.engines.base import Engine
+from battlelog.captain.counts import Counts, evidence_counts, named_layouts
 from battlelog.errors import BudgetExceeded, StateError
 from battlelog.questions.inference import AnswerDistribution, distribution
 from battlelog.questions.scoped import Space
 from battlelog.questions.space import DEFAULT_BUDGET, Fleet
 from battlelog.questions.state import HIDDEN, WATER, Answered, QuestionState
 from battlelog.questions.typecheck import Program
-from battlelog.rules.answers import HIT, MISS
-from battlelog.rules.config import GameConfig
-from battlelog.rules.state import GameState
-from battlelog.rules.variants import SILENT, Rules
-
-
-@lru_cache(maxsize=1)
-def native_engine() -> Engine:
-    """One native engine per process, so that its caches stay warm from game to game."""
-    return make_engine("native")
 
 
 class Belief:
@@ -56,6 +41,7 @@ class Belief:
         self.board = np.full(rows * cols, HIDDEN, dtype=np.int64)
         self.answers: list[Answered] = []
         self._space: Space | None = None
+        self._counts: tuple[bytes, Counts | None] | None = None  # the board they were counted on, and the counts
 
     # --- evidence -----------------------------------------------------------------------------
     def shoot(self, cell: int, code: int) -> None:
@@ -89,20 +75,26 @@ class Belief:
                 return None
         return self._space
 
-    def plain(self) -> bool:
-        """Whether the evidence is the same as plain hits and misses: no answer and at most one hit."""
-        return not self.answers and int(np.count_nonzero(self.board > WATER)) <= 1
+    def counts(self) -> Counts | None:
+        """The plain counts of a state with no answer and at most two hits (None for any other)."""
+        if self.answers:
+            return None
+        key = self.board.tobytes()
+        if self._counts is None or self._counts[0] != key:
+            self._counts = (key, evidence_counts(self.rows, self.cols, self.lengths, self.board))
+        return self._counts[1]
 
     def cells(self) -> np.ndarray:
         """The probability that a ship covers each cell (``rows`` x ``cols``)."""
         space = self.space()
         if space is not None:
             return space_cells(space).reshape(self.rows, self.cols)
-        if not self.plain():
+        counts = self.counts()
+        if counts is None:
             raise StateError(
-                f"the exact belief needs the named layouts, more than {self.budget:,} of them: raise the budget"
+                f"the exact belief needs the named layouts here, more than {self.budget:,} of them: raise the budget"
             )
-        return native_engine().marginals(self.game_state()).cells
+        return counts.cells().reshape(self.rows, self.cols)
 
     def ask(self, program: Program) -> AnswerDistribution:
         """The exact distribution of ``program``'s answer, with its EIG under the noise."""
@@ -111,30 +103,11 @@ class Belief:
             raise StateError(f"questions are weighed on the named layouts, more than {self.budget:,} of them here")
         return distribution(program, space, self.noise)
 
-    # --- the plain phase -----------------------------------------------------------------------
-    def game_state(self) -> GameState:
-        """The evidence as battlelog's plain game state (valid only while :meth:`plain`)."""
-        state = GameState.empty(GameConfig(self.rows, self.lengths, Rules(sinks=SILENT), cols=self.cols))
-        for cell in np.flatnonzero(self.board != HIDDEN):
-            state = state.with_shot(int(cell) // self.cols, int(cell) % self.cols, HIT if self.board[cell] > WATER else MISS)
-        return state
-
     def _may_fit(self) -> bool:
-        """Whether listing may fit the budget: in the plain phase the named count is known from the
-        native count (no need to start a listing that would be refused), elsewhere it is tried."""
-        if not self.plain():
-            return True
-        models = native_engine().marginals(self.game_state()).models
-        return models is None or named_count(models, self.lengths, self.board) <= self.budget
-
-
-def named_count(ordered: int, lengths: tuple[int, ...], board: np.ndarray) -> int:
-    """Named layouts of a plain state from the native engine's count of ordered ones (ship i of
-    length ``lengths[i]``): unordered = ordered / prod(m_l!) over repeated lengths; then every
-    colouring of the ships, the colour of a hit ship fixed when there is a hit."""
-    repeats = math.prod(math.factorial(m) for m in Counter(lengths).values())
-    free = len(lengths) - int(np.count_nonzero(board > WATER))
-    return ordered // repeats * math.factorial(free)
+        """Whether listing may fit the budget: known from the plain counts where there are some (no
+        listing is started that would be refused), tried elsewhere."""
+        counts = self.counts()
+        return counts is None or named_layouts(counts, len(self.names), self.board) <= self.budget
 
 
 def space_cells(space: Space) -> np.ndarray:
