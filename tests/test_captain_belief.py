@@ -81,12 +81,12 @@ def _random_game(rows: int, cols: int, lengths: tuple[int, ...], seed: int, nois
 @pytest.mark.parametrize(("rows", "cols", "lengths"), CASES)
 @pytest.mark.parametrize("noise", [0.0, 0.1])
 def test_belief_equals_brute_force(rows: int, cols: int, lengths: tuple[int, ...], noise: float) -> None:
-    for seed in range(3 if rows * cols < 20 else 2):
+    for seed in range(3 if rows * cols < 20 else 1):
         _random_game(rows, cols, lengths, seed, noise)
 
 
 @pytest.mark.parametrize(("rows", "cols", "lengths"), CASES)
-@pytest.mark.parametrize("seed", [7, 8, 9])
+@pytest.mark.parametrize("seed", [7, 8])
 def test_counts_before_the_listing_are_exact(rows: int, cols: int, lengths: tuple[int, ...], seed: int) -> None:
     """With a budget of one layout the belief never lists: misses and up to two hits (of one colour
     or two) go to the native engine's counts, which also give the number of named layouts."""
