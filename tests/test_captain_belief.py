@@ -8,17 +8,23 @@ distributions and EIG under noise; the named count from the native count; the sp
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import numpy as np
 import pytest
 from captain_brute import Layout, Predicate, chance, eig, layouts, marginals, posterior, tile
 
-from battlelog.captain.belief import Belief
-from battlelog.captain.boards import TrueBoard
+from battlelog.captain.belief import Belief, space_cells
+from battlelog.captain.boards import TrueBoard, read_true_board
 from battlelog.captain.counts import named_layouts
 from battlelog.captain.spotter import Spotter
+from battlelog.questions.inference import distribution
 from battlelog.questions.typecheck import compile_program
 
 NAMES = ("Red", "Green", "Purple")
+#: The BattleshipQA boards in the project's shared data folder beside the repository (as tests/test_questions_dataset.py finds them).
+BSQA = Path(os.environ.get("BATTLELOG_BSQA") or Path(__file__).resolve().parents[2] / "shared" / "data" / "bsqa")
 
 
 def _horizontal(cells: frozenset[int], cols: int) -> bool:
@@ -158,3 +164,40 @@ def test_spotter_flips_exactly_on_its_draws() -> None:
     truthful = Spotter(board, 0.0, draws)
     assert all(truthful.answer(program).given_answer for _ in draws)
     assert [spotter.shoot(c) for c in (0, 3, 7)] == [1, 0, 2]
+
+
+@pytest.mark.skipif(not BSQA.is_dir(), reason="needs ../shared/data/bsqa")
+def test_on_an_8x8_board_the_kept_space_equals_a_fresh_listing() -> None:
+    """Narrowed by shots and reweighed by noisy answers in place, the belief on a BattleshipQA board
+    equals the questions package's space listed afresh from the whole state, after every step."""
+    board = read_true_board(BSQA / "board_B09.txt")
+    belief = Belief(board.rows, board.cols, board.names, board.lengths, 0.1)
+    rng = np.random.default_rng(3)
+    order = [int(c) for c in rng.permutation(64)]
+    for cell in order[:12]:
+        belief.shoot(cell, board.codes[cell])
+    texts = ["(== (orient Red) H)", "(touch Green Orange)", "(> (size Purple) (size Red))", "(== (color 4-5) Water)"]
+    programs = [compile_program(t, board.names, 8, 8) for t in texts]
+    for step, cell in enumerate(order[12:20]):
+        program = programs[step % len(programs)]
+        belief.hear(program, bool(step % 3))  # some answers wrong: the noise keeps every layout
+        belief.shoot(cell, board.codes[cell])
+        fresh = belief.question_state().space()
+        kept = belief.space()
+        assert kept is not None and kept.size == fresh.size > 100
+        expected = space_cells(fresh)
+        assert belief.cells().ravel() == pytest.approx(expected, abs=1e-9)
+        for other in programs:
+            assert belief.ask(other).probabilities == pytest.approx(distribution(other, fresh, 0.1).probabilities, abs=1e-9)
+
+
+def test_an_answer_heard_before_the_first_listing_counts_once() -> None:
+    names, lengths = NAMES, (3, 2, 2)
+    everything = layouts(4, 4, names, lengths)
+    program = compile_program("(touch Red Green)", names, 4, 4)
+    predicate = questions(4)[2][1]
+    belief = Belief(4, 4, names, lengths, 0.1)
+    belief.shoot(5, 1)
+    belief.hear(program, False)  # nothing listed yet: the listing is made here
+    expected = marginals(posterior(everything, {5: "Red"}, [(predicate, False)], 0.1), 16)
+    assert belief.cells().ravel() == pytest.approx(expected, abs=1e-9)

@@ -52,11 +52,11 @@ class Belief:
 
     def hear(self, program: Program, given: bool) -> None:
         """The spotter answered ``program`` with ``given`` (wrong with chance ``noise``)."""
-        answered = Answered(program.text, given)
-        self.answers.append(answered)
-        space = self.space()
+        space = self.space()  # listed (when it is listed here) from the evidence before this answer
         if space is None:
             raise StateError("an answer was heard before the named layouts could be listed: ask only when space() fits")
+        answered = Answered(program.text, given)
+        self.answers.append(answered)
         # the questions package's own weighing of one answer (exact keep, or 1 - noise / noise)
         self._space = self.question_state()._observe(space, answered, len(self.answers))
 
