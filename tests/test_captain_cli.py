@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from battlelog.captain.bank import generated, yes_no
+from battlelog.captain.bank import default_bank, generated, yes_no
 from battlelog.captain.boards import read_true_board
 from battlelog.captain.captains import Asker
 from battlelog.captain.game import game_streams, play_game
@@ -129,6 +129,7 @@ def test_more_games_extend_the_run(tmp_path: Path) -> None:
     [
         (["--captain", "shooter,sailor"], "unknown captain 'sailor'"),
         (["--noise", "0.7"], "--noise must be from 0 to 0.5"),
+        (["--human", "HUMAN"], "human.csv, line 3: '(size Blue Red)'"),
         (["--bank", "BANK"], "is not a yes/no question"),
         (["--seed", "4"], "holds an experiment on captain games (seed 3"),
         (["--board", "HIDDEN"], "a true board shows every tile"),
@@ -138,9 +139,10 @@ def test_more_games_extend_the_run(tmp_path: Path) -> None:
 )
 def test_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], expected: str) -> None:
     (tmp_path / "bank.txt").write_text("(touch Red Green)\n(size Red)\n")
+    (tmp_path / "human.csv").write_text("trial,question,code\n1,Is Blue long?,(> (size Blue) 2)\n2,?,(size Blue Red)\n")
     (tmp_path / "hidden.txt").write_text("R,R,H\nW,W,W\nW,G,G\n")
     (tmp_path / "bent.txt").write_text("R,R,W\nW,R,W\nW,G,G\n")
-    names = {"BANK": "bank.txt", "HIDDEN": "hidden.txt", "BENT": "bent.txt", "MISSING": "missing.txt"}
+    names = {"BANK": "bank.txt", "HUMAN": "human.csv", "HIDDEN": "hidden.txt", "BENT": "bent.txt", "MISSING": "missing.txt"}
     argv = [str(tmp_path / names[a]) if a in names else a for a in argv]
     if "--seed" in argv:
         assert _run(tmp_path, games=1) == 0
@@ -155,3 +157,17 @@ def test_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert expected in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
     if "--bank" in argv:
         assert "line 2" in err and not (tmp_path / "out").exists()  # refused before any game
+
+
+def test_the_default_bank_is_the_human_yes_no_programs_read_with_green_and_the_generated_family(tmp_path: Path) -> None:
+    (tmp_path / "human.csv").write_text(
+        "trial,question,code\n1,a,(touch Blue Red)\n2,b,(size Blue)\n3,c,(touch Blue Red)\n4,d,(== (color 2-3) Red)\n"
+    )
+    names, lengths = ("Red", "Green", "Purple", "Orange"), (5, 4, 2, 2)
+    bank = [p.text for p in default_bank(tmp_path / "human.csv", 8, 8, names, lengths)]
+    assert bank[0] == "(touch Green Red)"  # Blue read as Green; (size Blue) is no yes/no question
+    assert "(size Green)" not in bank and len(bank) == len(set(bank))
+    family = generated(8, 8, names, lengths)
+    assert len(family) == 64 * 4 + 4 * 3 + 4 + 4 * 16 + 6
+    tile = "(== (color 2-3) Red)"  # asked by people and in the family: once, where people put it
+    assert bank == ["(touch Green Red)", tile, *(f for f in family if f != tile)]

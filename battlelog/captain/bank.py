@@ -17,7 +17,7 @@ from pathlib import Path
 
 from battlelog.errors import BattlelogError
 from battlelog.questions.bankfile import read_bank
-from battlelog.questions.language import ProgramError, Type
+from battlelog.questions.language import Type
 from battlelog.questions.typecheck import Program, compile_program
 from battlelog.wording import clip
 
@@ -46,24 +46,27 @@ def adapted(program: str) -> str:
 
 
 def yes_no(texts: Iterable[str], names: Sequence[str], rows: int, cols: int) -> list[Program]:
-    """The distinct programs among ``texts`` that compile to a yes/no question, in order."""
+    """The distinct programs among ``texts`` that give a yes/no answer, in order (each must compile)."""
     out, seen = [], set()
     for text in texts:
-        if text in seen:
-            continue
-        seen.add(text)
-        try:
+        if text not in seen:
+            seen.add(text)
             program = compile_program(text, names, rows, cols)
-        except ProgramError:
-            continue
-        if program.type == Type.BOOL:
-            out.append(program)
+            if program.type == Type.BOOL:
+                out.append(program)
     return out
 
 
 def default_bank(human_csv: Path | None, rows: int, cols: int, names: Sequence[str], lengths: Sequence[int]) -> list[Program]:
-    """The human programs (when the CSV is given) adapted, then the generated family."""
-    human = [adapted(text) for _, text in read_bank(human_csv)] if human_csv is not None else []
+    """The human programs (when the CSV is given) adapted, then the generated family; a human program
+    that does not compile on this board is refused naming its line."""
+    human = []
+    for line, text in read_bank(human_csv) if human_csv is not None else []:
+        try:
+            compile_program(adapted(text), names, rows, cols)
+        except BattlelogError as exc:
+            raise BattlelogError(f"{human_csv}, line {line}: {clip(repr(text))}: {exc}") from None
+        human.append(adapted(text))
     return yes_no([*human, *generated(rows, cols, names, lengths)], names, rows, cols)
 
 
