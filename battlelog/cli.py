@@ -40,6 +40,7 @@ COMMANDS = {
     "value": "the value of the hiding and seeking game on a small board (hider against seeker), with a certificate",
     "serve": "serve battlelog in the browser: advice, a game against the computer, experiments to look at",
     "ask": "the exact answer distribution and expected information gain of a question about the hidden layout",
+    "captain": "play the BattleshipQA captain game: exact captains that shoot or ask a noisy spotter yes/no questions",
     "bimaru": "solve and count a Bimaru puzzle (row and column tallies) exactly: solution, uniqueness, shares",
     "learn": "fit a hider's prior (edge, vertical, touch) to layouts by maximum likelihood, with standard errors",
 }

@@ -22,6 +22,7 @@ LAYERS = (
     ("optimum",),
     ("players",),
     ("runner",),
+    ("captain",),
     ("report",),
     ("views",),
     ("api", "commands", "web"),
