@@ -104,7 +104,8 @@ def layouts(size: int, ships: tuple[int, ...], touch: str = "allowed", cols: int
     ship and dropping a partial layout as soon as two ships clash."""
     width = size if cols is None else cols
     every = {length: spots(size, length, width) for length in set(ships)}
-    clashes = {(a, b) for x in every.values() for y in every.values() for a in x for b in y if clash(a, b, touch)}  # each pair once
+    # each pair of spots judged once, by the literal rule
+    clashes = {(a, b) for x in every.values() for y in every.values() for a in x for b in y if clash(a, b, touch)}
     partial: list[tuple[Spot, ...]] = [()]
     for length in ships:
         partial = [done + (s,) for done in partial for s in every[length] if not any((s, o) in clashes for o in done)]

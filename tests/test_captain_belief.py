@@ -23,7 +23,8 @@ from battlelog.questions.inference import distribution
 from battlelog.questions.typecheck import compile_program
 
 NAMES = ("Red", "Green", "Purple")
-#: The BattleshipQA boards in the project's shared data folder beside the repository (as tests/test_questions_dataset.py finds them).
+#: The BattleshipQA boards in the project's shared data folder beside the repository (as
+#: tests/test_questions_dataset.py finds them).
 BSQA = Path(os.environ.get("BATTLELOG_BSQA") or Path(__file__).resolve().parents[2] / "shared" / "data" / "bsqa")
 
 

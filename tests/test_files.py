@@ -121,6 +121,7 @@ def test_check_writable_names_the_path_and_leaves_nothing(tmp_path: Path) -> Non
     files.check_writable(tmp_path / "fifo")  # opened only when written: no reader is waited for here
     files.check_writable(files.STDOUT)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo", "file"]
-    for where, reason in [("missing/m.sdd", "No such file or directory"), ("file/m.sdd", "Not a directory"), (".", "it is a folder")]:
+    refusals = [("missing/m.sdd", "No such file or directory"), ("file/m.sdd", "Not a directory"), (".", "it is a folder")]
+    for where, reason in refusals:
         with pytest.raises(WriteError, match=re.escape(f"{tmp_path / where}: cannot write ({reason})")):
             files.check_writable(tmp_path / where)

@@ -79,6 +79,8 @@ def file_bank(path: Path, names: Sequence[str], rows: int, cols: int) -> list[Pr
         except BattlelogError as exc:
             raise BattlelogError(f"{path}, line {line}: {clip(repr(text))}: {exc}") from None
         if program.type != Type.BOOL:
-            raise BattlelogError(f"{path}, line {line}: {clip(repr(text))} is not a yes/no question (it answers a {program.type.value})")
+            raise BattlelogError(
+                f"{path}, line {line}: {clip(repr(text))} is not a yes/no question (it answers a {program.type.value})"
+            )
         out.append(program)
     return out

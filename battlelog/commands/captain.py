@@ -45,10 +45,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=whole, default=0, help="root seed of the spotter's noise and the tie draws")
     parser.add_argument("--out", required=True, metavar="DIR", help="the run's directory (games.jsonl, experiment.json)")
     parser.add_argument(
-        "--threshold", type=real, default=DEFAULT_THRESHOLD, help=f"asker: ask when a question's EIG exceeds this (bits, default {DEFAULT_THRESHOLD})"
+        "--threshold",
+        type=real,
+        default=DEFAULT_THRESHOLD,
+        help=f"asker: ask when a question's EIG exceeds this (bits, default {DEFAULT_THRESHOLD})",
     )
     parser.add_argument("--bank", metavar="FILE", help="asker: ask from these yes/no programs (one a line, or a CSV with code)")
-    parser.add_argument("--human", metavar="CSV", help=f"the human programs of the default bank (default {HUMAN_CSV} beside the first board)")
+    parser.add_argument(
+        "--human", metavar="CSV", help=f"the human programs of the default bank (default {HUMAN_CSV} beside the first board)"
+    )
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
