@@ -16,13 +16,13 @@ from typing import ClassVar
 
 import numpy as np
 
+from battlelog.captain import DEFAULT_THRESHOLD
 from battlelog.captain.belief import Belief
 from battlelog.errors import BattlelogError
 from battlelog.questions.typecheck import Program
 from battlelog.rules.aim import pick_best
 
 #: The asker's default threshold in bits: a question is asked when it tells more than this.
-DEFAULT_THRESHOLD = 0.3
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from battlelog.captain import DEFAULT_THRESHOLD
 from battlelog.captain.bank import default_bank, file_bank
 from battlelog.captain.boards import TrueBoard
-from battlelog.captain.captains import CAPTAINS, DEFAULT_THRESHOLD, Captain
+from battlelog.captain.captains import CAPTAINS, Captain
 from battlelog.captain.game import play_game
 from battlelog.captain.records import CAPTAIN_JOURNAL, game_key, manifest_of
 from battlelog.errors import BattlelogError

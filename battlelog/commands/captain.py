@@ -24,13 +24,14 @@ import argparse
 import statistics
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from battlelog.captain.boards import read_true_board
-from battlelog.captain.captains import DEFAULT_THRESHOLD, captain_names
-from battlelog.captain.run import Settings, run_captains
+from battlelog.captain import DEFAULT_THRESHOLD
 from battlelog.commands.boards import real, whole
 from battlelog.errors import BattlelogError
+
+if TYPE_CHECKING:
+    from battlelog.captain.run import Settings
 
 HUMAN_CSV = "human_question_dataset.csv"
 
@@ -57,6 +58,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
+    from battlelog.captain.run import Settings  # the game's modules load numpy: not for --help
+
     if not 0 <= args.noise <= 0.5:
         raise BattlelogError(f"--noise must be from 0 to 0.5, got {args.noise:g}")
     if args.shots < 1 or args.games < 1:
@@ -74,6 +77,10 @@ def settings_from(args: argparse.Namespace) -> Settings:
 
 
 def run(args: argparse.Namespace) -> int:
+    from battlelog.captain.boards import read_true_board
+    from battlelog.captain.captains import captain_names
+    from battlelog.captain.run import run_captains
+
     names = captain_names(args.captain)
     settings = settings_from(args)
     boards = [read_true_board(path) for path in args.board]
