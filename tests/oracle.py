@@ -117,15 +117,17 @@ def layouts(size: int, ships: tuple[int, ...], touch: str = "allowed", cols: int
     return Layouts(size, ships, touch, tuple(partial), owner, width)
 
 
-def transcripts(table: Layouts, cells: list[tuple[int, int]], sinks: str) -> list[np.ndarray]:
-    """For each shot in order, the code of the answer every layout gives: -2 miss, -1 hit, ship i for
-    "sunk ship i" (named) or 0 for "sunk" (unnamed); silent games answer every hit -1."""
+def transcripts(table: Layouts, cells: list[tuple[int, int]], sinks: str, which: np.ndarray | None = None) -> list[np.ndarray]:
+    """For each shot in order, the code of the answer every layout (or every layout of ``which``) gives:
+    -2 miss, -1 hit, ship i for "sunk ship i" (named) or 0 for "sunk" (unnamed); silent games answer
+    every hit -1."""
     n = table.cols
-    left = np.tile(np.array(table.ships, dtype=np.int64), (len(table), 1))  # unhit cells per ship
-    rows = np.arange(len(table))
+    owners = table.owner if which is None else table.owner[which]
+    left = np.tile(np.array(table.ships, dtype=np.int64), (len(owners), 1))  # unhit cells per ship
+    rows = np.arange(len(owners))
     out = []
     for r, c in cells:
-        owner = table.owner[:, r * n + c]
+        owner = owners[:, r * n + c]
         hit = owner >= 0
         left[rows[hit], owner[hit]] -= 1
         sunk = hit & (left[rows, np.maximum(owner, 0)] == 0)
@@ -191,7 +193,7 @@ def placement_marginals(table: Layouts, chosen: np.ndarray) -> list[dict[Spot, f
 
 def play(table: Layouts, k: int, cells: list[tuple[int, int]], sinks: str) -> list[Answer]:
     """The answers layout ``k`` gives to ``cells`` in order, as a referee says them."""
-    codes = [int(code[k]) for code in transcripts(table, cells, sinks)]
+    codes = [int(code[0]) for code in transcripts(table, cells, sinks, np.array([k]))]
     return [("miss", None) if x == -2 else ("hit", None) if x == -1 else ("sunk", x if sinks == "named" else None) for x in codes]
 
 
