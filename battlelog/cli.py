@@ -41,12 +41,16 @@ COMMANDS = {
     "adversary": "each seeker's exact expected shots against the uniform hider and the hiders who hide against each seeker",
     "serve": "serve battlelog in the browser: advice, a game against the computer, experiments to look at",
     "ask": "the exact answer distribution and expected information gain of a question about the hidden layout",
+    "captain": "play the BattleshipQA captain game: exact captains that shoot or ask a noisy spotter yes/no questions",
     "bimaru": "solve and count a Bimaru puzzle (row and column tallies) exactly: solution, uniqueness, shares",
     "learn": "fit a hider's prior (edge, vertical, touch) to layouts by maximum likelihood, with standard errors",
 }
 
 #: Shown under every ``--help``: where the rules and the file formats are written down.
-DOCS = "rules and evidence: docs/rules.md; game-state, marginals and game-record files: docs/formats.md (in the battlelog repository)"
+DOCS = (
+    "rules and evidence: docs/rules.md; game-state, marginals and game-record files: docs/formats.md"
+    " (in the battlelog repository)"
+)
 
 
 def _command_in(argv: Sequence[str]) -> str | None:

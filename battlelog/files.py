@@ -77,6 +77,18 @@ def check_regular(path: str | Path) -> None:
         raise WriteError(f"{path}: cannot write there ({kind}, and this file must be a regular file)")
 
 
+def check_writable(path: str | Path) -> None:
+    """Refuse, in one line naming ``path``, a place where it cannot be written (a folder, a missing or
+    read-only folder), by making and removing a scratch beside it: for a command that writes several files
+    and opens the one named by the user last, so that a refusal still names that one."""
+    if str(path) == STDOUT:
+        return
+    path = Path(path)
+    info = _found(path)
+    if info is None or stat.S_ISREG(info.st_mode):
+        _new_scratch(path, Path(os.path.realpath(path))).unlink()
+
+
 @contextmanager
 def replacing(path: str | Path, *, regular: bool = False) -> Iterator[Path]:
     """A scratch file to write in the block; on success its content becomes ``path`` (see the module's

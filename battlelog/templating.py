@@ -14,9 +14,9 @@ from pathlib import Path
 
 import jinja2
 
-from battlelog import files
 from battlelog.cachedir import cache_dir
 from battlelog.errors import WriteError
+from battlelog.files import replacing
 
 #: The folder of compiled templates inside the cache folder; Jinja's buckets carry the Python version
 #: and each template's source checksum, so an edited template or another Python recompiles.
@@ -56,7 +56,7 @@ class CompiledTemplates(jinja2.BytecodeCache):
         path = self._path(bucket)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            with files.replacing(path, regular=True) as scratch, open(scratch, "wb") as handle:
+            with replacing(path, regular=True) as scratch, open(scratch, "wb") as handle:
                 bucket.write_bytecode(handle)
         except (OSError, WriteError):
             return

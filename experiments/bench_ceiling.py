@@ -36,7 +36,9 @@ def main() -> None:
     parser.add_argument("ships", help="the fleet, e.g. 5,4,3,3,2")
     parser.add_argument("--budget", type=int, default=None, help="the engine's memory budget in bytes (default: the engine's)")
     parser.add_argument("--touch", default="allowed", choices=("allowed", "diagonal", "none"))
-    parser.add_argument("--unturned", action="store_true", help="sweep the whole board in one raster order (engines/native/turns.py off)")
+    parser.add_argument(
+        "--unturned", action="store_true", help="sweep the whole board in one raster order (engines/native/turns.py off)"
+    )
     args = parser.parse_args()
     rows, _, cols = args.board.partition("x")
     config = GameConfig(int(rows), parse_ships(args.ships), Rules(touch=args.touch), cols=int(cols or rows))
@@ -52,7 +54,9 @@ def main() -> None:
         seen["slices"] += 1
         return in_slices(*a)
 
-    def counted_compile(self: NativeEngine, problem: Any, order: Any, depth: int, tracked: bool = False, limit: Any = None) -> Any:
+    def counted_compile(
+        self: NativeEngine, problem: Any, order: Any, depth: int, tracked: bool = False, limit: Any = None
+    ) -> Any:
         seen["depth"] = max(seen["depth"], depth)
         seen["sweeps"] += 1
         return compile_(self, problem, order, depth, tracked, limit)
@@ -88,9 +92,10 @@ def main() -> None:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     cpu = usage.ru_utime + usage.ru_stime - cpu_before
     print(
-        f"{config.label()}{' unturned' if args.unturned else ''}: {outcome}; {time.perf_counter() - start:.1f} s ({cpu:.1f} s CPU), "
-        f"{seen['sweeps']} sweep{'s' * (seen['sweeps'] != 1)}, {seen['levels']} levels "
-        f"({seen['slices']} in slices, {seen['unpacked']} read packed), split depth {seen['depth']}, peak {usage.ru_maxrss / 1024:,.0f} MB"
+        f"{config.label()}{' unturned' if args.unturned else ''}: {outcome}; {time.perf_counter() - start:.1f} s "
+        f"({cpu:.1f} s CPU), {seen['sweeps']} sweep{'s' * (seen['sweeps'] != 1)}, {seen['levels']} levels "
+        f"({seen['slices']} in slices, {seen['unpacked']} read packed), split depth {seen['depth']}, "
+        f"peak {usage.ru_maxrss / 1024:,.0f} MB"
     )
     kept = engine.memory.whole[1] if engine.memory.whole is not None else None  # the model kept for the next state's call
     turned = engine.memory.turned
@@ -101,11 +106,13 @@ def main() -> None:
     if kept is not None and not kept.rebuilds:
         states = sum(len(level.fwd) for _, level in kept.levels())
         recount = misses.recount_bytes(kept, drawing=False)
-        verdict = "counted again on it" if kept.nbytes + recount <= engine.memory_budget else "swept (model and recount would pass it)"
+        verdict = (
+            "counted again on it" if kept.nbytes + recount <= engine.memory_budget else "swept (model and recount would pass it)"
+        )
         print(
-            f"kept model: {kept.nbytes / 1e6:,.0f} MB, {states:,} states; a recount of a miss on it allocates {recount / 1e6:,.0f} MB "
-            f"more ({misses.recount_bytes(kept, drawing=True) / 1e6:,.0f} MB to draw from); under the budget of "
-            f"{engine.memory_budget / 1e6:,.0f} MB a state a miss on is {verdict}"
+            f"kept model: {kept.nbytes / 1e6:,.0f} MB, {states:,} states; a recount of a miss on it allocates "
+            f"{recount / 1e6:,.0f} MB more ({misses.recount_bytes(kept, drawing=True) / 1e6:,.0f} MB to draw from); "
+            f"under the budget of {engine.memory_budget / 1e6:,.0f} MB a state a miss on is {verdict}"
         )
 
 

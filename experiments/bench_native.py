@@ -167,7 +167,10 @@ def standard_section(games: int, seed: int, limit: float) -> None:
     print(markdown_table(["what", "time", "process peak"], rows))
     if "models" in cold:
         print(f"\nlayouts of the empty board: {cold['models']:,}\n")
-    header = ["greedy games (problog player)", "games", "mean shots", "median move", "slowest move", "mean game", "slowest game", "process peak"]
+    header = [
+        "greedy games (problog player)", "games", "mean shots", "median move", "slowest move", "mean game", "slowest game",
+        "process peak",
+    ]
     print(markdown_table(header, [_game_row("each from a cold start (caches emptied)", cold_games),
                          _game_row("one after another in one process (an experiment worker)", warm_games)]))  # fmt: skip
     print("\nTargets (issue 8):")
@@ -192,7 +195,8 @@ def _game_row(label: str, result: dict[str, Any]) -> list[str]:
         return [label, result.get("status", "-"), "", "", "", "", "", ""]
     moves, totals = result["moves"], result["totals"]
     return [label, str(len(totals)), f"{statistics.mean(result['scores']):.1f}", duration(statistics.median(moves)),
-            duration(max(moves)), duration(statistics.mean(totals)), duration(max(totals)), megabytes(result["peak"])]  # fmt: skip
+            duration(max(moves)), duration(statistics.mean(totals)), duration(max(totals)),
+            megabytes(result["peak"])]  # fmt: skip
 
 
 def engines_section(games: int, seed: int) -> None:
@@ -250,7 +254,9 @@ def orders_section(games: int, seed: int, limit: float) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=20, help="greedy 10x10 games per row (default: 20)")
-    parser.add_argument("--engine-games", type=int, default=3, help="games per engine and board in the engines section (default: 3)")
+    parser.add_argument(
+        "--engine-games", type=int, default=3, help="games per engine and board in the engines section (default: 3)"
+    )
     parser.add_argument("--seed", type=int, default=1, help="root seed of the boards (default: 1)")
     parser.add_argument("--skip", default="", help="comma-separated sections to skip: standard, engines, large, orders")
     parser.add_argument("--time-limit", type=float, default=900, help="seconds per child task (default: 900)")

@@ -72,7 +72,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2, help="empty-board rounds per mode, the best kept (default: 2)")
     parser.add_argument("--per-state", action="store_true", help="also time every swept state of the games alone")
     parser.add_argument(
-        "--max-skew", type=int, default=turns.MAX_SKEW, help=f"turn rectangles whose sides differ by at most this (default: {turns.MAX_SKEW})"
+        "--max-skew",
+        type=int,
+        default=turns.MAX_SKEW,
+        help=f"turn rectangles whose sides differ by at most this (default: {turns.MAX_SKEW})",
     )
     args = parser.parse_args()
     turns.MAX_SKEW = args.max_skew  # what a longer rectangle would cost turned
@@ -95,11 +98,14 @@ def main() -> None:
             turned_time, turned = timed(True, states)
             if not same(whole, turned):
                 raise SystemExit(f"{config.label()}, game {game}: turned counts differ from whole ones")
-            whole_games, turned_games, states_asked = whole_games + whole_time, turned_games + turned_time, states_asked + len(states)
+            whole_games, turned_games, states_asked = (
+                whole_games + whole_time, turned_games + turned_time, states_asked + len(states)
+            )
         games = max(1, args.games)
         print(
             f"| {config.label()} | {whole_empty:.2f} s | {turned_empty:.2f} s | {whole_empty / turned_empty:.1f}x "
-            f"| {whole_games / games:.2f} s | {turned_games / games:.2f} s | {whole_games / max(turned_games, 1e-9):.1f}x | {states_asked} |"
+            f"| {whole_games / games:.2f} s | {turned_games / games:.2f} s | {whole_games / max(turned_games, 1e-9):.1f}x "
+            f"| {states_asked} |"
         )
 
     if per_state:

@@ -24,7 +24,7 @@ backtracking over the oracle's spots.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 
 import numpy as np
 
@@ -81,17 +81,34 @@ class Layouts:
     def __len__(self) -> int:
         return len(self.spots)
 
+    @cached_property
+    def features(self) -> np.ndarray:
+        """Per layout, literally from the spec: E the ship cells on the board's outer ring, V the vertical
+        ships of length 2 or more, T the pairs of side-adjacent cells covered by two different ships
+        (one row per layout; kept, since every prior on this table weighs the same three counts)."""
+        owner = self.owner.reshape(len(self), self.size, self.cols)
+        ring = np.zeros((self.size, self.cols), dtype=bool)
+        ring[0, :] = ring[-1, :] = ring[:, 0] = ring[:, -1] = True
+        e = ((owner >= 0) & ring).sum(axis=(1, 2))
+        upright = np.array([[length >= 2 and not horizontal for length, _, _, horizontal in layout] for layout in self.spots])
+        v = upright.reshape(len(self), len(self.ships)).sum(axis=1)
+        across = (owner[:, :, :-1] >= 0) & (owner[:, :, 1:] >= 0) & (owner[:, :, :-1] != owner[:, :, 1:])
+        down = (owner[:, :-1, :] >= 0) & (owner[:, 1:, :] >= 0) & (owner[:, :-1, :] != owner[:, 1:, :])
+        t = across.sum(axis=(1, 2)) + down.sum(axis=(1, 2))
+        return np.stack([e, v, t], axis=1).astype(float)
+
 
 @cache
 def layouts(size: int, ships: tuple[int, ...], touch: str = "allowed", cols: int | None = None) -> Layouts:
     """Every layout on ``size`` rows of ``cols`` columns (square when omitted), by extending ship by
     ship and dropping a partial layout as soon as two ships clash."""
     width = size if cols is None else cols
+    every = {length: spots(size, length, width) for length in set(ships)}
+    # each pair of spots judged once, by the literal rule
+    clashes = {(a, b) for x in every.values() for y in every.values() for a in x for b in y if clash(a, b, touch)}
     partial: list[tuple[Spot, ...]] = [()]
     for length in ships:
-        partial = [
-            done + (s,) for done in partial for s in spots(size, length, width) if not any(clash(s, o, touch) for o in done)
-        ]
+        partial = [done + (s,) for done in partial for s in every[length] if not any((s, o) in clashes for o in done)]
     owner = np.full((len(partial), size * width), -1, dtype=np.int64)
     for k, layout in enumerate(partial):
         for i, spot in enumerate(layout):
@@ -100,15 +117,17 @@ def layouts(size: int, ships: tuple[int, ...], touch: str = "allowed", cols: int
     return Layouts(size, ships, touch, tuple(partial), owner, width)
 
 
-def transcripts(table: Layouts, cells: list[tuple[int, int]], sinks: str) -> list[np.ndarray]:
-    """For each shot in order, the code of the answer every layout gives: -2 miss, -1 hit, ship i for
-    "sunk ship i" (named) or 0 for "sunk" (unnamed); silent games answer every hit -1."""
+def transcripts(table: Layouts, cells: list[tuple[int, int]], sinks: str, which: np.ndarray | None = None) -> list[np.ndarray]:
+    """For each shot in order, the code of the answer every layout (or every layout of ``which``) gives:
+    -2 miss, -1 hit, ship i for "sunk ship i" (named) or 0 for "sunk" (unnamed); silent games answer
+    every hit -1."""
     n = table.cols
-    left = np.tile(np.array(table.ships, dtype=np.int64), (len(table), 1))  # unhit cells per ship
-    rows = np.arange(len(table))
+    owners = table.owner if which is None else table.owner[which]
+    left = np.tile(np.array(table.ships, dtype=np.int64), (len(owners), 1))  # unhit cells per ship
+    rows = np.arange(len(owners))
     out = []
     for r, c in cells:
-        owner = table.owner[:, r * n + c]
+        owner = owners[:, r * n + c]
         hit = owner >= 0
         left[rows[hit], owner[hit]] -= 1
         sunk = hit & (left[rows, np.maximum(owner, 0)] == 0)
@@ -174,24 +193,14 @@ def placement_marginals(table: Layouts, chosen: np.ndarray) -> list[dict[Spot, f
 
 def play(table: Layouts, k: int, cells: list[tuple[int, int]], sinks: str) -> list[Answer]:
     """The answers layout ``k`` gives to ``cells`` in order, as a referee says them."""
-    codes = [int(code[k]) for code in transcripts(table, cells, sinks)]
+    codes = [int(code[0]) for code in transcripts(table, cells, sinks, np.array([k]))]
     return [("miss", None) if x == -2 else ("hit", None) if x == -1 else ("sunk", x if sinks == "named" else None) for x in codes]
 
 
 def layout_weights(table: Layouts, edge: float = 0.0, vertical: float = 0.0, touch: float = 0.0) -> np.ndarray:
-    """Each layout's prior weight exp(edge * E + vertical * V + touch * T), with, literally from the spec,
-    E the ship cells on the board's outer ring, V the vertical ships of length 2 or more, and T the
-    pairs of side-adjacent cells covered by two different ships."""
-    rows, cols = table.size, table.cols
-    owner = table.owner.reshape(len(table), rows, cols)
-    ring = np.zeros((rows, cols), dtype=bool)
-    ring[0, :] = ring[-1, :] = ring[:, 0] = ring[:, -1] = True
-    e = ((owner >= 0) & ring).sum(axis=(1, 2))
-    v = np.array([sum(1 for length, _, _, horizontal in layout if length >= 2 and not horizontal) for layout in table.spots])
-    across = (owner[:, :, :-1] >= 0) & (owner[:, :, 1:] >= 0) & (owner[:, :, :-1] != owner[:, :, 1:])
-    down = (owner[:, :-1, :] >= 0) & (owner[:, 1:, :] >= 0) & (owner[:, :-1, :] != owner[:, 1:, :])
-    t = across.sum(axis=(1, 2)) + down.sum(axis=(1, 2))
-    return np.exp(edge * e + vertical * v + touch * t)
+    """Each layout's prior weight exp(edge * E + vertical * V + touch * T), with E, V and T the counts of
+    :attr:`Layouts.features`."""
+    return np.exp(table.features @ np.array([edge, vertical, touch], dtype=float))
 
 
 def weighted_cell_marginals(table: Layouts, chosen: np.ndarray, weights: np.ndarray) -> np.ndarray:

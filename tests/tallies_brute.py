@@ -1,36 +1,21 @@
 """Brute force for tallies puzzles, written from the spec and not from battlelog.tallies: every set of
-ships (equal lengths alike) is enumerated ship by ship, kept when no two ships overlap or touch as the
-rule forbids, then checked literally against the tallies and the revealed pieces.
+ships (equal lengths alike) is enumerated ship by ship over the independent oracle's placements, kept
+when no two ships clash under the touch rule (tests/oracle.py: ``spots``, ``clash``), then checked
+literally against the tallies and the revealed pieces.
 
-Only the tallies prune (a line over its tally can only grow), so small boards and small fleets only.
+Only the tallies (a line over its tally can only grow) and water pieces (a ship on one stays there)
+prune, so small boards and small fleets only.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import cache
+
+from oracle import Spot, cells_of, clash, spots
 
 Cell = tuple[int, int]
 Ship = tuple[Cell, ...]
-
-
-def placements(rows: int, cols: int, length: int) -> list[Ship]:
-    """Every straight run of ``length`` cells on the board (a length-1 ship once per cell)."""
-    out = [tuple((r, c + k) for k in range(length)) for r in range(rows) for c in range(cols - length + 1)]
-    if length > 1:
-        out += [tuple((r + k, c) for k in range(length)) for r in range(rows - length + 1) for c in range(cols)]
-    return out
-
-
-def zone(ship: Ship, touch: str) -> set[Cell]:
-    """The cells no other ship may cover: the ship's own, and its side (``diagonal``) or all eight
-    (``none``) neighbours."""
-    if touch == "allowed":
-        steps: list[Cell] = []
-    elif touch == "diagonal":
-        steps = [(0, 1), (1, 0), (0, -1), (-1, 0)]
-    else:
-        steps = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc]
-    return set(ship) | {(r + dr, c + dc) for r, c in ship for dr, dc in steps}
 
 
 def piece(ship: Ship, cell: Cell) -> str:
@@ -57,36 +42,45 @@ def solutions(
 ) -> list[tuple[Ship, ...]]:
     """Every set of ships that satisfies the puzzle."""
     lengths = sorted(ships, reverse=True)
-    options = {n: placements(rows, cols, n) for n in set(lengths)}
+    # a ship on a cell shown as water never becomes a solution, whatever else is placed
+    options = {
+        n: [s for s in spots(rows, n, cols) if all(hints.get(cell) != "water" for cell in cells_of(s))] for n in set(lengths)
+    }
+    clashes = cache(clash)  # the same pairs of spots come back in every branch
     found: list[tuple[Ship, ...]] = []
     row_used, col_used = [0] * rows, [0] * cols
 
-    def over() -> bool:
-        return any(t is not None and u > t for u, t in zip(row_used, row_counts)) or any(
-            t is not None and u > t for u, t in zip(col_used, col_counts)
+    def over(cells: list[Cell]) -> bool:
+        """Whether a line through ``cells`` (the ship just added: no other line grew) is over its tally."""
+        return any(
+            (row_counts[r] is not None and row_used[r] > row_counts[r])  # type: ignore[operator]
+            or (col_counts[c] is not None and col_used[c] > col_counts[c])  # type: ignore[operator]
+            for r, c in cells
         )
 
-    def place(i: int, start: int, chosen: list[Ship], blocked: set[Cell]) -> None:
+    def place(i: int, start: int, chosen: list[Spot]) -> None:
         if i == len(lengths):
-            if satisfied(chosen):
-                found.append(tuple(chosen))
+            layout = tuple(tuple(cells_of(spot)) for spot in chosen)
+            if satisfied(layout):
+                found.append(layout)
             return
         pool = options[lengths[i]]
         first = start if i > 0 and lengths[i] == lengths[i - 1] else 0
         for k in range(first, len(pool)):
-            ship = pool[k]
-            if any(cell in blocked for cell in ship):
+            spot = pool[k]
+            if any(clashes(spot, other, touch) for other in chosen):
                 continue
-            for r, c in ship:
+            cells = cells_of(spot)
+            for r, c in cells:
                 row_used[r] += 1
                 col_used[c] += 1
-            if not over():
-                place(i + 1, k + 1, chosen + [ship], blocked | zone(ship, touch))
-            for r, c in ship:
+            if not over(cells):
+                place(i + 1, k + 1, chosen + [spot])
+            for r, c in cells:
                 row_used[r] -= 1
                 col_used[c] -= 1
 
-    def satisfied(chosen: list[Ship]) -> bool:
+    def satisfied(chosen: tuple[Ship, ...]) -> bool:
         if any(t is not None and u != t for u, t in zip(row_used, row_counts)):
             return False
         if any(t is not None and u != t for u, t in zip(col_used, col_counts)):
@@ -98,7 +92,7 @@ def solutions(
                 return False
         return True
 
-    place(0, 0, [], set())
+    place(0, 0, [])
     return found
 
 

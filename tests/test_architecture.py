@@ -15,13 +15,14 @@ PACKAGE = Path(__file__).resolve().parent.parent / "battlelog"
 
 #: The layers from the bottom up; a module may import its own layer and the ones below.
 LAYERS = (
-    ("digits", "errors", "files", "jsonfile", "templating", "wording"),
+    ("cachedir", "digits", "errors", "files", "jsonfile", "templating", "wording"),
     ("rules", "bits"),
     ("model",),
     ("engines", "questions", "tallies"),
     ("optimum",),
     ("players",),
     ("runner",),
+    ("captain",),
     ("report",),
     ("views",),
     ("api", "commands", "web"),
@@ -32,8 +33,13 @@ LAYERS = (
 LONG_MODULES: dict[str, str] = {
     "battlelog.optimum.search": "the compiled branch-and-bound over belief states: one numba algorithm and its table",
     "battlelog.runner.records": "the record schema and its checks, one job; wrapping lines at 130 characters took it past 300",
-    "battlelog.engines.frontier": "the frontier sweep that builds the sdd engine's diagram: one algorithm, its tables under each touch rule",
-    "battlelog.engines.native.layered": "the native engine's layered model: one sweep, its memory budget (kept, rebuilt, packed, counted levels) and its two readings",
+    "battlelog.engines.frontier": (
+        "the frontier sweep that builds the sdd engine's diagram: one algorithm, its tables under each touch rule"
+    ),
+    "battlelog.engines.native.layered": (
+        "the native engine's layered model: one sweep, its memory budget (kept, rebuilt, packed, counted levels)"
+        " and its two readings"
+    ),
 }
 MAX_LINES = 300
 

@@ -50,7 +50,10 @@ def test_bad_fleets(capsys: pytest.CaptureFixture, argv: list[str], message: str
         (["--players", "random,oracle"], "unknown player 'oracle'; choose from random, hunt-target, pdf"),
         (["--players", "pdf,pdf"], "player 'pdf' is named twice"),
         (["--players", "nowhere_module:Player"], "player 'nowhere_module:Player': cannot import 'nowhere_module'"),
-        (["--players", "battlelog.rules.config:NoSuchPlayer"], "module 'battlelog.rules.config' has no class or function 'NoSuchPlayer'"),
+        (
+            ["--players", "battlelog.rules.config:NoSuchPlayer"],
+            "module 'battlelog.rules.config' has no class or function 'NoSuchPlayer'",
+        ),
         (["--players", " , "], "no players given"),
         (["--games", "0"], "the number of games must be at least 1, got 0"),
         (["--seed", "-1"], "the seed must be a non-negative whole number"),
@@ -69,7 +72,10 @@ def test_bad_fleets(capsys: pytest.CaptureFixture, argv: list[str], message: str
         (["--players", "mc[samples]"], "player mc: option 'samples' is not key=value"),
         (["--time-limit", "1e300"], "--time-limit '1e300' is more than a year (31536000 s); give none for no limit"),
         (["--memory-limit", "99999999T"], "--memory-limit '99999999T' is more than 1024T; give none for no limit"),
-        (["--players", "battlelog.rules.config:GameConfig"], "player 'battlelog.rules.config:GameConfig': GameConfig is not a Player subclass"),
+        (
+            ["--players", "battlelog.rules.config:GameConfig"],
+            "player 'battlelog.rules.config:GameConfig': GameConfig is not a Player subclass",
+        ),
         (["--players", "battlelog.players.base:Player"], "player 'battlelog.players.base:Player': Player is abstract"),
         (["--scheduler", "tcp://127.0.0.1:9"], "--scheduler is for --executor dask"),
         (["--executor", "dask", "--scheduler", "tcp://127.0.0.1:9"], "--workers sizes the workers this command starts"),
@@ -91,14 +97,16 @@ def test_bad_experiment_settings(capsys: pytest.CaptureFixture, tmp_path: Path, 
     [
         (["experiment", "--size", "4", "--ships", "3,2", "--out", "{out}", "--memory-limit", "50M"],
          r"the memory limit of 50 MB is below the \d+ MB of address space a worker takes"),
-        (["experiment", "--size", "4", "--ships", "3,2", "--out", "{out}", "--time-limit", "1e300"], r"--time-limit '1e300' is more than a year"),
+        (["experiment", "--size", "4", "--ships", "3,2", "--out", "{out}", "--time-limit", "1e300"],
+         r"--time-limit '1e300' is more than a year"),
         (["experiment", "--size", "4", "--ships", "3,2", "--out", "{out}", "--players", "battlelog.rules.config:GameConfig"],
          r"GameConfig is not a Player subclass"),
         (["experiment", "--size", "6", "--ships", "4,3,3", "--out", "{out}", "--players", "pdf,optimal"],
          r"6x6 4,3,3: enumerating its layouts passes 4,000 \(partial\) layouts, too many for an exact solution here"),
         (["play", "--size", "10", "--ships", "5,4,3,3,2", "--player", "optimal", "--seed", "1"],
          r"10x10 5,4,3,3,2 is too large to solve exactly"),
-        (["reproduce", "--out", "{out}", "--config", "4:3,2,2", "--games", "2", "--memory-limit", "50M"], r"memory limit of 50 MB is below"),
+        (["reproduce", "--out", "{out}", "--config", "4:3,2,2", "--games", "2", "--memory-limit", "50M"],
+         r"memory limit of 50 MB is below"),
     ],
 )  # fmt: skip
 def test_a_refused_run_is_one_line_and_leaves_no_files(tmp_path: Path, argv: list[str], message: str) -> None:
@@ -120,19 +128,32 @@ STATE_ERRORS = [
     ("[5, [3, 2]]", "expected a JSON object with size, ships and shots"),
     ('{"ships": [3, 2], "shots": []}', "missing key 'size'"),
     ('{"size": 5, "shots": []}', "missing key 'ships'"),
-    ('{"size": 5, "ships": [3, 2], "shots": [{"row": 1, "result": "miss"}]}', "shot 1 must be an object with row, col and result"),
+    (
+        '{"size": 5, "ships": [3, 2], "shots": [{"row": 1, "result": "miss"}]}',
+        "shot 1 must be an object with row, col and result",
+    ),
     ('{"size": 5, "ships": [6, 2], "shots": []}', "ship 0 of length 6 does not fit on a 5x5 board"),
     ('{"size": 5, "ships": [5, 5, 5, 3, 3, 3], "shots": []}', "fleet 5,5,5,3,3,3 cannot be laid out on a 5x5 board"),
     REPEATED_SHOT,
-    ('{"size": 5, "ships": [3, 2], "shots": [{"row": 5, "col": 1, "result": "miss"}]}', "shot 1 at row 5, column 1 is off the 5x5 board"),
     (
-        '{"size": 5, "ships": [3, 2], "shots": [{"row": 0, "col": 0, "result": "hit"}, {"row": 0, "col": 1, "result": "sunk", "ship": 2}]}',
+        '{"size": 5, "ships": [3, 2], "shots": [{"row": 5, "col": 1, "result": "miss"}]}',
+        "shot 1 at row 5, column 1 is off the 5x5 board",
+    ),
+    (
+        '{"size": 5, "ships": [3, 2], "shots": [{"row": 0, "col": 0, "result": "hit"}, '
+        '{"row": 0, "col": 1, "result": "sunk", "ship": 2}]}',
         "shot 2 sinks ship 2, but the fleet 3,2 has ships 0..1",
     ),
     ('{"size": 5, "ships": [3, 2], "shots": [{"row": 0, "col": 0, "result": "boom"}]}', "shot 1 has result 'boom'"),
-    ('{"size": 5, "ships": [3, 2], "shot": [{"row": 0, "col": 0, "result": "hit"}]}', "unknown key 'shot' (did you mean 'shots'?)"),
+    (
+        '{"size": 5, "ships": [3, 2], "shot": [{"row": 0, "col": 0, "result": "hit"}]}',
+        "unknown key 'shot' (did you mean 'shots'?)",
+    ),
     ('{"size": 5, "ships": [3, 2], "shots": [{"row": 0, "col": 0, "result": "hit"}], "shots": []}', "key 'shots' appears twice"),
-    ('{"size": 5, "ships": [3, 2], "shots": [{"row": 0, "col": 0, "result": "sunk"}]}', "shot 1 (A1) is a sunk answer without a ship index"),
+    (
+        '{"size": 5, "ships": [3, 2], "shots": [{"row": 0, "col": 0, "result": "sunk"}]}',
+        "shot 1 (A1) is a sunk answer without a ship index",
+    ),
 ]
 
 
@@ -156,14 +177,28 @@ def test_experiment_prints_and_saves_the_summary(finished: Path, capsys: pytest.
     assert main(["summarize", str(finished)]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == f"4x4 3,2 with seed 3: 4 games recorded in {finished / GAMES}"
-    assert out[1].split() == ["|", "player", "|", "games", "|", "failed", "|", "mean", "|", "95%", "CI", "|", "median", "|", "std", "|", "min", "|", "max", "|", "ms/move", "|"]
+    assert out[1].split() == [
+        "|", "player", "|", "games", "|", "failed", "|", "mean", "|", "95%", "CI", "|", "median", "|",
+        "std", "|", "min", "|", "max", "|", "ms/move", "|",
+    ]  # fmt: skip
     assert [line.split()[1] for line in out[3:5]] == ["random", "pdf"]
-    assert out[5:7] == ["", "Paired differences on the games both players finished (negative: the first player needs fewer shots):"]
+    assert out[5:7] == [
+        "",
+        "Paired differences on the games both players finished (negative: the first player needs fewer shots):",
+    ]
     assert out[7].split() == ["|", "difference", "|", "games", "|", "mean", "|", "95%", "CI", "|", "p", "|", "significant", "|"]
     score = {(r["player"], r["game"]): r["score"] for r in map(json.loads, (finished / GAMES).read_text().splitlines())}
     cells = [c.strip() for c in out[9].split("|")[1:-1]]
-    assert cells[:3] == ["pdf - random", "2", f"{(score['pdf', 0] - score['random', 0] + score['pdf', 1] - score['random', 1]) / 2:+.2f}"]
-    assert out[10:12] == ["", "Distribution of shots: the fewest shots within which each share of the games finished, and the chance to finish within k:"]
+    assert cells[:3] == [
+        "pdf - random",
+        "2",
+        f"{(score['pdf', 0] - score['random', 0] + score['pdf', 1] - score['random', 1]) / 2:+.2f}",
+    ]
+    assert out[10:12] == [
+        "",
+        "Distribution of shots: the fewest shots within which each share of the games finished,"
+        " and the chance to finish within k:",
+    ]
     assert out[12] == "" and [line.split()[1] for line in out[15:17]] == ["random", "pdf"]
     assert out[17] == f"wrote {finished / SUMMARY_CSV} and {finished / SUMMARY_MD}"
     assert main(["summarize", str(finished / GAMES)]) == 0  # the games file names its directory too
@@ -173,7 +208,10 @@ def test_experiment_prints_and_saves_the_summary(finished: Path, capsys: pytest.
 def test_summarize_exports_one_row_per_game_and_plots_the_scores(finished: Path, capsys: pytest.CaptureFixture) -> None:
     assert main(["summarize", str(finished), "--csv", "--plots"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[-1] == f"wrote {finished / SUMMARY_CSV}, {finished / SUMMARY_MD}, {finished / 'games.csv'} and {finished / 'plots' / 'scores.png'}"
+    assert out[-1] == (
+        f"wrote {finished / SUMMARY_CSV}, {finished / SUMMARY_MD}, {finished / 'games.csv'}"
+        f" and {finished / 'plots' / 'scores.png'}"
+    )
     records = {(r["player"], int(r["game"])): r for r in map(json.loads, (finished / GAMES).read_text().splitlines())}
     rows = list(csv.DictReader((finished / "games.csv").open()))
     assert [(r["player"], int(r["game"])) for r in rows] == [("random", 0), ("random", 1), ("pdf", 0), ("pdf", 1)]
@@ -184,7 +222,9 @@ def test_summarize_exports_one_row_per_game_and_plots_the_scores(finished: Path,
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000
 
 
-def test_summarize_retries_failed_games_under_new_limits(tmp_path: Path, capsys: pytest.CaptureFixture, test_players: Path) -> None:
+def test_summarize_retries_failed_games_under_new_limits(
+    tmp_path: Path, capsys: pytest.CaptureFixture, test_players: Path
+) -> None:
     out = tmp_path / "results"
     dawdler = "battlelog_test_players:Dawdler"  # 0.7 to 1.6 s a game
     assert main(experiment(out, "--players", f"random,{dawdler}", "--time-limit", "0.5")) == 0
@@ -274,7 +314,10 @@ def test_help_explains_every_experiment_option(capsys: pytest.CaptureFixture) ->
         (["play", "--size", "5", "--ships", "6,2"], "battlelog: error: ship 0 of length 6 does not fit on a 5x5 board"),
         (["summarize", "no/such/dir"], "battlelog: error: no/such/dir: no such directory"),
         (["marginals", "{state}"], f"battlelog: error: {{state}}: {REPEATED_SHOT[1]}"),
-        (["play", "--size", "5", "--ships", "3,2", "--seed", "-1"], "battlelog: error: --seed -1: the seed must be a non-negative whole number"),
+        (
+            ["play", "--size", "5", "--ships", "3,2", "--seed", "-1"],
+            "battlelog: error: --seed -1: the seed must be a non-negative whole number",
+        ),
     ],
 )
 def test_errors_in_a_real_process_are_one_line(tmp_path: Path, argv: list[str], message: str) -> None:
@@ -291,7 +334,8 @@ def test_the_experiment_commands_import_no_heavy_library_until_they_run() -> Non
     """`battlelog --help` builds every command's parser: these modules must import only light ones."""
     code = (
         "import sys\n"
-        "import battlelog.commands.common, battlelog.commands.experiment, battlelog.commands.reproduce, battlelog.commands.summarize\n"
+        "import battlelog.commands.common, battlelog.commands.experiment, battlelog.commands.reproduce,"
+        " battlelog.commands.summarize\n"
         "from battlelog.cli import build_parser\n"
         "build_parser()\n"
         "print(' '.join(sorted(sys.modules)))\n"
@@ -300,8 +344,9 @@ def test_the_experiment_commands_import_no_heavy_library_until_they_run() -> Non
     assert done.returncode == 0, done.stderr
     loaded = set(done.stdout.split())
     assert "battlelog.commands.experiment" in loaded  # the check itself works
-    heavy = {"tqdm", "scipy", "matplotlib", "dask", "distributed", "multiprocessing", "battlelog.runner.experiment", "battlelog.report.summary",
-             "battlelog.report.stats", "battlelog.report.plots", "battlelog.report.reproduce", "battlelog.runner.executors.base", "battlelog.runner.executors.local",
+    heavy = {"tqdm", "scipy", "matplotlib", "dask", "distributed", "multiprocessing",
+             "battlelog.runner.experiment", "battlelog.report.summary", "battlelog.report.stats", "battlelog.report.plots",
+             "battlelog.report.reproduce", "battlelog.runner.executors.base", "battlelog.runner.executors.local",
              "battlelog.runner.executors.dask_cluster", "battlelog.runner.executors.dask_worker",
              "battlelog.runner.executors.dask_connect", "battlelog.runner.executors.local_worker"}  # fmt: skip
     assert sorted(heavy & loaded) == []
@@ -336,4 +381,7 @@ def test_summarize_where_the_summary_cannot_be_written_shows_the_tables_then_one
     lines = printed.splitlines()
     assert lines[0] == f"4x4 3,2 with seed 3: 4 games recorded in {out / GAMES}"
     assert [line.split()[1] for line in lines[3:5]] == ["random", "pdf"]  # the table's rows are shown
-    assert err == f"battlelog: error: {out / 'summary.csv'}: cannot write (it is a folder); the tables above are complete, the summary files are not written\n"
+    assert err == (
+        f"battlelog: error: {out / 'summary.csv'}: cannot write (it is a folder); the tables above are complete,"
+        " the summary files are not written\n"
+    )

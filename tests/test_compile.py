@@ -105,7 +105,9 @@ def test_a_place_that_cannot_be_written_is_one_line_not_a_crash(where: str, mess
     assert [p.name for p in tmp_path.iterdir()] == ["file"]  # nothing written, no scratch file left
 
 
-def test_a_read_only_place_is_refused_before_compiling(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+def test_a_read_only_place_is_refused_before_compiling(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
     # Root ignores permission bits: a read-only file system is simulated where files are created (os.open with O_CREAT).
     real_open = os.open
 

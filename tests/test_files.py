@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import socket
 import stat
 from pathlib import Path
 
 import pytest
 
+from battlelog import files
 from battlelog.errors import WriteError
 from battlelog.files import replacing, write_text
 from battlelog.rules.config import GameConfig
@@ -38,7 +40,9 @@ def test_under_a_regular_file_or_onto_a_folder_is_one_line(tmp_path: Path) -> No
     assert [p.name for p in tmp_path.iterdir()] == ["file"]
 
 
-def test_a_read_only_file_system_is_one_line_though_the_cleanup_fails_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_read_only_file_system_is_one_line_though_the_cleanup_fails_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def read_only(*args: object, **kwargs: object) -> None:
         raise OSError(errno.EROFS, "Read-only file system")
 
@@ -98,7 +102,9 @@ def test_a_link_planted_at_a_scratch_name_is_never_written_through(tmp_path: Pat
     assert elsewhere.read_text() == "precious" and GameState.load(tmp_path / "s.json") == STATE
 
 
-def test_a_dash_is_standard_output_unless_the_file_must_be_regular(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]) -> None:
+def test_a_dash_is_standard_output_unless_the_file_must_be_regular(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
     write_text("-", "text\n")
     with replacing("-") as scratch:  # what a library writing by name (pysdd, PIL) is handed
@@ -106,3 +112,16 @@ def test_a_dash_is_standard_output_unless_the_file_must_be_regular(tmp_path: Pat
     assert capfd.readouterr().out == "text\nbytes\n" and list(tmp_path.iterdir()) == []
     write_text("-", "a file named -\n", regular=True)
     assert (tmp_path / "-").read_text() == "a file named -\n"
+
+
+def test_check_writable_names_the_path_and_leaves_nothing(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    os.mkfifo(tmp_path / "fifo")
+    files.check_writable(tmp_path / "new.txt")  # a new path in a writable folder: fine, and nothing made
+    files.check_writable(tmp_path / "fifo")  # opened only when written: no reader is waited for here
+    files.check_writable(files.STDOUT)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo", "file"]
+    refusals = [("missing/m.sdd", "No such file or directory"), ("file/m.sdd", "Not a directory"), (".", "it is a folder")]
+    for where, reason in refusals:
+        with pytest.raises(WriteError, match=re.escape(f"{tmp_path / where}: cannot write ({reason})")):
+            files.check_writable(tmp_path / where)

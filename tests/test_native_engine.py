@@ -202,7 +202,9 @@ def test_owners_drawn_are_the_layouts_sampled_from_the_same_generator(state: Gam
 
 def test_owners_drawn_from_a_split_state_are_the_layouts_sampled(forced_split: list[int]) -> None:
     fast = NativeEngine().sample_owners(SAMPLED, 500, np.random.default_rng(4))
-    np.testing.assert_array_equal(fast, layout_owners(SAMPLED.config, NativeEngine().sample(SAMPLED, 500, np.random.default_rng(4))))
+    np.testing.assert_array_equal(
+        fast, layout_owners(SAMPLED.config, NativeEngine().sample(SAMPLED, 500, np.random.default_rng(4)))
+    )
     assert forced_split == [1, 1, 1, 1]
 
 

@@ -29,7 +29,11 @@ from oracle_states import oracle_game
 
 
 def _same(a: Counts, b: Counts) -> bool:
-    return a.models == b.models and np.array_equal(a.cells, b.cells) and all(np.array_equal(x, y) for x, y in zip(a.placements, b.placements))
+    return (
+        a.models == b.models
+        and np.array_equal(a.cells, b.cells)
+        and all(np.array_equal(x, y) for x, y in zip(a.placements, b.placements))
+    )
 
 
 def listing_off_counting(monkeypatch: pytest.MonkeyPatch, made_by: str) -> list[int]:

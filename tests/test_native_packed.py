@@ -1,9 +1,10 @@
 """Packed levels (battlelog.engines.native.packed): a level that is not kept is packed where the budget
 has room, and a segment whose levels are all packed is read back from them instead of swept again.
 Every level of a sweep packs and unpacks to the same arrays, and its forward and backward counts read
-packed are those read from the level, interpreted and compiled, under each touch rule; a model read from packed levels gives the counts and drawn boards of the model that keeps
-every level (and of the one that rebuilds them), on empty boards and random consistent states, without
-sweeping its packed segments again; and states with no transition are unpacked where they were."""
+packed are those read from the level, interpreted and compiled, under each touch rule; a model read
+from packed levels gives the counts and drawn boards of the model that keeps every level (and of the
+one that rebuilds them), on empty boards and random consistent states, without sweeping its packed
+segments again; and states with no transition are unpacked where they were."""
 
 from __future__ import annotations
 
@@ -56,7 +57,9 @@ def test_every_level_packs_and_unpacks_to_itself(config: GameConfig, compiled: b
         np.testing.assert_array_equal(packed.forward(one, level.fwd), next_fwd)
         child_bwd = np.random.default_rng(i).integers(0, 1000, len(next_fwd))
         uses, packed_uses = np.zeros(2 * len(tables.kinds), dtype=np.int64), np.zeros(2 * len(tables.kinds), dtype=np.int64)
-        bwd = jit.kernels(len(level.fwd)).collect(child_bwd, level.fwd, level.first, level.child, level.action, layered.every_action(len(tables.kinds)), uses)
+        bwd = jit.kernels(len(level.fwd)).collect(
+            child_bwd, level.fwd, level.first, level.child, level.action, layered.every_action(len(tables.kinds)), uses
+        )
         np.testing.assert_array_equal(packed.collect(one, level.fwd, child_bwd, packed_uses), bwd)
         np.testing.assert_array_equal(packed_uses, uses)
         seen_before += len(one.back)
@@ -83,7 +86,9 @@ def test_states_with_no_transition_unpack_where_they_were(first: list[int]) -> N
 
 
 def test_a_level_with_more_actions_than_a_code_holds_is_not_packed() -> None:
-    first, child, action = np.array([0, 2, 3], dtype=np.int32), np.array([0, 1, 0], dtype=np.int32), np.array([0, 1, 0], dtype=np.int8)
+    first, child, action = (
+        np.array([0, 2, 3], dtype=np.int32), np.array([0, 1, 0], dtype=np.int32), np.array([0, 1, 0], dtype=np.int8)
+    )
     assert packed.pack(first, child, action, 2, 2) is not None
     assert packed.pack(first, child, action, 2, 40) is None  # 81 actions: past the code's 6 bits
 
@@ -114,7 +119,9 @@ def _states() -> list[GameState]:
 
 
 @pytest.mark.parametrize("state", _states(), ids=lambda s: f"{s.config.label()}-{len(s.shots)}")
-def test_a_model_read_from_packed_levels_reads_as_the_kept_and_the_rebuilt_ones(state: GameState, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_model_read_from_packed_levels_reads_as_the_kept_and_the_rebuilt_ones(
+    state: GameState, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(layered, "_SLICE", 4)  # a small board's levels need little work beside their starts
     tables = _tables(state)
     kept = layered.sweep(tables, 2**31)

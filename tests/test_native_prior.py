@@ -154,18 +154,26 @@ def test_tracking_touch_changes_no_count() -> None:
     problem = Problem.from_model(ground(state))
     plain = layered.sweep(SweepTables(problem, sweep_order(state)), 2**30)
     tracked = layered.sweep(SweepTables(problem, sweep_order(state), tracked=True), 2**30)
-    assert tracked.paths == plain.paths and sum(len(level.fwd) for _, level in tracked.levels()) > sum(len(level.fwd) for _, level in plain.levels())
+    assert tracked.paths == plain.paths and (
+        sum(len(level.fwd) for _, level in tracked.levels()) > sum(len(level.fwd) for _, level in plain.levels())
+    )
     np.testing.assert_array_equal(tracked.uses(), plain.uses())
 
 
 @pytest.mark.parametrize(("rows", "cols", "ships"), [(5, 5, (3, 2, 2)), (4, 6, (3, 2, 1)), (6, 5, (4, 3, 2))])
-def test_settled_profiles_merge_states_and_weigh_alike(rows: int, cols: int, ships: tuple[int, ...], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_settled_profiles_merge_states_and_weigh_alike(
+    rows: int, cols: int, ships: tuple[int, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Once every ship is placed the profile keeps only the cells a later transition reads (weight_kernel.settle): fewer
     states, the same layouts, and under priors with touch and vertical weights the same posterior as the profile kept
     whole, in every raster order, on the empty board and on states whose evidence is not its own transpose."""
     config = GameConfig(rows, ships, cols=cols)
     empty = GameState.empty(config)
-    states = [empty, empty.with_shot(1, 2, "miss").with_shot(2, 1, "hit"), empty.with_shot(0, 0, "miss").with_shot(rows - 1, 1, "miss")]
+    states = [
+        empty,
+        empty.with_shot(1, 2, "miss").with_shot(2, 1, "hit"),
+        empty.with_shot(0, 0, "miss").with_shot(rows - 1, 1, "miss"),
+    ]
     priors = [Prior(edge=0.3, vertical=-0.5, touch=0.7), Prior(touch=-1.2)]
     fewer = 0
     for state in states:
@@ -220,11 +228,15 @@ def test_feature_expectations_and_log_partition_equal_the_oracle(mode: str, monk
         np.testing.assert_allclose(engine.feature_expectations(state), expected, rtol=1e-9, atol=1e-9, err_msg=where)
         for asked in (("edge", "vertical"), ("touch",), ("vertical",)):  # a subset, in FEATURES order: untracked without touch
             picked = [FEATURES.index(f) for f in asked]
-            np.testing.assert_allclose(engine.feature_expectations(state, asked), expected[picked], rtol=1e-9, atol=1e-9, err_msg=where)
+            np.testing.assert_allclose(
+                engine.feature_expectations(state, asked), expected[picked], rtol=1e-9, atol=1e-9, err_msg=where
+            )
         assert engine.log_partition(state) == pytest.approx(math.log(weight.sum()), rel=1e-12, abs=1e-9), where
         uniform = GameState(state.config.with_prior(Prior()), state.shots)
         assert engine.log_partition(uniform) == math.log(len(chosen))
-        np.testing.assert_allclose(engine.feature_expectations(uniform), features.mean(axis=0), rtol=1e-9, atol=1e-9, err_msg=where)
+        np.testing.assert_allclose(
+            engine.feature_expectations(uniform), features.mean(axis=0), rtol=1e-9, atol=1e-9, err_msg=where
+        )
 
 
 def test_one_model_serves_every_prior_on_the_same_shots(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -275,11 +287,15 @@ def test_rebuilt_and_split_models_weigh_the_same(monkeypatch: pytest.MonkeyPatch
     draws = [Weigher(m, prior).draw(200, np.random.default_rng(4)) for m in (kept, lean)]
     np.testing.assert_array_equal(draws[0], draws[1])
     # 0.8 of the rebuilt peak: levels taken in slices fit 0.95 of it unsplit, 0.5 needs two levels of splits
-    split_engine = NativeEngine(memory_budget=int(layered.sweep(tables, 2**31, keep_levels=False).peak * 0.8), turn=False)  # the whole state
+    split_engine = NativeEngine(
+        memory_budget=int(layered.sweep(tables, 2**31, keep_levels=False).peak * 0.8), turn=False
+    )  # the whole state
     built: list[int] = []
     original = split_engine.compile_model
 
-    def compile_counted(problem: Problem, order: Symmetry, depth: int, tracked: bool = False, limit: int | None = None) -> layered.LayeredModel:
+    def compile_counted(
+        problem: Problem, order: Symmetry, depth: int, tracked: bool = False, limit: int | None = None
+    ) -> layered.LayeredModel:
         built.append(depth)
         return original(problem, order, depth, tracked, limit)
 
@@ -333,7 +349,9 @@ def test_the_disk_cache_keeps_priors_apart(tmp_path) -> None:
 def chi_square_p(draws: list[tuple[Placement, ...]], table: oracle.Layouts, weight: np.ndarray) -> float:
     """The p-value of draws against the layouts' weights (layouts expected fewer than 5 times pooled)."""
     index = {spots: k for k, spots in enumerate(table.spots)}
-    seen = np.bincount([index[tuple((p.length, p.row, p.col, p.horizontal) for p in layout)] for layout in draws], minlength=len(table))
+    seen = np.bincount(
+        [index[tuple((p.length, p.row, p.col, p.horizontal) for p in layout)] for layout in draws], minlength=len(table)
+    )
     expected = weight / weight.sum() * len(draws)
     small = expected < 5
     observed, expect = seen[~small], expected[~small]
@@ -363,7 +381,8 @@ def test_split_draws_are_exact(monkeypatch: pytest.MonkeyPatch) -> None:
     prior = Prior(edge=0.5, vertical=-0.8, touch=1.2)
     state = GameState.empty(GameConfig(4, (3, 2), prior=prior))
     tables = SweepTables(Problem.from_model(ground(state)), sweep_order(state), tracked=True)
-    engine = NativeEngine(memory_budget=int(layered.sweep(tables, 2**31, keep_levels=False).peak * 0.8))  # under what it needs rebuilt
+    # under what it needs rebuilt
+    engine = NativeEngine(memory_budget=int(layered.sweep(tables, 2**31, keep_levels=False).peak * 0.8))
     models = engine.drawn_from(state, tracked=True)
     assert len(models) > 1  # split into cases
     table = oracle.layouts(4, (3, 2))

@@ -127,7 +127,9 @@ def test_a_budget_that_cannot_hold_one_level_is_refused_unsplit(monkeypatch: pyt
     depths: list[int] = []
     compile_ = NativeEngine.compile_model
 
-    def compile_counted(self: NativeEngine, problem: Problem, order: Symmetry, depth: int, tracked: bool = False, limit: int | None = None) -> layered.LayeredModel:
+    def compile_counted(
+        self: NativeEngine, problem: Problem, order: Symmetry, depth: int, tracked: bool = False, limit: int | None = None
+    ) -> layered.LayeredModel:
         depths.append(depth)
         return compile_(self, problem, order, depth, tracked, limit)
 

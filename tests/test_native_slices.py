@@ -34,7 +34,9 @@ CONFIGS = [
 
 @pytest.mark.parametrize("compiled", [False, True], ids=["interpreted", "compiled"])
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: c.label())
-def test_a_level_taken_in_slices_is_the_level_taken_at_once(config: GameConfig, compiled: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_level_taken_in_slices_is_the_level_taken_at_once(
+    config: GameConfig, compiled: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(layered, "_SLICE", 5)  # many slices, and tables that grow between them
     if compiled:
         monkeypatch.setattr(jit, "COMPILE_ABOVE", -1)
@@ -74,7 +76,9 @@ def test_counts_taken_in_slices_are_the_enumerated_ones(touch: str, monkeypatch:
     table = oracle.layouts(5, (3, 2, 2), touch, cols=6)
     counts = NativeEngine(memory_budget=2**30).counts(GameState.empty(config))
     assert counts.models == len(table)
-    np.testing.assert_allclose(counts.cells / counts.models, oracle.cell_marginals(table, np.arange(len(table))), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        counts.cells / counts.models, oracle.cell_marginals(table, np.arange(len(table))), rtol=0, atol=1e-12
+    )
 
 
 _PEAK = """
@@ -126,7 +130,9 @@ def test_a_budget_too_small_at_once_is_met_in_slices_under_the_process_peak() ->
     exactly, unsplit; under half of it too (segment starts recomputed); under 0.2 of it, refused in one
     line, unsplit; each with the process's high-water mark (Linux's, reset before the call) rising by
     less than the budget."""
-    out = subprocess.run([sys.executable, "-c", textwrap.dedent(_PEAK)], capture_output=True, text=True, check=True).stdout.split("\n")
+    out = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(_PEAK)], capture_output=True, text=True, check=True
+    ).stdout.split("\n")
     # each line: fraction, what happened, a one-line refusal or exact counts, split depth, peak rise <= budget, rise, budget
     assert out[0].startswith("0.85 counted True 0 True "), out[0]
     assert out[1].startswith("0.5 counted True 0 True "), out[1]

@@ -38,7 +38,11 @@ from oracle_states import oracle_game
 
 
 def _same(a: Counts, b: Counts) -> bool:
-    return a.models == b.models and np.array_equal(a.cells, b.cells) and all(np.array_equal(x, y) for x, y in zip(a.placements, b.placements))
+    return (
+        a.models == b.models
+        and np.array_equal(a.cells, b.cells)
+        and all(np.array_equal(x, y) for x, y in zip(a.placements, b.placements))
+    )
 
 
 def _problem(rows: int, ships: tuple[int, ...], cols: int | None = None) -> Any:
@@ -129,7 +133,9 @@ def _sweeps(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 @pytest.mark.parametrize("touch", TOUCH_RULES)
-def test_a_self_transposed_state_is_swept_once_and_counted_again_on_that_model(touch: str, seen: Seen, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_self_transposed_state_is_swept_once_and_counted_again_on_that_model(
+    touch: str, seen: Seen, monkeypatch: pytest.MonkeyPatch
+) -> None:
     sweeps = _sweeps(monkeypatch)
     config = GameConfig(6, (4, 3, 2), Rules(touch=touch))
     table = oracle.layouts(6, (4, 3, 2), touch)
@@ -179,7 +185,10 @@ def test_a_self_transposed_state_is_weighed_on_one_model(touch: str, vertical: f
     config = GameConfig(6, (4, 3, 2), Rules(touch=touch), prior=prior)
     empty = GameState.empty(config)
     symmetric = empty.with_shot(1, 4, "miss").with_shot(4, 1, "miss")
-    for base, after in ((empty, empty.with_shot(0, 3, "miss")), (symmetric, symmetric.with_shot(2, 5, "miss").with_shot(3, 3, "miss"))):
+    for base, after in (
+        (empty, empty.with_shot(0, 3, "miss")),
+        (symmetric, symmetric.with_shot(2, 5, "miss").with_shot(3, 3, "miss")),
+    ):
         other = GameState(config.with_prior(Prior(edge=-0.2, vertical=0.3, touch=prior.touch)), base.shots)
         whole = {id(s): NativeEngine(reuse=False, turn=False).weighted(s) for s in (base, after, other)}
         counts = NativeEngine(reuse=False, turn=False).counts(base)
@@ -189,7 +198,12 @@ def test_a_self_transposed_state_is_weighed_on_one_model(touch: str, vertical: f
             where = f"{state.config.label()} {state.to_json()['shots']}"
             chosen = oracle.posterior(table, [(s.cell, (s.result, s.ship)) for s in state.shots], "named")
             got = engine.weighted(state)
-            np.testing.assert_allclose(got.cells, oracle.weighted_cell_marginals(table, chosen, oracle.layout_weights(table, *prior.theta)), atol=1e-9, err_msg=where)
+            np.testing.assert_allclose(
+                got.cells,
+                oracle.weighted_cell_marginals(table, chosen, oracle.layout_weights(table, *prior.theta)),
+                atol=1e-9,
+                err_msg=where,
+            )
             _weighed_alike(got, whole[id(state)], where)
             assert engine.memory.cases is not None and [flip for _, flip in engine.memory.cases.parts] == [False, True], where
         assert sweeps == [0]  # the base's first case, swept once; the state after weighed on it
@@ -304,10 +318,15 @@ def test_turned_weighted_posteriors_equal_the_oracle_and_a_whole_sweep(touch: st
                 got, whole = engine.marginals(state), NativeEngine(reuse=False, turn=False)
                 where = f"{config.label()} {state.to_json()['shots']}"
                 assert got.models == len(chosen), where
-                np.testing.assert_allclose(got.cells, oracle.weighted_cell_marginals(table, chosen, weight), atol=1e-9, err_msg=where)
+                np.testing.assert_allclose(
+                    got.cells, oracle.weighted_cell_marginals(table, chosen, weight), atol=1e-9, err_msg=where
+                )
                 np.testing.assert_allclose(got.cells, whole.marginals(state).cells, atol=1e-12, err_msg=where)
-                asked = ("edge", "vertical", "touch") if prior.touch else ("edge", "vertical")  # no touching pairs counted unless weighed
-                np.testing.assert_allclose(engine.feature_expectations(state, asked), whole.feature_expectations(state, asked), atol=1e-9, err_msg=where)
+                # no touching pairs counted unless weighed
+                asked = ("edge", "vertical", "touch") if prior.touch else ("edge", "vertical")
+                np.testing.assert_allclose(
+                    engine.feature_expectations(state, asked), whole.feature_expectations(state, asked), atol=1e-9, err_msg=where
+                )
                 other = GameState(config.with_prior(Prior(edge=0.2, vertical=0.1)), state.shots)  # another prior, the same shots
                 np.testing.assert_allclose(engine.marginals(other).cells, whole.marginals(other).cells, atol=1e-12, err_msg=where)
     assert made["turned"] >= 10 and made["again"] >= 5, made

@@ -41,7 +41,11 @@ STDOUT_COMMANDS = {
     "ask --json": ["ask", str(Path(__file__).parent / "fixtures" / "questions_6x6.json"), "(size Red)", "--json"],
 }
 #: What a command writes on stderr by design (progress; under --json, the files written), removed before checking.
-STDERR_BY_DESIGN = {"value --json": "iteration ", "summarize --duel --json": "wrote ", "adversary --json": "every layout played exactly by "}
+STDERR_BY_DESIGN = {
+    "value --json": "iteration ",
+    "summarize --duel --json": "wrote ",
+    "adversary --json": "every layout played exactly by ",
+}
 #: A 3x3 Bimaru puzzle with one solution (a single ship in the corner), for ``bimaru``.
 PUZZLE = {"size": 3, "ships": [1], "row_counts": [1, 0, 0], "col_counts": [1, 0, 0], "hints": []}
 
@@ -49,7 +53,9 @@ PUZZLE = {"size": 3, "ships": [1], "row_counts": [1, 0, 0], "col_counts": [1, 0,
 @pytest.fixture(scope="module")
 def experiment(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("full") / "exp"
-    assert main(["experiment", "--size", "3", "--ships", "2", "--players", "random", "--games", "2", "--out", str(out), "--workers", "1"]) == 0
+    assert main(
+        ["experiment", "--size", "3", "--ships", "2", "--players", "random", "--games", "2", "--out", str(out), "--workers", "1"]
+    ) == 0
     (out.parent / "puzzle.json").write_text(json.dumps(PUZZLE))
     return out
 
@@ -70,7 +76,9 @@ def test_standard_output_on_a_full_disk_is_one_line_and_status_2(command: str, b
     with open("/dev/full", "w") as full:
         done = run_battlelog(argv, full.fileno(), buffered)
     assert done.returncode == 2, done.stderr
-    assert errors(command, done.stderr) == "battlelog: error: cannot write standard output (No space left on device); what was not written is lost\n"
+    assert errors(command, done.stderr) == (
+        "battlelog: error: cannot write standard output (No space left on device); what was not written is lost\n"
+    )
 
 
 @pytest.mark.parametrize("buffered", [True, False], ids=["buffered", "unbuffered"])
@@ -98,10 +106,15 @@ def test_a_closed_standard_output_is_one_line_and_status_2() -> None:
         ["sh", "-c", 'exec "$@" >&-', "sh", sys.executable, "-m", "battlelog.cli", "script", *EMPTY_4X4],
         stderr=subprocess.PIPE, text=True, timeout=300,
     )  # fmt: skip
-    assert (done.returncode, done.stderr) == (2, "battlelog: error: standard output is closed: give it a file (> FILE, or > /dev/null)\n")
+    assert (done.returncode, done.stderr) == (
+        2,
+        "battlelog: error: standard output is closed: give it a file (> FILE, or > /dev/null)\n",
+    )
 
 
-@pytest.mark.parametrize("words", [["advise", *EMPTY_4X4, "--state", "{folder}/game.json"], ["play", *EMPTY_4X4, "--human", "--seed", "1"]])
+@pytest.mark.parametrize(
+    "words", [["advise", *EMPTY_4X4, "--state", "{folder}/game.json"], ["play", *EMPTY_4X4, "--human", "--seed", "1"]]
+)
 def test_a_closed_standard_input_ends_an_interactive_session_as_its_end_would(words: list[str], tmp_path: Path) -> None:
     # Before: a traceback (sys.stdin is None); now as at the end of the input: the session stops, saved.
     argv = [word.format(folder=tmp_path) for word in words]
@@ -116,7 +129,9 @@ def test_a_closed_standard_input_ends_an_interactive_session_as_its_end_would(wo
         assert json.loads((tmp_path / "game.json").read_text())["shots"] == []
 
 
-def test_a_file_on_a_full_disk_is_one_line_and_the_old_file_stays(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_file_on_a_full_disk_is_one_line_and_the_old_file_stays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "s.pl"
     path.write_text("old")
 
@@ -130,8 +145,8 @@ def test_a_file_on_a_full_disk_is_one_line_and_the_old_file_stays(tmp_path: Path
 
 
 def _experiment(out: Path, games: int) -> list[str]:
-    return ["experiment", "--size", "3", "--ships", "2", "--players", "random,pdf", "--games", str(games), "--seed", "2", "--out", str(out),
-            "--workers", "1"]  # fmt: skip
+    return ["experiment", "--size", "3", "--ships", "2", "--players", "random,pdf", "--games", str(games), "--seed", "2",
+            "--out", str(out), "--workers", "1"]  # fmt: skip
 
 
 @pytest.fixture
@@ -166,14 +181,19 @@ def test_an_experiment_on_a_full_disk_stops_in_one_line_keeping_whole_lines(
     kept = data.count(b"\n")
     assert 0 < kept < 12 and data.endswith(b"\n"), "a torn last line was left"
     assert err.count("\n") == 1 and err.startswith(f"battlelog: error: {out / GAMES}: cannot record game "), err
-    assert err.endswith(f"(No space left on device); the {kept} recorded before it are kept: make room and run the same command again to resume\n")
+    assert err.endswith(
+        f"(No space left on device); the {kept} recorded before it are kept:"
+        " make room and run the same command again to resume\n"
+    )
     monkeypatch.undo()  # room again: the same command resumes and finishes, nothing lost or repeated
     assert main(_experiment(out, 6)) == 0
     records = [json.loads(line) for line in (out / GAMES).read_text().splitlines()]
     assert sorted((r["player"], r["game"]) for r in records) == sorted((p, g) for p in ("random", "pdf") for g in range(6))
 
 
-def test_the_first_game_not_written_leaves_no_experiment_behind(tmp_path: Path, journal_fills_after: list[int], capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_first_game_not_written_leaves_no_experiment_behind(
+    tmp_path: Path, journal_fills_after: list[int], capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "exp"
     assert main(_experiment(out, 2)) == 2
     assert "cannot record game 0" in capsys.readouterr().err
@@ -197,9 +217,13 @@ def tiny_file_system(tmp_path: Path) -> Iterator[Path]:
 def test_an_experiment_on_a_real_full_file_system(tiny_file_system: Path) -> None:
     (tiny_file_system / "fill").write_bytes(b"\0" * 52_000)
     out = tiny_file_system / "exp"
-    done = subprocess.run([sys.executable, "-m", "battlelog.cli", *_experiment(out, 400)], capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "battlelog.cli", *_experiment(out, 400)], capture_output=True, text=True, timeout=600
+    )
     assert done.returncode == 2, done.stderr
-    assert done.stderr.count("\n") == 1 and "cannot record game" in done.stderr and "(No space left on device)" in done.stderr, done.stderr
+    assert (
+        done.stderr.count("\n") == 1 and "cannot record game" in done.stderr and "(No space left on device)" in done.stderr
+    ), done.stderr
     data = (out / GAMES).read_bytes()
     assert data.count(b"\n") > 0 and data.endswith(b"\n")
     assert all(json.loads(line) for line in data.splitlines())

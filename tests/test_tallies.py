@@ -14,12 +14,14 @@ import pytest
 import tallies_brute
 
 from battlelog.cli import main
-from battlelog.errors import BattlelogError
+from battlelog.errors import BattlelogError, BudgetExceeded
 from battlelog.rules.config import GameConfig
 from battlelog.rules.layouts import sample_layout
 from battlelog.rules.variants import TOUCH_RULES, Rules
 from battlelog.tallies.count import count, solve
 from battlelog.tallies.puzzle import PIECES, Puzzle, read_puzzle
+
+import oracle
 
 CASES = [(6, (3, 2, 2, 1)), (6, (3, 3, 1, 1)), (7, (4, 3, 2)), (7, (3, 2, 1))]
 
@@ -69,18 +71,32 @@ def test_a_puzzle_that_pins_the_layout_is_unique_and_shows_its_pieces() -> None:
     assert result.cells is not None and result.cells[0][:2] == [1.0, 1.0]
 
 
-TWO = {"size": 2, "ships": [1, 1]}
+THREE = {"size": 3, "ships": [1, 1]}  # two singles fit on 3x3 with no contact
 
 
 @pytest.mark.parametrize(
     "text,words",
     [
-        (json.dumps({**TWO, "ships": [1, 1, 1], "row_counts": [1, 1]}), "sum to 2, but the fleet has 3"),
-        (json.dumps({**TWO, "row_counts": [3, None]}), "larger than the 2 cells"),
+        (json.dumps({**THREE, "ships": [1, 1, 1], "row_counts": [1, 1, 0]}), "sum to 2, but the fleet has 3"),
+        (json.dumps({**THREE, "row_counts": [4, None, None]}), "larger than the 3 cells"),
         ("ROW 1 1\nCOLUMN 1 1\n2\nHINT 0 0 W\nHINT 0 0 C\n", "hints contradict"),
         ("ROW 1 1\nCOLUMN 1 1\n1\nHINT 0 0 X\n", "unknown piece letter X"),
-        (json.dumps({**TWO, "hints": [{"row": 5, "col": 0, "piece": "water"}]}), "off the 2x2 board"),
-        (json.dumps({**TWO, "row_counts": [1, 1], "col_counts": [2, 0]}), "no solution"),
+        (json.dumps({**THREE, "hints": [{"row": 5, "col": 0, "piece": "water"}]}), "off the 3x3 board"),
+        (json.dumps({**THREE, "row_counts": [1, 1, 0], "col_counts": [2, 0, 0]}), "no solution"),
+        (json.dumps({"size": 2, "ships": [1, 1]}), "cannot be laid out on a 2x2 board with no contact"),
+        ("ROW \u0663 1\nCOLUMN 1 1\n0\n", "digits 0-9"),  # an Arabic-Indic 3 is not read as 3
+        ("ROW 1 1\nCOLUMN 1 1\n\u00b2\n", "the number of hints"),  # a superscript 2 passes isdigit, not int
+        ("ROW 1 1\nCOLUMN 1 1\n1\nHINT \u00b2 0 W\n", "HINT row col X"),
+        ("ROW 1" + "0" * 5000 + " 1\nCOLUMN 1 1\n0\n", "got 1000"),  # more digits than int() converts
+        ("ROW 1 1\nCOLUMN 1 1\n" + "9" * 5000 + "\n", "the number of hints"),
+        (json.dumps({**THREE, "row_counts": [10**400, 0, 0]}), "tally 10000000000000000... is larger"),
+        ('{"size": ' + "[" * 10000 + "]" * 10000 + "}", "nested too deeply"),
+        ('{"size": 3, "size": 4}', "'size' appears twice"),
+        (json.dumps({**THREE, "ship": [1]}), "did you mean 'ships'"),
+        (json.dumps({"size": 100}), "at most 26"),
+        (json.dumps({"size": 10, "ships": [1] * 500}), "more than the 100 cells"),
+        ("[" * 10000 + "]" * 10000, "nested too deeply"),  # JSON, though not an object: not read as text
+        (json.dumps([THREE]), "a puzzle must be a JSON object"),
     ],
 )
 def test_bad_puzzles_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, words: str) -> None:
@@ -104,6 +120,80 @@ def test_the_command_prints_json_with_the_count_and_shares(tmp_path: Path, capsy
     assert f"{len(found)} solutions" in capsys.readouterr().out
 
 
+def test_a_file_that_is_not_utf8_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "puzzle.txt"
+    path.write_bytes(b"ROW \xff 1\n")
+    assert main(["bimaru", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "not UTF-8" in err and err.count("\n") == 1
+
+
+def test_the_budget_counts_every_step_and_refuses_past_it() -> None:
+    puzzle = Puzzle(5, 5, (3, 2, 1), (None,) * 5, (None,) * 5, touch="none")
+    result = count(puzzle)
+    assert result.steps > 0 and count(puzzle, budget=result.steps).solutions == result.solutions
+    with pytest.raises(BudgetExceeded, match=f"more than {result.steps - 1:,} steps"):
+        count(puzzle, budget=result.steps - 1)
+
+
+def test_an_empty_10x10_puzzle_is_refused_in_one_line_by_the_budget(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "empty.json"
+    path.write_text(json.dumps({"size": 10}))
+    assert main(["bimaru", str(path), "--budget", "20000"]) == 2
+    err = capsys.readouterr().err
+    assert "more than 20,000 steps" in err and "--budget" in err and err.count("\n") == 1
+
+
+def test_the_fleet_and_touch_rule_of_a_text_puzzle_are_options(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "p.txt"
+    path.write_text("ROW 2 0 1 0\nCOLUMN 1 1 0 1\n1\nHINT 0 0 L\n")
+    found = tallies_brute.solutions(4, 4, (2, 1), (2, 0, 1, 0), (1, 1, 0, 1), {(0, 0): "left"}, "diagonal")
+    assert main(["bimaru", str(path), "--ships", "2,1", "--touch", "diagonal", "--count"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("lr..  2\n") and f"{len(found)} solution " in out
+
+
 def test_a_wrong_piece_name_in_json_is_refused() -> None:
     with pytest.raises(BattlelogError, match="unknown piece 'sub'"):
         read_puzzle(json.dumps({"size": 3, "ships": [1], "hints": [{"row": 0, "col": 0, "piece": "sub"}]}))
+
+
+@pytest.mark.parametrize(
+    "text", ["ROW 1 0\nCOLUMN 1 0\n0\n", json.dumps({"size": 3, "row_counts": [1, 0, 0], "col_counts": [1, 0, 0]})]
+)
+def test_a_puzzle_without_a_fleet_says_the_default_fleet_was_used_and_how_to_give_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str
+) -> None:
+    path = tmp_path / "small"
+    path.write_text(text)
+    assert main(["bimaru", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "does not fit" in err and "no fleet was given" in err and "4,3,3,2,2,2,1,1,1,1" in err and "--ships" in err
+    assert err.count("\n") == 1
+    assert main(["bimaru", str(path), "--ships", "1"]) == 0
+    assert capsys.readouterr().out.startswith("c")
+
+
+def test_a_fleet_given_that_does_not_fit_is_not_blamed_on_the_default(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "small.txt"
+    path.write_text("ROW 1 0\nCOLUMN 1 0\n0\n")
+    assert main(["bimaru", str(path), "--ships", "3"]) == 2
+    err = capsys.readouterr().err
+    assert "does not fit" in err and "no fleet was given" not in err
+
+
+@pytest.mark.parametrize("touch", TOUCH_RULES)
+def test_the_brute_force_with_no_tallies_counts_the_oracles_layouts_of_a_rectangle(touch: str) -> None:
+    ships = (3, 2, 1, 1)
+    names = prod(factorial(n) for n in Counter(ships).values())
+    found = tallies_brute.solutions(3, 5, ships, (None,) * 3, (None,) * 5, {}, touch)
+    assert len(found) * names == len(oracle.layouts(3, ships, touch, cols=5)) > 0
+    assert count(Puzzle(3, 5, ships, (None,) * 3, (None,) * 5, touch=touch)).solutions == len(found)
+
+
+def test_the_widest_board_is_bounded_by_the_budget_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "wide.json"
+    path.write_text(json.dumps({"size": 26, "ships": [5, 4, 3, 3, 2, 2, 2, 1, 1, 1, 1]}))
+    assert main(["bimaru", str(path), "--budget", "20000"]) == 2
+    err = capsys.readouterr().err
+    assert "more than 20,000 steps" in err and err.count("\n") == 1

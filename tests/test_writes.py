@@ -65,25 +65,39 @@ class Writer:
 WRITERS = {
     "script -o": Writer(lambda f, again: ["script", *EMPTY_4X4, "-o", str(f / "out.pl")], "out.pl", b"%% Battleship"),
     "compile -o": Writer(lambda f, again: ["compile", *EMPTY_4X4, "-o", str(f / "m.sdd")], "m.sdd", b"c ids of sdd"),
-    "compile .vtree": Writer(lambda f, again: ["compile", *EMPTY_4X4, "-o", str(f / "m.sdd")], "m.vtree", b"c ids of vtree", regular=True),
-    "compile .vars.json": Writer(lambda f, again: ["compile", *EMPTY_4X4, "-o", str(f / "m.sdd")], "m.vars.json", b"[", regular=True),
+    "compile .vtree": Writer(
+        lambda f, again: ["compile", *EMPTY_4X4, "-o", str(f / "m.sdd")], "m.vtree", b"c ids of vtree", regular=True
+    ),
+    "compile .vars.json": Writer(
+        lambda f, again: ["compile", *EMPTY_4X4, "-o", str(f / "m.sdd")], "m.vars.json", b"[", regular=True
+    ),
     "advise --state": Writer(
-        lambda f, again: ["advise", *EMPTY_4X4, "--state", str(f / "game.json")], "game.json", b'{"size"', regular=True, stdin="quit\n"
+        lambda f, again: ["advise", *EMPTY_4X4, "--state", str(f / "game.json")],
+        "game.json", b'{"size"', regular=True, stdin="quit\n",
     ),
     "advise save": Writer(
-        lambda f, again: ["advise", *EMPTY_4X4, "--state", str(f / "game.json")], "copy.json", b'{"size"', stdin="save {folder}/copy.json\nquit\n"
+        lambda f, again: ["advise", *EMPTY_4X4, "--state", str(f / "game.json")],
+        "copy.json", b'{"size"', stdin="save {folder}/copy.json\nquit\n",
     ),
-    "optimal --table": Writer(lambda f, again: ["optimal", "--size", "3", "--ships", "2", "--table", str(f / "t.npz")], "t.npz", b"PK", regular=True),
+    "optimal --table": Writer(
+        lambda f, again: ["optimal", "--size", "3", "--ships", "2", "--table", str(f / "t.npz")], "t.npz", b"PK", regular=True
+    ),
     "optimal --split": Writer(
         lambda f, again: ["optimal", "--size", "3", "--ships", "2", "--split", str(f / "pieces.json"), "--workers", "1"],
         "pieces.json", b"{", regular=True, kinds=("device", "fifo"),
     ),
     "experiment games.jsonl": Writer(lambda f, again: _experiment(f, 2 if again else 1), "exp/games.jsonl", b'{"', regular=True),
-    "experiment experiment.json": Writer(lambda f, again: _experiment(f), "exp/experiment.json", b"{", regular=True, rewritten=False),
+    "experiment experiment.json": Writer(
+        lambda f, again: _experiment(f), "exp/experiment.json", b"{", regular=True, rewritten=False
+    ),
     "experiment summary.md": Writer(lambda f, again: _experiment(f), "exp/summary.md", b"# "),
     "summarize summary.csv": Writer(lambda f, again: ["summarize", str(f / "exp")], "exp/summary.csv", b"player,", setup=_played),
-    "summarize --csv": Writer(lambda f, again: ["summarize", str(f / "exp"), "--csv"], "exp/games.csv", b"player,game", setup=_played),
-    "summarize --plots": Writer(lambda f, again: ["summarize", str(f / "exp"), "--plots"], "exp/plots/scores.png", b"\x89PNG", setup=_played),
+    "summarize --csv": Writer(
+        lambda f, again: ["summarize", str(f / "exp"), "--csv"], "exp/games.csv", b"player,game", setup=_played
+    ),
+    "summarize --plots": Writer(
+        lambda f, again: ["summarize", str(f / "exp"), "--plots"], "exp/plots/scores.png", b"\x89PNG", setup=_played
+    ),
     "replay .gif": Writer(lambda f, again: ["replay", FIXTURE, "--out", str(f / "r")], "r/replay.gif", b"GIF8"),
     "replay .html": Writer(lambda f, again: ["replay", FIXTURE, "--out", str(f / "r")], "r/replay.html", b"<!"),
     "replay .png": Writer(lambda f, again: ["replay", FIXTURE, "--out", str(f / "r")], "r/replay.png", b"\x89PNG"),
@@ -148,7 +162,12 @@ def fifo_reader() -> Iterator[list[Reader]]:
 
 @pytest.mark.parametrize("name, kind", CASES, ids=[f"{name}-{kind}" for name, kind in CASES])
 def test_a_file_written_leaves_what_is_at_its_path_whole(
-    name: str, kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fifo_reader: list[Reader]
+    name: str,
+    kind: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    fifo_reader: list[Reader],
 ) -> None:
     writer = WRITERS[name]
     writer.setup(tmp_path)
@@ -170,7 +189,9 @@ def test_a_file_written_leaves_what_is_at_its_path_whole(
     assert is_kind(os.lstat(target).st_mode), "the node was replaced"
     if writer.regular:
         what = "a character device" if kind == "device" else "a FIFO"
-        assert status == 2 and err == f"battlelog: error: {target}: cannot write there ({what}, and this file must be a regular file)\n", err
+        assert status == 2 and err == (
+            f"battlelog: error: {target}: cannot write there ({what}, and this file must be a regular file)\n"
+        ), err
         assert kind == "device" or fifo_reader[0].finish() == b""
         return
     assert status == 0, err
@@ -204,10 +225,15 @@ def check_written_through_a_link(writer: Writer, folder: Path, target: Path, mon
         assert kept.read_bytes() == before
 
 
-def test_advise_through_a_link_keeps_every_shot_in_the_real_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_advise_through_a_link_keeps_every_shot_in_the_real_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     # The issue's case: the game file's link was replaced by a new file, the real game silently stayed at 2 shots.
     real, link = tmp_path / "game.json", tmp_path / "link.json"
-    real.write_text('{"size": 4, "ships": [3, 2], "shots": [{"row": 0, "col": 0, "result": "miss"}, {"row": 3, "col": 3, "result": "miss"}]}\n')
+    real.write_text(
+        '{"size": 4, "ships": [3, 2], "shots": [{"row": 0, "col": 0, "result": "miss"}, '
+        '{"row": 3, "col": 3, "result": "miss"}]}\n'
+    )
     link.symlink_to(real.name)
     monkeypatch.setattr("sys.stdin", io.StringIO("B2 miss\nquit\n"))
     assert main(["advise", "--state", str(link)]) == 0
@@ -223,7 +249,9 @@ def test_a_fifo_that_nobody_reads_is_refused_in_one_line_not_waited_on(
     fifo = tmp_path / "out.pl"
     os.mkfifo(fifo)
     assert main([*words, str(fifo)]) == 2
-    assert capsys.readouterr().err == f"battlelog: error: {fifo}: cannot write (a FIFO that nobody reads: start its reader first)\n"
+    assert capsys.readouterr().err == (
+        f"battlelog: error: {fifo}: cannot write (a FIFO that nobody reads: start its reader first)\n"
+    )
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.pl"], "a sibling or a scratch file was left"
 
@@ -240,11 +268,14 @@ def test_compile_onto_a_full_device_leaves_no_siblings(tmp_path: Path, capsys: p
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.sdd"] and stat.S_ISCHR(os.lstat(full).st_mode)
 
 
-def test_compile_to_standard_output_is_refused_and_script_prints(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_compile_to_standard_output_is_refused_and_script_prints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
     assert main(["compile", *EMPTY_4X4, "-o", "-"]) == 2
     assert capsys.readouterr().err == (
-        "battlelog: error: -o -: compile writes three files (OUT, and its .vtree and .vars.json beside it): give OUT a file name\n"
+        "battlelog: error: -o -: compile writes three files (OUT, and its .vtree and .vars.json beside it):"
+        " give OUT a file name\n"
     )
     assert main(["script", *EMPTY_4X4, "-o", "-"]) == 0
     printed = capsys.readouterr().out

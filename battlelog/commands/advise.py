@@ -54,7 +54,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the game's file: continued if it exists, else started there (default: a new advise-DATE-TIME.json)",
     )
     add_engine_argument(parser, DEFAULT_ENGINE, what="that computes the heat map")
-    parser.add_argument("--no-color", action="store_true", help="no colours (default: colour on a terminal unless NO_COLOR is set)")
+    parser.add_argument(
+        "--no-color", action="store_true", help="no colours (default: colour on a terminal unless NO_COLOR is set)"
+    )
 
 
 def session_state(args: argparse.Namespace) -> tuple[GameState, Path]:

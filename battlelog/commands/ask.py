@@ -21,8 +21,6 @@ PROGRAM comes right after STATE, before any option.
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
 from pathlib import Path
 from typing import Any
@@ -31,6 +29,7 @@ from battlelog.commands.boards import real, whole
 from battlelog.digits import whole_number
 from battlelog.errors import BattlelogError
 from battlelog.jsonfile import read_text
+from battlelog.questions.bankfile import read_bank
 from battlelog.questions.inference import AnswerDistribution, distribution
 from battlelog.questions.scoped import Space
 from battlelog.questions.state import MAX_CELLS, QuestionState, read_state, state_from_json
@@ -154,25 +153,6 @@ def compile_bank(state: QuestionState, path: Path) -> list[Program]:
         except BattlelogError as exc:
             raise BattlelogError(f"{path}, line {line}: {clip(repr(text))}: {exc}") from None
     return programs
-
-
-def read_bank(path: Path) -> list[tuple[int, str]]:
-    """The distinct programs of a bank file with the line each first appears on."""
-    text = read_text(path)
-    if path.suffix.lower() == ".csv":
-        reader = csv.DictReader(io.StringIO(text))
-        if reader.fieldnames is None or "code" not in reader.fieldnames:
-            raise BattlelogError(f'{path}: a CSV bank needs a "code" column')
-        lines = [(reader.line_num, row["code"] or "") for row in reader]
-    else:
-        lines = list(enumerate(text.splitlines(), 1))
-    first: dict[str, int] = {}
-    for number, line in lines:
-        if line.strip() and not line.lstrip().startswith("#"):
-            first.setdefault(line.strip(), number)
-    if not first:
-        raise BattlelogError(f"{path}: holds no program")
-    return [(number, program) for program, number in first.items()]
 
 
 def describe(result: AnswerDistribution, cols: int) -> str:

@@ -168,6 +168,8 @@ def hider_from(args: argparse.Namespace, config: GameConfig, seed: int) -> Hider
         return hider
     from battlelog.runner.adversary import adversarial_hider
 
-    found, line = adversarial_hider(hider, config, seed, args.adversary_games, lambda step: print(step, file=sys.stderr, flush=True))
+    found, line = adversarial_hider(
+        hider, config, seed, args.adversary_games, lambda step: print(step, file=sys.stderr, flush=True)
+    )
     print(line, flush=True)
     return found

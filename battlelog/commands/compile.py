@@ -27,7 +27,7 @@ import json
 
 from battlelog.commands.boards import add_state_arguments, output_path, state_from
 from battlelog.errors import BattlelogError
-from battlelog.files import STDOUT, replacing
+from battlelog.files import STDOUT, check_writable, replacing
 from battlelog.rules.prior import placement_log_weight
 from battlelog.wording import count_noun
 
@@ -54,7 +54,9 @@ def run(args: argparse.Namespace) -> int:
             "compile without a touch weight (battlelog script writes it in ProbLog)"
         )
     if args.output == STDOUT:
-        raise BattlelogError("-o -: compile writes three files (OUT, and its .vtree and .vars.json beside it): give OUT a file name")
+        raise BattlelogError(
+            "-o -: compile writes three files (OUT, and its .vtree and .vars.json beside it): give OUT a file name"
+        )
     vtree_path, vars_path = sdd_path.with_suffix(".vtree"), sdd_path.with_suffix(".vars.json")
     if sdd_path in (vtree_path, vars_path):
         raise BattlelogError(f"{sdd_path}: name the SDD file otherwise (e.g. model.sdd): its vtree is written to {vtree_path}")
@@ -62,7 +64,9 @@ def run(args: argparse.Namespace) -> int:
     # which crashes on a path it cannot open, only ever writes to files that exist. The SDD may go to a
     # device or a FIFO; its siblings, named after the path given, must be regular files. The SDD is opened
     # last (a FIFO's reader is not kept waiting for a refused sibling) and put in place first: where it
-    # cannot be written (a full disk), its siblings are not put in place either.
+    # cannot be written (a full disk), its siblings are not put in place either. Its place is checked first,
+    # so that a folder that cannot take it is refused by the name the user gave.
+    check_writable(sdd_path)
     with (
         replacing(vars_path, regular=True) as vars_scratch,
         replacing(vtree_path, regular=True) as vtree_scratch,
@@ -81,7 +85,13 @@ def run(args: argparse.Namespace) -> int:
         manager = SddManager.from_vtree(Vtree.from_file(str(vtree_scratch).encode()))
         models = manager.global_model_count(manager.read_sdd_file(str(sdd_scratch).encode()))
         if models != written.models:
-            raise BattlelogError(f"pysdd counts {models} models in the SDD of {sdd_path}, not the {written.models} layouts compiled: nothing written")
-    print(f"wrote {sdd_path} ({written.nodes:,} SDD nodes over {len(written.variables):,} placement variables), {vtree_path} and {vars_path}")
+            raise BattlelogError(
+                f"pysdd counts {models} models in the SDD of {sdd_path}, not the {written.models} layouts compiled:"
+                " nothing written"
+            )
+    print(
+        f"wrote {sdd_path} ({written.nodes:,} SDD nodes over {len(written.variables):,} placement variables),"
+        f" {vtree_path} and {vars_path}"
+    )
     print(f"pysdd reads it back: {models:,} models; the native engine counts {count_noun(written.models, 'layout')}")
     return 0

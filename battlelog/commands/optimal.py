@@ -98,7 +98,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="solve each first shot's children apart, in --workers processes (each with --memory), keeping every "
         "child's exact total in FILE as it finishes: a run with the same FILE goes on with the rest",
     )  # fmt: skip
-    parser.add_argument("--workers", default=None, type=whole, metavar="N", help="processes for --split, each with --memory for its table (default: 1)")
+    parser.add_argument("--workers", default=None, type=whole, metavar="N",
+                        help="processes for --split, each with --memory for its table (default: 1)")  # fmt: skip
     parser.add_argument(
         "--decide", action="store_true",
         help="with --split: search each first shot only until it cannot beat the best one solved, so that the "
@@ -146,8 +147,8 @@ def run(args: argparse.Namespace) -> int:
             player = make_player(spec.label, 0)
             player.use(workspace)
             if long_walk(player, layouts):
-                print(f"battlelog: warning: {spec.label}'s exact walk on {config.label()} may take minutes and much "
-                      "more memory than the optimum (it hunts at random; see docs/optimum.md)", file=sys.stderr, flush=True)  # fmt: skip
+                print(f"battlelog: warning: {spec.label}'s exact walk on {config.label()} may take minutes and much more memory "
+                      "than the optimum (it hunts at random; see docs/optimum.md)", file=sys.stderr, flush=True)  # fmt: skip
             try:
                 values[spec.label] = expected_shots(player, layouts, progress=walk_progress(spec.label), every=1000)
             except NotExact as exc:
@@ -185,7 +186,8 @@ def _under_prior(config: GameConfig, args: argparse.Namespace, specs: list[Playe
     from battlelog.optimum.prior_solver import WeightedSolver
     from battlelog.optimum.weights import weights_named
 
-    uniform_only = {"--players": specs, "--split": args.split, "--table": args.table, "--decide": args.decide, "--workers": args.workers}
+    uniform_only = {"--players": specs, "--split": args.split, "--table": args.table, "--decide": args.decide,
+                    "--workers": args.workers}  # fmt: skip
     for flag, given in {**uniform_only, "--time-limit": args.time_limit != "none"}.items():
         if given:
             raise BattlelogError(f"--prior solves the optimum alone: {flag} is for the uniform prior")
@@ -201,9 +203,10 @@ def _under_prior(config: GameConfig, args: argparse.Namespace, specs: list[Playe
         print(json.dumps(figures))
         return 0
     print(f"{config.label()} under prior {named}: {len(weighted.layouts):,} layouts of positive weight; optimal play needs "
-          f"{float(optimum):.4f} shots on average ({optimum} exactly"
-          + (")" if weighted.exact else f" for the weights rounded to integers; the prior's own optimum within {weighted.tolerance:.1e})"))  # fmt: skip
-    print(f"solved in {figures['solve_seconds']:.1f} s ({figures['search_nodes']:,} search nodes, {len(solver.symmetries)} symmetries keep the weights)")
+          f"{float(optimum):.4f} shots on average ({optimum} exactly" + (")" if weighted.exact else
+          f" for the weights rounded to integers; the prior's own optimum within {weighted.tolerance:.1e})"))  # fmt: skip
+    print(f"solved in {figures['solve_seconds']:.1f} s ({figures['search_nodes']:,} search nodes, "
+          f"{len(solver.symmetries)} symmetries keep the weights)")  # fmt: skip
     return 0
 
 
@@ -255,8 +258,10 @@ def _split(
         )
     finally:
         signal.signal(signal.SIGTERM, before)
-    first = {f"{s.cell[0]},{s.cell[1]}": {"shots": float(s.value), "exact": str(s.value), "lower_bound": not s.exact} for s in result.first_shots}
-    searched = {"search_nodes": result.nodes, "search_seconds": round(result.seconds, 1), "earlier_searches": None, "states_stored": None, "first_shots": first}
+    first = {f"{s.cell[0]},{s.cell[1]}": {"shots": float(s.value), "exact": str(s.value), "lower_bound": not s.exact}
+             for s in result.first_shots}  # fmt: skip
+    searched = {"search_nodes": result.nodes, "search_seconds": round(result.seconds, 1), "earlier_searches": None,
+                "states_stored": None, "first_shots": first}  # fmt: skip
     return result.optimum, result.layouts, searched
 
 

@@ -25,7 +25,9 @@ from battlelog.files import write_text
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_state_arguments(parser)
-    parser.add_argument("-o", "--output", metavar="FILE", help="write the program to FILE instead of printing it (- prints it too)")
+    parser.add_argument(
+        "-o", "--output", metavar="FILE", help="write the program to FILE instead of printing it (- prints it too)"
+    )
     add_engine_argument(parser, DEFAULT_ENGINE, what="that checks that some layout fits the state")
 
 

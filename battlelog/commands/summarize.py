@@ -45,12 +45,22 @@ if TYPE_CHECKING:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("directory", metavar="DIR", help="the output directory of `battlelog experiment` (its --out)")
-    parser.add_argument("--plots", action="store_true", help="also write DIR/plots/scores.png: the distribution of shots and its CDF")
-    parser.add_argument("--csv", action="store_true", help="also write DIR/games.csv: one row per game, failed ones included")
-    parser.add_argument("--duel", action="store_true", help="also show the head-to-head table: the chance that each player finishes before each other")
-    parser.add_argument("--json", action="store_true", help="print the summary, distributions (and duels) as one JSON object instead of tables")
     parser.add_argument(
-        "--retry-failed", action="store_true", help="first replay the failed games, under the limits below, replacing their records"
+        "--plots", action="store_true", help="also write DIR/plots/scores.png: the distribution of shots and its CDF"
+    )
+    parser.add_argument("--csv", action="store_true", help="also write DIR/games.csv: one row per game, failed ones included")
+    parser.add_argument(
+        "--duel",
+        action="store_true",
+        help="also show the head-to-head table: the chance that each player finishes before each other",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print the summary, distributions (and duels) as one JSON object instead of tables"
+    )
+    parser.add_argument(
+        "--retry-failed",
+        action="store_true",
+        help="first replay the failed games, under the limits below, replacing their records",
     )
     group = parser.add_argument_group("limits and executor of --retry-failed")
     add_limit_arguments(group)
@@ -93,7 +103,11 @@ def show_summary(out: Path, plots: bool = False, games_csv: bool = False, duels:
     if head_to_head:
         sections.append(f"{DUEL_TITLE}:\n\n{duel_table(head_to_head)}")
     if as_json:
-        print(json.dumps(summary_json(describe_experiment(manifest), unit, rows, comparisons, shapes, head_to_head if duels else None)))
+        print(
+            json.dumps(
+                summary_json(describe_experiment(manifest), unit, rows, comparisons, shapes, head_to_head if duels else None)
+            )
+        )
     else:
         print(f"{describe_experiment(manifest)}: {count_noun(len(records), 'game')} recorded in {journal_path(out)}")
         print(summary_table(rows, unit))
@@ -113,13 +127,20 @@ def show_summary(out: Path, plots: bool = False, games_csv: bool = False, duels:
         raise WriteError(f"{exc}; the tables above are complete, the summary files are not written") from None
     except OSError as exc:  # the plots' folder
         where = exc.filename or out
-        raise WriteError(f"{where}: cannot write ({exc.strerror}); the tables above are complete, the summary files are not written") from None
+        raise WriteError(
+            f"{where}: cannot write ({exc.strerror}); the tables above are complete, the summary files are not written"
+        ) from None
     # Under --json stdout holds the JSON alone.
     print("wrote " + ", ".join(map(str, written[:-1])) + f" and {written[-1]}", file=sys.stderr if as_json else sys.stdout)
 
 
 def summary_json(
-    label: str, unit: str, rows: list[PlayerSummary], comparisons: list[Comparison], shapes: list[Distribution], duels: list[Duel] | None
+    label: str,
+    unit: str,
+    rows: list[PlayerSummary],
+    comparisons: list[Comparison],
+    shapes: list[Distribution],
+    duels: list[Duel] | None,
 ) -> dict[str, Any]:
     """--json: each player's summary row with its distribution, the paired differences, and the duels when asked."""
     from battlelog.report.duel import distribution_json

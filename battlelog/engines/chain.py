@@ -2,9 +2,10 @@
 
 Which placements a ship may take at all follows from the state ship by ship (``model.ground``, as
 for the engines): a placement must avoid the misses; a sunk ship's lies inside the hits of its
-sinking shot and through that shot's cell; an afloat ship's is not all hit. What couples the ships is that they must not overlap and must cover
-every hit between them. Drawing each ship independently and rejecting the whole layout on a clash
-(what the seed articles do) is exact, but late in a game almost every draw is rejected.
+sinking shot and through that shot's cell; an afloat ship's is not all hit. What couples the ships
+is that they must not overlap and must cover every hit between them. Drawing each ship
+independently and rejecting the whole layout on a clash (what the seed articles do) is exact, but
+late in a game almost every draw is rejected.
 
 The chain instead moves between consistent layouts. One sweep is, in turn:
 
@@ -110,7 +111,13 @@ def _union_except(masks: np.ndarray, layout: np.ndarray, skip_a: int, skip_b: in
 
 @njit(cache=True)
 def _fill(
-    masks: np.ndarray, zones: np.ndarray, starts: np.ndarray, hits: np.ndarray, orders: np.ndarray, layout: np.ndarray, union: np.ndarray
+    masks: np.ndarray,
+    zones: np.ndarray,
+    starts: np.ndarray,
+    hits: np.ndarray,
+    orders: np.ndarray,
+    layout: np.ndarray,
+    union: np.ndarray,
 ) -> bool:
     """Complete ``layout`` (-1 for ships not placed yet) to a consistent layout, depth first in the
     shuffled ``orders``: first cover the lowest uncovered hit with some unplaced ship, then place the
@@ -200,7 +207,13 @@ def _independent(
 
 @njit(cache=True)
 def _run(
-    masks: np.ndarray, zones: np.ndarray, starts: np.ndarray, hits: np.ndarray, layout: np.ndarray, draws: np.ndarray, burn_in: int
+    masks: np.ndarray,
+    zones: np.ndarray,
+    starts: np.ndarray,
+    hits: np.ndarray,
+    layout: np.ndarray,
+    draws: np.ndarray,
+    burn_in: int,
 ) -> np.ndarray:
     """Sweep the chain once per row of ``draws``; count each cell's coverage after ``burn_in`` sweeps."""
     ships = layout.shape[0]

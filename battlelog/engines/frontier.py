@@ -53,9 +53,10 @@ COMPARE_ABOVE = 20_000
 #: The four directions a row-by-row sweep can cross the board in, as the symmetries that map a cell
 #: to the cell it takes in a plain top-to-bottom, left-to-right sweep of the mapped board. They are
 #: symmetries of the square board (on a rectangle the transposed sweeps cross its image, a transposed
-#: rectangle: a sweep only orders the placements, so any order counts right), and every touch rule is invariant under them (a transpose or a flip
-#: maps side neighbours to side neighbours and diagonal neighbours to diagonal neighbours), so every
-#: direction counts the same layouts under every rule.
+#: rectangle: a sweep only orders the placements, so any order counts right), and every touch rule
+#: is invariant under them (a transpose or a flip maps side neighbours to side neighbours and
+#: diagonal neighbours to diagonal neighbours), so every direction counts the same layouts under
+#: every rule.
 DIRECTIONS: dict[str, Symmetry] = {
     "down": Symmetry(False, False, False),
     "right": Symmetry(True, False, False),

@@ -90,7 +90,8 @@ class SplitRecord:
             raise BattlelogError(f'{self.path}: not a record of a split search (no "pieces" object)')
         if data.get("format") not in READ_FORMATS:
             raise BattlelogError(
-                f"{self.path}: a record of format {data.get('format')!r}, not one of {READ_FORMATS}; delete it or name another file"
+                f"{self.path}: a record of format {data.get('format')!r}, not one of {READ_FORMATS};"
+                " delete it or name another file"
             )
         for key, want in self.about.items():
             if data.get(key) != want:

@@ -75,7 +75,9 @@ def load(path: Path, about: dict[str, object]) -> tuple[tuple[np.ndarray, ...], 
     for key, want in about.items():
         if header.get(key) != want:
             what = "code of the search" if key == "code" else key
-            raise BattlelogError(f"{path}: a table for another {what} ({header.get(key)!r}, here {want!r}); delete it or name another file")
+            raise BattlelogError(
+                f"{path}: a table for another {what} ({header.get(key)!r}, here {want!r}); delete it or name another file"
+            )
     progress = header.get("progress")
     if not isinstance(progress, dict) or not all(isinstance(progress.get(k), (int, float)) for k in PROGRESS):
         return entries, {}  # what earlier runs did is only reported: a damaged record of it is dropped

@@ -10,8 +10,8 @@ Values are integer totals: ``T(C, H)`` is the sum over the layouts of C of the s
 
 where C_a are the layouts giving answer a at x (as the sink rule words it: "sunk ship i", "sunk",
 or under silent sinks only "hit"; the game ends when every ship cell is hit under every rule). The
-expected number of shots is T / |C|, so the search never rounds. Only cells that some layout of C covers are worth a shot: a certain miss leaves
-C unchanged and costs a shot.
+expected number of shots is T / |C|, so the search never rounds. Only cells that some layout of C
+covers are worth a shot: a certain miss leaves C unchanged and costs a shot.
 
 The table of solved states is keyed by a canonical form of (C, H) under the instance's symmetries.
 (C, H) itself is too big to store, but H with, per ship, the set P_i of its placements found in C
@@ -40,7 +40,9 @@ from battlelog.engines.compiled import njit
 from battlelog.rules.answers import HIT_CODE, MISS_CODE, SUNK_CODE
 
 #: Slots of the shared statistics array (the progress thread reads them while the search runs).
-NODES, STORED, EVICTED, STOP, ROOT_DONE, ROOT_TOTAL, ROOT_BEST, EXACT_STORED, MAY_GROW, NODE_LIMIT, EXPANDED, ROOT_LOWER = range(12)
+(
+    NODES, STORED, EVICTED, STOP, ROOT_DONE, ROOT_TOTAL, ROOT_BEST, EXACT_STORED, MAY_GROW, NODE_LIMIT, EXPANDED, ROOT_LOWER
+) = range(12)
 #: (EXPANDED counts the nodes whose shots were tried: neither found in the table nor cut by a bound;
 #: ROOT_LOWER is the best lower bound on the root's total proven so far, by the solver's windows.)
 STATS = 12
@@ -466,7 +468,9 @@ def _ply_bound(layouts, hits, plies, ship_masks, owner, placement, union, fleet_
         return remaining
     n_cells = owner.shape[1]
     cover = _cover(layouts, hits, union, n_cells)
-    leaf = max(lower_bound(n, remaining, cover, BOUND_MISSES), n * remaining + ship_bound(layouts, hits, ship_masks, placement, most))
+    leaf = max(
+        lower_bound(n, remaining, cover, BOUND_MISSES), n * remaining + ship_bound(layouts, hits, ship_masks, placement, most)
+    )
     if plies == 0:
         return leaf
     kinds = ship_masks.shape[1] + 2
@@ -536,7 +540,9 @@ def _search(
             return STOPPED
         value += n
         exact = value < beta
-        store(table, stats, key, value, EXACT if exact else LOWER, cell_perm[g, forced] if exact else -1, stats[NODES] - start + 1)
+        store(
+            table, stats, key, value, EXACT if exact else LOWER, cell_perm[g, forced] if exact else -1, stats[NODES] - start + 1
+        )
         return value
     lower = max(known, lower_bound(n, remaining, cover, bound))
     if bound == BOUND_SHIPS and lower < beta:
@@ -660,7 +666,9 @@ def _search(
 @njit(cache=True, nogil=True)
 def policy_total(layouts, hits, ship_masks, owner, union, fleet_cells, sinks):
     """:func:`_policy_total`, entered with one signature (see above)."""
-    return _policy_total(layouts.astype(np.int32), np.uint64(hits), ship_masks, owner, union, np.int64(fleet_cells), np.int64(sinks))
+    return _policy_total(
+        layouts.astype(np.int32), np.uint64(hits), ship_masks, owner, union, np.int64(fleet_cells), np.int64(sinks)
+    )
 
 
 @njit(cache=True, nogil=True)

@@ -208,7 +208,8 @@ class DoubleOracle:
             )
             if progress is not None:
                 progress(f"iteration {iteration}: {len(self.trees)} policies, {len(columns)} hider orbits; restricted value "
-                         f"{float(game.value):.6f}, bounds [{float(low):.6f}, {float(high):.6f}]; {sum(self.seconds.values()):.0f} s")  # fmt: skip
+                         f"{float(game.value):.6f}, bounds [{float(low):.6f}, {float(high):.6f}]; "
+                         f"{sum(self.seconds.values()):.0f} s")  # fmt: skip
             gaining = sorted(
                 (o for o in range(len(means)) if means[o] > game.value and o not in columns), key=lambda o: -means[o]
             )

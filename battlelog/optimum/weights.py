@@ -91,7 +91,8 @@ def layout_placements(config: GameConfig, row: np.ndarray) -> tuple[Any, ...]:
 def layout_json(config: GameConfig, row: np.ndarray) -> list[dict[str, Any]]:
     """One layout as game records write it (ship 0 first; ``runner.records.placement_json``, a layer above)."""
     return [
-        {"ship": p.ship, "length": p.length, "row": p.row, "col": p.col, "orientation": p.orientation} for p in layout_placements(config, row)
+        {"ship": p.ship, "length": p.length, "row": p.row, "col": p.col, "orientation": p.orientation}
+        for p in layout_placements(config, row)
     ]
 
 

@@ -82,7 +82,9 @@ def _best_unshot(score, shot, n_cells):
 def play_out(tables, start, owner, left, first, record, scratch):
     """Shots to finish one simulated game from ``start`` against the truth ``owner``/``left``: ``first``
     (unless -1), then the base policy until every ship cell is hit. ``record`` receives the cells shot."""
-    masks, cells, counts, halos, touch, sinks, n_cells, powers = tables[0], tables[1], tables[2], tables[3], tables[6], tables[7], tables[8], tables[9]
+    masks, cells, counts, halos, touch, sinks, n_cells, powers = (
+        tables[0], tables[1], tables[2], tables[3], tables[6], tables[7], tables[8], tables[9]
+    )
     blocked0, hits0, open0, shot0, afloat0 = start
     blocked, hits, open_hits, shot, afloat = blocked0.copy(), hits0.copy(), open0.copy(), shot0.copy(), afloat0.copy()
     ships_left = left.copy()
@@ -187,9 +189,13 @@ def _play(tables, start, prepared, owner, left, first, record):
 @njit(cache=True)
 def choice(tables, start):
     """The base policy's shot in the state ``start`` describes (-1 when every cell is shot)."""
-    masks, cells, counts, halos, touch, n_cells, powers = tables[0], tables[1], tables[2], tables[3], tables[6], tables[8], tables[9]
+    masks, cells, counts, halos, touch, n_cells, powers = (
+        tables[0], tables[1], tables[2], tables[3], tables[6], tables[8], tables[9]
+    )
     blocked, hits, open_hits, shot, afloat = start
-    return base_choice(masks, cells, counts, halos, touch, blocked, hits, open_hits, shot, afloat, n_cells, powers, np.empty(n_cells))
+    return base_choice(
+        masks, cells, counts, halos, touch, blocked, hits, open_hits, shot, afloat, n_cells, powers, np.empty(n_cells)
+    )
 
 
 @njit(cache=True)

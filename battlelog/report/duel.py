@@ -189,7 +189,10 @@ def all_duels(records: list[dict[str, Any]]) -> list[Duel]:
 
 
 DUEL_HEADER = ["A against B", "boards", "A first", "B first", "alternating"]
-DUEL_TITLE = "Head to head on the boards both finished: the chance that A finishes first (95% CI), the first shot A's, B's, or each in turn"
+DUEL_TITLE = (
+    "Head to head on the boards both finished: the chance that A finishes first (95% CI),"
+    " the first shot A's, B's, or each in turn"
+)
 
 
 def duel_table(duels: Sequence[Duel]) -> str:

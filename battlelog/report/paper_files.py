@@ -61,8 +61,9 @@ def random_check_markdown(result: Reproduction) -> str:
         inside = c.ci_low is not None and c.ci_low <= expected <= c.ci_high  # type: ignore[operator]
         z = (c.mean - expected) / (random_closed_form_sd(c.config) / math.sqrt(c.games))
         rows.append(_board(c.config) + [
-            str(c.config.ship_cells), str(c.config.cell_count), f"{expected:.3f}", f"{c.mean:.3f} {interval(c.ci_low, c.ci_high, 3)}",
-            "yes" if inside else "no", f"{z:+.2f}", f"{math.erfc(abs(z) / math.sqrt(2)):.2g}",
+            str(c.config.ship_cells), str(c.config.cell_count), f"{expected:.3f}",
+            f"{c.mean:.3f} {interval(c.ci_low, c.ci_high, 3)}", "yes" if inside else "no",
+            f"{z:+.2f}", f"{math.erfc(abs(z) / math.sqrt(2)):.2g}",
         ])  # fmt: skip
     header = ["board", "ships", "K", "M", "closed form", "measured mean [95% CI]", "inside CI", "z (exact sd)", "p"]
     return markdown_table(header, rows, align="llrrrrlrr")
@@ -95,7 +96,14 @@ def write_plots(out: Path, result: Reproduction, rows: Sequence[PaperRow]) -> li
         plot_distributions(result.scores[slug(row.config)], row.config.label(), path, row.config.cell_count)
         paths.append(path)
     bars = [
-        {"config": c.config.label(), "player": c.player, "mean": c.mean, "ci_low": c.ci_low, "ci_high": c.ci_high, "paper": c.paper}
+        {
+            "config": c.config.label(),
+            "player": c.player,
+            "mean": c.mean,
+            "ci_low": c.ci_low,
+            "ci_high": c.ci_high,
+            "paper": c.paper,
+        }
         for c in result.cells
         if c.mean is not None and c.ci_low is not None
     ]

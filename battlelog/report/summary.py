@@ -26,7 +26,10 @@ SUMMARY_CSV, SUMMARY_MD, GAMES_CSV, PLOTS = "summary.csv", "summary.md", "games.
 
 #: How a player with failed games is marked in the summary table, and the note that explains it.
 FAILED_MARK = " *"
-FAILED_NOTE = "* some games of this player failed: its statistics are over its finished games only (failures are counted, not scored)"
+FAILED_NOTE = (
+    "* some games of this player failed: its statistics are over its finished games only"
+    " (failures are counted, not scored)"
+)
 
 
 # ----- per player --------------------------------------------------------------------------------
@@ -141,7 +144,14 @@ def comparison_cells(c: Comparison, unit: str = SHOTS) -> list[str]:
     """The cells of :data:`COMPARISON_HEADER` for one comparison (scores counting ``unit``)."""
     d = c.difference
     verdict = f"yes: {c.a if d.mean < 0 else c.b} needs fewer {unit}" if d.significant else "no"
-    return [f"{c.a} - {c.b}", str(d.interval.n), signed(d.mean), interval(d.interval.low, d.interval.high), p_value(d.p_value), verdict]
+    return [
+        f"{c.a} - {c.b}",
+        str(d.interval.n),
+        signed(d.mean),
+        interval(d.interval.low, d.interval.high),
+        p_value(d.p_value),
+        verdict,
+    ]
 
 
 def comparisons_table(comparisons: list[Comparison], unit: str = SHOTS) -> str:
@@ -190,7 +200,11 @@ def summary_markdown(
 
 
 def write_summary(
-    out: Path, manifest: Mapping[str, Any], rows: list[PlayerSummary], comparisons: Sequence[Comparison] = (), sections: Sequence[str] = ()
+    out: Path,
+    manifest: Mapping[str, Any],
+    rows: list[PlayerSummary],
+    comparisons: Sequence[Comparison] = (),
+    sections: Sequence[str] = (),
 ) -> tuple[Path, Path]:
     """summary.csv (one row per player, raw numbers, empty where undefined) and summary.md (with ``sections``
     after the paired differences), in ``out``."""
@@ -227,7 +241,9 @@ def write_score_plot(path: Path, manifest: Mapping[str, Any], records: list[dict
     from battlelog.report.plots import plot_distributions
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    plot_distributions(scores_by_player(records), describe_experiment(manifest), path, manifest_config(manifest).cell_count, score_unit(manifest))
+    plot_distributions(
+        scores_by_player(records), describe_experiment(manifest), path, manifest_config(manifest).cell_count, score_unit(manifest)
+    )
     return path
 
 

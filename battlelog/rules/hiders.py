@@ -231,7 +231,9 @@ class LayoutHider:
         """What experiment.json and game records hold: ``{"name", "layouts": [{"layout", "weight"}]}``."""
         return {
             "name": self.name,
-            "layouts": [{"layout": [placement_json(p) for p in layout], "weight": w} for layout, w in zip(self.layouts, self.weights)],
+            "layouts": [
+                {"layout": [placement_json(p) for p in layout], "weight": w} for layout, w in zip(self.layouts, self.weights)
+            ],
         }
 
     def weight_lines(self) -> str:

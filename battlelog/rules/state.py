@@ -249,7 +249,8 @@ class GameState:
             raise type(exc)(f"{path}: {exc}") from None
 
     def dump(self, path: str | Path) -> None:
-        """Write the state as JSON, whole (:func:`battlelog.files.replacing`: a link is written through, a crash leaves the previous file)."""
+        """Write the state as JSON, whole (:func:`battlelog.files.replacing`: a link is written through,
+        a crash leaves the previous file)."""
         write_text(path, json.dumps(self.to_json()) + "\n")
 
 __all__ = ["HIT", "MISS", "SUNK", "GameState", "Shot"]

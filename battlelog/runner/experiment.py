@@ -66,7 +66,8 @@ class Experiment:
             raise BattlelogError(f"player {repeated[0]!r} is named twice")
         object.__setattr__(self, "players", tuple(labels))
         object.__setattr__(self, "options", {spec.label: dict(spec.options) for spec in specs})
-        if isinstance(self.hider, Prior) and not self.hider.is_uniform:  # too strong for the board, or no engine to draw with: one line now
+        # a prior too strong for the board, or with no engine to draw with: one line now
+        if isinstance(self.hider, Prior) and not self.hider.is_uniform:
             check_prior_support(engine_class(DEFAULT_ENGINE), self.config.with_prior(self.hider))
         for spec in specs:
             # a player that cannot play this board, or refuses its options, is a one-line error now, not a failure per game
@@ -91,7 +92,9 @@ def _told(options: Mapping[str, Any], hider: Hider) -> dict[str, Any]:
     if options.get(BELIEF) != HIDER:
         return {}
     if isinstance(hider, LayoutHider):
-        raise BattlelogError(f"belief=hider: the hider {hider.name} is a distribution over layouts, not a prior a player computes with")
+        raise BattlelogError(
+            f"belief=hider: the hider {hider.name} is a distribution over layouts, not a prior a player computes with"
+        )
     return {BELIEF: spec_text(hider)}
 
 

@@ -6,7 +6,8 @@ failed game (``--retry-failed``): its new line carries ``"replaces"`` (the failu
 supersedes the old line; when the replaying run ends, the file is rewritten atomically with the new
 line in the old one's place. A run killed at any moment leaves a valid journal: at worst a torn last
 line, which is ignored and then cut off by the next run. A line that cannot be written whole (a full
-disk) is cut back at once (:func:`battlelog.files.append`) and stops the run in one line. Reading records is :mod:`battlelog.runner.records`.
+disk) is cut back at once (:func:`battlelog.files.append`) and stops the run in one line. Reading
+records is :mod:`battlelog.runner.records`.
 """
 
 from __future__ import annotations
@@ -14,23 +15,54 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from battlelog.errors import BattlelogError, FileFormatError, WriteError
 from battlelog.files import append, check_regular, write_text
-from battlelog.runner.records import ARCHIVE, GAMES, MANIFEST, conflict, describe_experiment, parse_records, read_manifest
+from battlelog.runner.records import (
+    ARCHIVE,
+    GAMES,
+    MANIFEST,
+    conflict,
+    describe_experiment,
+    game_key,
+    parse_records,
+    read_manifest,
+)
+
+#: A game's identity in a journal.
+RecordKey = Callable[[Mapping[str, Any]], Any]
+
+
+@dataclass(frozen=True)
+class JournalFormat:
+    """What a kind of run records: how its manifest is read and described, how its complete lines are
+    read and checked into records (data, the file, the manifest), and what names one game."""
+
+    read_manifest: Callable[[Path], dict[str, Any]]
+    describe: Callable[[Mapping[str, Any]], str]
+    parse: Callable[[bytes, Path, Mapping[str, Any]], list[dict[str, Any]]]
+    key: RecordKey
+
+
+#: An experiment's journal (``battlelog experiment``).
+EXPERIMENT = JournalFormat(read_manifest, describe_experiment, parse_records, game_key)
 
 
 class Journal:
     """games.jsonl of one experiment, open for appending under an exclusive lock, with the games in it."""
 
-    def __init__(self, out: Path, handle: BinaryIO, records: list[dict[str, Any]], superseded: int = 0) -> None:
+    def __init__(
+        self, out: Path, handle: BinaryIO, records: list[dict[str, Any]], superseded: int = 0, key: RecordKey = game_key
+    ) -> None:
         self.out = out
         self._handle = handle
-        self._games = {(r["player"], r["game"]): r for r in records}
+        self._key = key
+        self._games = {key(r): r for r in records}
         self.superseded = superseded  # lines in the file that a later replay replaces
         self.appended = 0
 
@@ -41,13 +73,15 @@ class Journal:
 
     def append(self, record: dict[str, Any]) -> None:
         """Write one game as one line and force it to disk, so that a kill loses nothing finished."""
-        refused = conflict(self._games, record)
+        refused = conflict(self._games, record, self._key)
         if refused:
             raise ValueError(f"refusing to write a game twice: {refused}")
         try:  # strict JSON (no NaN): every line written must read back, or a resume could not start
             line = json.dumps(record, allow_nan=False)
         except (TypeError, ValueError) as exc:
-            raise BattlelogError(f"game {record['game']} of player {record['player']} cannot be recorded as JSON ({exc})") from None
+            raise BattlelogError(
+                f"game {record['game']} of player {record['player']} cannot be recorded as JSON ({exc})"
+            ) from None
         try:  # the line whole or not at all: a full disk leaves the games before it, and no torn line
             append(self._handle.fileno(), (line + "\n").encode())
         except OSError as exc:
@@ -55,7 +89,7 @@ class Journal:
                 f"{self.out / GAMES}: cannot record game {record['game']} of player {record['player']} ({exc.strerror}); "
                 f"the {len(self._games)} recorded before it are kept: make room and run the same command again to resume"
             ) from None
-        key = (record["player"], record["game"])
+        key = self._key(record)
         self.superseded += key in self._games
         self._games[key] = record
         self.appended += 1
@@ -77,8 +111,13 @@ def _missing_directories(out: Path) -> list[Path]:
 
 
 @contextmanager
-def open_journal(out: Path, manifest: Mapping[str, Any]) -> Iterator[Journal]:
+def open_journal(
+    out: Path, manifest: Mapping[str, Any], kind: JournalFormat = EXPERIMENT
+) -> Iterator[Journal]:
     """The journal of the experiment on ``manifest`` in ``out``, locked against a second run.
+
+    ``kind`` says how its files are read: an experiment's by default, another kind of run's (the
+    captain's games) with its own.
 
     Creates the directory and experiment.json on first use, refuses a directory that holds another
     experiment, and cuts off a torn last line so that appends start on a fresh line. If the block
@@ -109,22 +148,22 @@ def open_journal(out: Path, manifest: Mapping[str, Any]) -> Iterator[Journal]:
             handle.seek(0)
             data = handle.read()
             if (out / MANIFEST).exists():
-                stored = read_manifest(out)
+                stored = kind.read_manifest(out)
                 if stored != dict(manifest):
                     raise BattlelogError(
-                        f"{out} holds an experiment on {describe_experiment(stored)}, "
-                        f"not {describe_experiment(manifest)}: use another output directory"
+                        f"{out} holds an experiment on {kind.describe(stored)}, "
+                        f"not {kind.describe(manifest)}: use another output directory"
                     )
             elif data:
                 raise FileFormatError(f"{out} has {GAMES} but no {MANIFEST}: not an experiment directory battlelog wrote")
             else:
                 write_text(out / MANIFEST, json.dumps(dict(manifest)) + "\n", regular=True)
                 created_manifest = True
-            records = parse_records(data, out / GAMES, manifest)
+            records = kind.parse(data, out / GAMES, manifest)
             complete = data.rfind(b"\n") + 1
             if complete < len(data):
                 os.ftruncate(handle.fileno(), complete)
-            journal = Journal(out, handle, records, superseded=data[:complete].count(b"\n") - len(records))
+            journal = Journal(out, handle, records, superseded=data[:complete].count(b"\n") - len(records), key=kind.key)
             try:
                 yield journal
             except BaseException:
@@ -151,4 +190,4 @@ def _remove_created(out: Path, names: list[str], created_dirs: list[Path]) -> No
             break
 
 
-__all__ = ["Journal", "open_journal"]
+__all__ = ["EXPERIMENT", "Journal", "JournalFormat", "open_journal"]

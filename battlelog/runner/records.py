@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import gzip
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -218,9 +218,16 @@ def _check_volleys(record: Mapping[str, Any], where: str, cells: int) -> None:
     _check_hits(shots, fleet, where)
 
 
-def conflict(games: Mapping[Key, Mapping[str, Any]], record: Mapping[str, Any]) -> str | None:
+def game_key(record: Mapping[str, Any]) -> Key:
+    """A game's identity in an experiment's journal."""
+    return record["player"], record["game"]
+
+
+def conflict(
+    games: Mapping[Any, Mapping[str, Any]], record: Mapping[str, Any], key: Callable[[Mapping[str, Any]], Any] = game_key
+) -> str | None:
     """Why ``record`` may not join ``games`` (it repeats a game and does not replay a failure), else None."""
-    earlier = games.get((record["player"], record["game"]))
+    earlier = games.get(key(record))
     if earlier is not None and not (earlier["status"] != OK and record.get("replaces")):
         return f"repeats game {record['game']} of player {record['player']}"
     return None

@@ -34,8 +34,8 @@ STATUSES = (OK, MEMORY, TIMEOUT, ERROR)
 @dataclass(frozen=True)
 class GameTask:
     """One game for a worker: who plays (a player spec and its options) on which board, and with how
-    much memory for the engine (bytes; None: the engine's own default); ``hider``: the prior (or distribution over layouts) the layout was
-    drawn from (what ``belief=hider`` and ``belief=learn`` are resolved with)."""
+    much memory for the engine (bytes; None: the engine's own default); ``hider``: the prior (or
+    distribution over layouts) the layout was drawn from (what ``belief=hider`` and ``belief=learn`` are resolved with)."""
 
     player: str
     options: dict[str, Any]

@@ -84,7 +84,9 @@ class GuardedProtocol(HttpToolsProtocol):
             self._head_bytes += len(data)
         super().data_received(data)
         if self._oversized() and not self.transport.is_closing():
-            self._refuse(431, "Request Header Fields Too Large", f"request headers larger than {self.limits.header_bytes:,} bytes")
+            self._refuse(
+                431, "Request Header Fields Too Large", f"request headers larger than {self.limits.header_bytes:,} bytes"
+            )
 
     def _oversized(self) -> bool:
         """Whether the request's head (its line and headers) has passed its byte limit."""
@@ -113,7 +115,9 @@ class GuardedProtocol(HttpToolsProtocol):
         431 when its head had passed its byte limit (the parser refuses a URL of 64 kB, before
         :meth:`data_received` counts it)."""
         if self._oversized():
-            self._refuse(431, "Request Header Fields Too Large", f"request headers larger than {self.limits.header_bytes:,} bytes")
+            self._refuse(
+                431, "Request Header Fields Too Large", f"request headers larger than {self.limits.header_bytes:,} bytes"
+            )
         else:
             self._refuse(400, "Bad Request", f"{msg.rstrip('.')}: not an HTTP/1.1 request this server can read")
 

@@ -27,11 +27,20 @@ from battlelog.web.service import EngineService, check_budget
 #: The most experiments and plots listed (a results folder may hold many).
 MAX_LISTED = 500
 #: Files served as they are, by suffix.
-FILE_TYPES = {".png": "image/png", ".svg": "image/svg+xml", ".md": "text/plain; charset=utf-8", ".csv": "text/plain; charset=utf-8"}
+FILE_TYPES = {
+    ".png": "image/png",
+    ".svg": "image/svg+xml",
+    ".md": "text/plain; charset=utf-8",
+    ".csv": "text/plain; charset=utf-8",
+}
 
 
 #: The query parameters each endpoint takes.
-QUERIES = {"/api/results/experiment": ("path",), "/api/results/replay": ("path", "game", "player"), "/api/results/file": ("path",)}
+QUERIES = {
+    "/api/results/experiment": ("path",),
+    "/api/results/replay": ("path", "game", "player"),
+    "/api/results/file": ("path",),
+}
 
 
 def _root(request: Request) -> Path:

@@ -23,18 +23,16 @@ leave it empty, layouts that cover it; counts added), unless no level fits at al
 
 from __future__ import annotations
 
-import functools
 import math
-import operator
-from collections.abc import Callable, Sequence
-from typing import TypeVar
+from collections.abc import Sequence
 
 import numpy as np
 
 from battlelog.engines import budget, progress
 from battlelog.engines.base import Engine, Marginals
-from battlelog.engines.canonical import PosteriorKey, canonical_form, posterior_key
+from battlelog.engines.canonical import canonical_form
 from battlelog.engines.native import ladder
+from battlelog.engines.native.cases import case_counts
 from battlelog.engines.native.counts import Counts, total
 from battlelog.engines.native.draws import Drawn, Randomness, draw_layouts, draw_owners
 from battlelog.engines.native.few import LISTING_BYTES, listed_counts
@@ -53,14 +51,12 @@ from battlelog.rules.prior import FEATURES
 from battlelog.rules.state import GameState
 from battlelog.rules.symmetry import IDENTITY, Symmetry
 
-Read = TypeVar("Read", Counts, Weighted)  # what a model is read for; either adds up over the cases of a split
-
 
 class NativeEngine(Engine):
     """Exact marginals, layout counts and samples from the compiled layered model.
 
     Every question climbs one :mod:`~.ladder` of shortcuts up to the plain sweep; what the shortcuts remember
-    (:class:`~.ladder.Memory`, ``memory``) is the last state's model (when it was not split), so that drawing
+    (:class:`~.memory.Memory`, ``memory``) is the last state's model (when it was not split), so that drawing
     layouts of the state just asked about costs no second compilation and a state a miss or two on is counted
     again on it (:mod:`~.misses`); the empty board's, while it takes at most a quarter of the budget, so that
     each game's first draws do not sweep it again; and recent states' listed layouts (``listings``), so that a
@@ -138,11 +134,12 @@ class NativeEngine(Engine):
         listing its layouts when they are few, else by weighing its layered models. ``tracked``: count touching
         pairs under ``allowed`` even without a touch weight (their expectation needs them), at the price of a larger model."""
         tracked = tracks_touching(state, tracked)
-        result = ladder.climb(Ask(self, state, WEIGHTED, tracked))
+        ask = Ask(self, state, WEIGHTED, tracked)
+        result = ladder.climb(ask)
         assert isinstance(result, Weighted)
         if result.models == 0:
             raise Inconsistent("no layout of the fleet fits all the answers")
-        self.memory.weighed = ((posterior_key(state), tracked), result)
+        self.memory.weighed = (ask.weighed_key, result)
         return result
 
     def feature_expectations(self, state: GameState, features: tuple[str, ...] = FEATURES) -> np.ndarray:
@@ -172,7 +169,7 @@ class NativeEngine(Engine):
     def problem_counts(self, problem: Problem, order: Symmetry = IDENTITY) -> Counts:
         """Exact integer counts of a ground problem as given (its touch rule included), swept in ``order``."""
         self.memory.forget()
-        counts, model = self.case_counts(problem, order)
+        counts, model = case_counts(self, problem, order)
         self.memory.whole = None if model is None else (("problem", problem), model)
         return total([counts])
 
@@ -198,40 +195,6 @@ class NativeEngine(Engine):
         return out
 
     # ----- compiling --------------------------------------------------------------------------------
-    def read_cases(
-        self,
-        problem: Problem,
-        order: Symmetry,
-        read: Callable[[LayeredModel], Read],
-        tracked: bool = False,
-        limit: int | None = None,
-    ) -> tuple[Read, LayeredModel | None]:
-        """``read`` of the model of ``problem`` swept in ``order`` under ``limit`` bytes (None: the budget), summed over cases
-        while one would exceed it; and the model, when not split (to keep). Each case is read and dropped before the next is
-        compiled."""
-        whole: list[LayeredModel] = []
-
-        def build(part: Problem, depth: int) -> Read:
-            model = self.compile_model(part, order, depth, tracked, limit)
-            whole.extend([model] if depth == 0 else [])
-            return read(model)
-
-        parts = budget.split_until_it_fits(problem, build, self.name, self.memory_budget if limit is None else limit)
-        return functools.reduce(operator.add, parts), whole[0] if whole else None
-
-    def case_counts(self, problem: Problem, order: Symmetry, limit: int | None = None) -> tuple[Counts, LayeredModel | None]:
-        """The counts of ``problem`` (maybe none) swept in ``order`` (:meth:`read_cases`), and its model when not split."""
-        return self.read_cases(problem, order, Counts.of, limit=limit)
-
-    def models(self, problem: Problem, key: PosteriorKey, order: Symmetry, tracked: bool = False) -> list[LayeredModel]:
-        """The layered models of ``problem`` swept in ``order``, split into cases while one would exceed the budget (one kept)."""
-        self.memory.forget()  # free the previous models before building the next one
-        compile_part = lambda part, depth: self.compile_model(part, order, depth, tracked)  # noqa: E731
-        models = budget.split_until_it_fits(problem, compile_part, self.name, self.memory_budget)
-        if len(models) == 1:
-            self.memory.whole = (key, models[0])
-        return models
-
     def compile_model(
         self, problem: Problem, order: Symmetry, depth: int, tracked: bool = False, limit: int | None = None
     ) -> LayeredModel:

@@ -39,11 +39,14 @@ cases; the ladder test then holds it to the plain sweep and fails while it answe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import functools
+from collections.abc import Sequence
 from functools import cached_property
-from typing import Protocol, TypeVar
+from typing import Protocol
 
+from battlelog.engines import budget
 from battlelog.engines.canonical import PosteriorKey, model_key, posterior_key
+from battlelog.engines.native.cases import Compiler, case_counts, read_cases
 from battlelog.engines.native.counts import Counts, total
 from battlelog.engines.native.draws import Drawn
 from battlelog.engines.native.few import LISTING_BYTES, few_layouts, listed_counts, listed_weighted
@@ -57,7 +60,6 @@ from battlelog.engines.native.turns import CaseWeigher, turned_counts, turned_we
 from battlelog.engines.native.weights import Weighted, weigher
 from battlelog.model.ground import Problem, ground_problem
 from battlelog.rules.state import GameState
-from battlelog.rules.symmetry import Symmetry
 
 #: What a question wants of its state.
 COUNTS, WEIGHTED, DRAW = "counts", "weighted", "draw"
@@ -65,34 +67,17 @@ COUNTS, WEIGHTED, DRAW = "counts", "weighted", "draw"
 Answer = Counts | Weighted | Sequence[Drawn]
 
 
-Read = TypeVar("Read", Counts, Weighted)  # what a model is read for
-
-
-class Engine(Protocol):
-    """What the rungs need of the engine asked (:class:`~battlelog.engines.native.engine.NativeEngine`)."""
+class Engine(Compiler, Protocol):
+    """What the rungs need of the engine asked (:class:`~battlelog.engines.native.engine.NativeEngine`): its memory,
+    its listings, whether it turns, and how it compiles one model (:class:`~.cases.Compiler`); the ladder reads and
+    keeps the models."""
 
     memory: Memory
     turn: bool
 
-    @property
-    def memory_budget(self) -> int: ...
-
     def reused(self, state: GameState) -> Listing | None: ...
 
     def remember(self, listing: Listing) -> Listing: ...
-
-    def case_counts(self, problem: Problem, order: Symmetry, limit: int | None = None) -> tuple[Counts, LayeredModel | None]: ...
-
-    def read_cases(
-        self,
-        problem: Problem,
-        order: Symmetry,
-        read: Callable[[LayeredModel], Read],
-        tracked: bool = False,
-        limit: int | None = None,
-    ) -> tuple[Read, LayeredModel | None]: ...
-
-    def models(self, problem: Problem, key: PosteriorKey, order: Symmetry, tracked: bool = False) -> list[LayeredModel]: ...
 
 
 class Ask:
@@ -108,6 +93,11 @@ class Ask:
     def key(self) -> PosteriorKey:
         """The key of the models that answer this question (the posterior's, with ``tracked``)."""
         return model_key(self.state, self.tracked)
+
+    @cached_property
+    def weighed_key(self) -> tuple[PosteriorKey, bool]:
+        """The key the weighted posterior answering this question is remembered under (:attr:`Memory.weighed`)."""
+        return posterior_key(self.state), self.tracked
 
     @cached_property
     def problem(self) -> Problem:
@@ -138,8 +128,8 @@ class LastWeighed:
     name, wants = "last-weighed", frozenset({WEIGHTED})
 
     def answer(self, ask: Ask) -> Answer | None:
-        weighed, key = ask.memory.weighed, posterior_key(ask.state)
-        return weighed[1] if weighed is not None and weighed[0] in ((key, ask.tracked), (key, True)) else None  # pairs serve none
+        weighed, key = ask.memory.weighed, ask.weighed_key[0]
+        return weighed[1] if weighed is not None and weighed[0] in (ask.weighed_key, (key, True)) else None  # pairs serve none
 
 
 class KeptModel:
@@ -237,7 +227,7 @@ class TurnedSweep:
             return None
         memory.forget(state)
         if ask.want == COUNTS:
-            memory.turned = turned_counts(ask.problem, state, engine.case_counts, ask.budget)
+            memory.turned = turned_counts(ask.problem, state, functools.partial(case_counts, engine), ask.budget)
             return None if memory.turned is None else total([memory.turned.counts])
         turned = turned_weighted(ask.problem, state, ask.tracked, self.weigher(ask), ask.budget)
         if turned is None:
@@ -248,7 +238,7 @@ class TurnedSweep:
     @staticmethod
     def weigher(ask: Ask) -> CaseWeigher:
         """How :func:`~.turns.turned_weighted` weighs a case: the engine's sweep (split over budget), read by its function."""
-        return lambda case, order, limit, read: ask.engine.read_cases(case, order, read, ask.tracked, limit)
+        return lambda case, order, limit, read: read_cases(ask.engine, case, order, read, ask.tracked, limit)
 
 
 class Sweep:
@@ -257,18 +247,19 @@ class Sweep:
     def answer(self, ask: Ask) -> Answer:
         engine, memory, state = ask.engine, ask.memory, ask.state
         order = sweep_order(state)
+        memory.forget(state)  # free the last models before building the next ones
         if ask.want == DRAW:
-            models = engine.models(ask.problem, ask.key, order, ask.tracked)
-            memory.state = state
+            build = lambda part, depth: engine.compile_model(part, order, depth, ask.tracked)  # noqa: E731
+            models = budget.split_until_it_fits(ask.problem, build, engine.name, ask.budget)
+            memory.whole = (ask.key, models[0]) if len(models) == 1 else None
             if not state.shots and len(models) == 1 and models[0].nbytes <= ask.budget // 4:
                 memory.board = (ask.key, ask.budget, models[0])
             return models
-        memory.forget(state)
         if ask.want == COUNTS:
-            counts, model = engine.case_counts(ask.problem, order)
+            counts, model = case_counts(engine, ask.problem, order)
             memory.whole = None if model is None else (ask.key, model)
             return total([counts])
-        weighed, model = engine.read_cases(ask.problem, order, ask.weigh, ask.tracked)
+        weighed, model = read_cases(engine, ask.problem, order, ask.weigh, ask.tracked)
         memory.whole = None if model is None else (ask.key, model)
         return weighed
 

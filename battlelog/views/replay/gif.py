@@ -50,7 +50,9 @@ def frame_image(replay: Replay, frame: Frame) -> Image.Image:
     return image
 
 
-def _draw_panel(draw: ImageDraw.ImageDraw, panel: Panel, x: int, y: int, shape: tuple[int, int], cell: int, next_shot: Cell | None) -> None:
+def _draw_panel(
+    draw: ImageDraw.ImageDraw, panel: Panel, x: int, y: int, shape: tuple[int, int], cell: int, next_shot: Cell | None
+) -> None:
     """A panel with its top-left corner at (x, y): title, labels, cells, marks and the next shot."""
     draw.text((x, y), panel.title, fill=colors.INK, font=_font(13))
     grid_x, grid_y = x + LABEL, y + 20 + LABEL
@@ -59,7 +61,9 @@ def _draw_panel(draw: ImageDraw.ImageDraw, panel: Panel, x: int, y: int, shape: 
     for k in range(n):
         draw.text((grid_x + k * cell + cell // 2, grid_y - 4), str(k + 1), fill="#555555", font=labels, anchor="md")
     for k in range(rows):
-        draw.text((grid_x - 6, grid_y + k * cell + cell // 2), string.ascii_uppercase[k], fill="#555555", font=labels, anchor="rm")
+        draw.text(
+            (grid_x - 6, grid_y + k * cell + cell // 2), string.ascii_uppercase[k], fill="#555555", font=labels, anchor="rm"
+        )
     for i in range(rows * n):
         r, c = divmod(i, n)
         box = (grid_x + c * cell, grid_y + r * cell, grid_x + (c + 1) * cell - 1, grid_y + (r + 1) * cell - 1)
@@ -68,11 +72,15 @@ def _draw_panel(draw: ImageDraw.ImageDraw, panel: Panel, x: int, y: int, shape: 
         centre = ((box[0] + box[2]) // 2, (box[1] + box[3]) // 2)
         if panel.marks[i] == MISS_MARK:
             radius = cell // 7
-            draw.ellipse((centre[0] - radius, centre[1] - radius, centre[0] + radius, centre[1] + radius), outline="#44546a", width=2)
+            draw.ellipse(
+                (centre[0] - radius, centre[1] - radius, centre[0] + radius, centre[1] + radius), outline="#44546a", width=2
+            )
         elif panel.marks[i] == HIT_MARK:
             arm = cell // 4
             for sign in (1, -1):
-                draw.line((centre[0] - arm, centre[1] - sign * arm, centre[0] + arm, centre[1] + sign * arm), fill="#ff5a4a", width=3)
+                draw.line(
+                    (centre[0] - arm, centre[1] - sign * arm, centre[0] + arm, centre[1] + sign * arm), fill="#ff5a4a", width=3
+                )
         elif panel.texts[i]:
             draw.text(centre, panel.texts[i], fill=ink, font=numbers, anchor="mm")
     if next_shot is not None:
