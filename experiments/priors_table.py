@@ -28,10 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from battlelog.report.markdown import interval, markdown_table, p_value, signed
-from battlelog.report.stats import paired_difference
 from battlelog.rules.hiders import spec_text
 from battlelog.runner.records import load_results, manifest_config, manifest_hider
 from battlelog.runner.task import OK
+from battlelog.stats import paired_difference
 
 GREEDY, TOLD, LEARN, WRONG = "problog", "problog[belief=hider]", "problog[belief=learn]", "problog[belief=edge-hugger]"
 #: The comparisons of every hider and board, then the one made against the uniform hider only.

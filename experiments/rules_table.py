@@ -25,10 +25,10 @@ from typing import Any
 from players_table import player_rows
 
 from battlelog.report.markdown import interval, markdown_table, p_value, signed
-from battlelog.report.stats import PairedDifference, independent_difference, paired_difference
 from battlelog.report.summary import player_order
 from battlelog.runner.records import load_results
 from battlelog.runner.task import OK
+from battlelog.stats import PairedDifference, independent_difference, paired_difference
 
 STANDARD = {"touch": "allowed", "sinks": "named"}
 

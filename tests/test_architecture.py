@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "battlelog"
 
 #: The layers from the bottom up; a module may import its own layer and the ones below.
 LAYERS = (
-    ("cachedir", "digits", "errors", "files", "jsonfile", "templating", "wording"),
+    ("cachedir", "digits", "errors", "files", "jsonfile", "stats", "templating", "wording"),
     ("rules", "bits"),
     ("model",),
     ("engines", "questions", "tallies"),

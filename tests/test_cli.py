@@ -345,7 +345,7 @@ def test_the_experiment_commands_import_no_heavy_library_until_they_run() -> Non
     loaded = set(done.stdout.split())
     assert "battlelog.commands.experiment" in loaded  # the check itself works
     heavy = {"tqdm", "scipy", "matplotlib", "dask", "distributed", "multiprocessing",
-             "battlelog.runner.experiment", "battlelog.report.summary", "battlelog.report.stats", "battlelog.report.plots",
+             "battlelog.runner.experiment", "battlelog.report.summary", "battlelog.stats", "battlelog.report.plots",
              "battlelog.report.reproduce", "battlelog.runner.executors.base", "battlelog.runner.executors.local",
              "battlelog.runner.executors.dask_cluster", "battlelog.runner.executors.dask_worker",
              "battlelog.runner.executors.dask_connect", "battlelog.runner.executors.local_worker"}  # fmt: skip

@@ -16,7 +16,6 @@ from scipy import stats as scipy_stats
 from battlelog.errors import BattlelogError
 from battlelog.players import make_player
 from battlelog.report.markdown import p_value
-from battlelog.report.stats import independent_difference, mean_ci, paired_difference, summarize_scores
 from battlelog.report.summary import SUMMARY_CSV, SUMMARY_MD, paired_scores, summarize_records, summary_table, write_summary
 from battlelog.rules.config import GameConfig
 from battlelog.rules.state import GameState
@@ -26,6 +25,7 @@ from battlelog.runner.experiment import Experiment, RunReport, run_experiment
 from battlelog.runner.loop import play_game
 from battlelog.runner.records import GAMES, load_results
 from battlelog.runner.seeds import game_seeds, layout_for
+from battlelog.stats import independent_difference, mean_ci, paired_difference, summarize_scores
 
 from runs import check_interrupted_runs_resume
 

@@ -26,11 +26,11 @@ from battlelog.optimum.table import StateTable
 from battlelog.players import PLAYERS, make_player
 from battlelog.players.evaluate import NotExact, expected_shots
 from battlelog.players.pdf import PdfPlayer
-from battlelog.report.stats import mean_ci
 from battlelog.rules.config import GameConfig
 from battlelog.rules.state import GameState
 from battlelog.runner.loop import play_game
 from battlelog.runner.seeds import game_seeds, layout_for
+from battlelog.stats import mean_ci
 
 from oracle import all_layouts
 

@@ -13,11 +13,11 @@ from battlelog.errors import BattlelogError
 from battlelog.players import PLAYERS, make_player
 from battlelog.players.hunt_target import target_list
 from battlelog.players.pdf import density, resolved_cells
-from battlelog.report.stats import mean_ci, paired_difference
 from battlelog.rules.config import GameConfig
 from battlelog.rules.state import GameState, Shot
 from battlelog.runner.loop import play_game
 from battlelog.runner.seeds import game_seeds, layout_for
+from battlelog.stats import mean_ci, paired_difference
 
 PAPER_5X5 = GameConfig(5, (3, 3, 2))
 

@@ -15,13 +15,13 @@ from battlelog.errors import BattlelogError
 from battlelog.players import Player, make_player
 from battlelog.players.info import answer_entropy
 from battlelog.players.parity import hunting_cells
-from battlelog.report.stats import paired_difference
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Cell, Placement
 from battlelog.rules.state import GameState
 from battlelog.rules.variants import Rules
 from battlelog.runner.loop import play_game
 from battlelog.runner.seeds import game_seeds, layout_for
+from battlelog.stats import paired_difference
 
 import oracle
 from oracle import brute_answers, brute_marginals, consistent_layouts

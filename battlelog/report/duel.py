@@ -31,9 +31,9 @@ from typing import Any
 from scipy import stats as scipy_stats
 
 from battlelog.report.markdown import markdown_table
-from battlelog.report.stats import CONFIDENCE, mean_ci
 from battlelog.report.summary import paired_scores, player_order, scores_by_player
 from battlelog.runner.task import OK
+from battlelog.stats import CONFIDENCE, mean_ci
 
 #: The shares of games whose quantiles the distribution table shows.
 QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)

@@ -18,9 +18,9 @@ from battlelog.files import write_csv, write_text
 from battlelog.players import PLAYERS
 from battlelog.players.spec import spec_name
 from battlelog.report.markdown import interval, markdown_table, milliseconds, number, p_value, signed
-from battlelog.report.stats import PairedDifference, ScoreSummary, paired_difference, summarize_scores
 from battlelog.runner.records import describe_experiment, manifest_config
 from battlelog.runner.task import OK, STATUSES
+from battlelog.stats import PairedDifference, ScoreSummary, paired_difference, summarize_scores
 
 SUMMARY_CSV, SUMMARY_MD, GAMES_CSV, PLOTS = "summary.csv", "summary.md", "games.csv", "plots"
 
@@ -109,7 +109,7 @@ def summary_table(rows: list[PlayerSummary], unit: str = SHOTS) -> str:
 # ----- paired differences ------------------------------------------------------------------------
 def paired_scores(records: list[dict[str, Any]], a: str, b: str) -> tuple[list[int], list[int]]:
     """Scores of players ``a`` and ``b`` on the games both finished, in game order, for
-    :func:`battlelog.report.stats.paired_difference` (a game either player failed is left out of both)."""
+    :func:`battlelog.stats.paired_difference` (a game either player failed is left out of both)."""
     finished = {(r["player"], r["game"]): r["score"] for r in records if r["status"] == OK}
     games = sorted(g for (player, g) in finished if player == a and (b, g) in finished)
     return [finished[a, g] for g in games], [finished[b, g] for g in games]
