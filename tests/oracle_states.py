@@ -10,6 +10,8 @@ same way (the oracle then finds the states' layouts by backtracking: ``oracle.co
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from battlelog.players.base import Player
@@ -22,6 +24,10 @@ from battlelog.runner.loop import play_game
 import oracle
 
 Cell = tuple[int, int]
+
+#: Whether the slow engines meet every random state (``BATTLELOG_EVERY_STATE=1``) rather than every k-th:
+#: the problog engine grounds and compiles a program per state, tens of times slower than the others.
+EVERY_STATE = os.environ.get("BATTLELOG_EVERY_STATE") == "1"
 
 
 def hunt_cell(rng: np.random.Generator, rows: int, cols: int, hits: list[Cell], shot: set[Cell]) -> Cell:

@@ -15,7 +15,6 @@ is ``BATTLELOG_EVERY_STATE=1``).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 
 import numpy as np
@@ -39,6 +38,7 @@ from engine_cases import (
     reference_placements,
     shots,
 )
+from oracle_states import EVERY_STATE
 
 #: The engines whose class says they give placement marginals: only they meet the placement cases.
 PLACEMENT_ENGINES = [name for name in sorted(ENGINES) if engine_class(name).gives_placements]
@@ -58,7 +58,7 @@ def engine(request: pytest.FixtureRequest) -> Iterator[Engine]:
 
 
 #: Engines that meet only every k-th random state, and k (see the module's docstring).
-THINNED = {} if os.environ.get("BATTLELOG_EVERY_STATE") == "1" else {"problog": 3}
+THINNED = {} if EVERY_STATE else {"problog": 3}
 
 
 def engine_states() -> list[tuple[str, RandomCase]]:

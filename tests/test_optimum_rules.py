@@ -16,7 +16,9 @@ import pytest
 from battlelog.optimum.layouts import LayoutTable
 from battlelog.optimum.solver import Settings, Solver
 from battlelog.players import make_player
+from battlelog.players.base import Player
 from battlelog.players.evaluate import expected_shots
+from battlelog.players.pdf import PdfPlayer
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement
 from battlelog.rules.variants import SINK_RULES, TOUCH_RULES, Rules
@@ -81,12 +83,28 @@ def test_the_optimal_player_scores_the_optimum_over_every_layout_under_every_rul
     # 4x4 3,2 has 120 layouts under diagonal, 104 under none; touching allowed, 3x3 2,2 (40) is as many.
     config = GameConfig(4, (3, 2), rules) if rules.touch != "allowed" else GameConfig(3, (2, 2), rules)
     player = make_player("optimal", 0)
-    layouts = [
-        tuple(Placement(i, spot[0], spot[1], spot[2], spot[3]) for i, spot in enumerate(layout))
-        for layout in oracle.layouts(config.size, config.ships, rules.touch).spots
-    ]
-    scores = [play_game(config, layout, player).score for layout in layouts]
+    scores = [play_game(config, layout, player).score for layout in every_layout(config)]
     assert Fraction(sum(scores), len(scores)) == Solver(config, memory=1 << 24).optimum()
+
+
+def every_layout(config: GameConfig) -> list[tuple[Placement, ...]]:
+    """The oracle's layouts of ``config``, as placements a game is played on."""
+    return [
+        tuple(Placement(i, spot[0], spot[1], spot[2], spot[3]) for i, spot in enumerate(layout))
+        for layout in oracle.layouts(config.size, config.ships, config.rules.touch).spots
+    ]
+
+
+@pytest.mark.parametrize("sinks", SINK_RULES)
+def test_pdfs_decision_key_walks_as_the_ordered_shots_do(sinks: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # pdf's key merges states whose shots came in different orders; the ordered shots (the base key)
+    # merge none. Were pdf's too coarse (a constant key is), its tied choices would be played as another
+    # state's and the exact expectations would differ. No contact: the walk keyed by order takes seconds.
+    config = GameConfig(3, (2, 1), Rules(touch="none", sinks=sinks))
+    table = LayoutTable.build(config, 10**6)
+    merged = expected_shots(make_player("pdf", 0), table)
+    monkeypatch.setattr(PdfPlayer, "decision_key", Player.decision_key)
+    assert expected_shots(make_player("pdf", 0), table) == merged
 
 
 #: Players walked on 3x3 2,1 under every rule: their exact walks there take seconds. hunt-target and

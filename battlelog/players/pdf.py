@@ -94,12 +94,11 @@ class PdfPlayer(ScoringPlayer):
         return masked(density(state), state)
 
     def decision_key(self, state: GameState, possible: frozenset[Cell]) -> Hashable:
-        """Misses, hits and the cells resolved by sinks so far: a later sink resolves cells from the
-        hits of its own time, whatever the order of the shots before. Under rules other than the
-        standard ones, the ordered shots (always right)."""
-        if not state.config.rules.is_default:
-            return state.shots
-        return state.misses, state.hits, frozenset(resolved_cells(state))
+        """Misses, hits, the cells resolved by sinks so far and the lengths counted afloat: the
+        density reads nothing else, and what each sink adds to the last two (its resolved cells, and
+        under ``unnamed`` its certain length) is fixed by its cell, its named ship and the hits of its
+        own time, whatever the order of the shots before; so it is for every later sink."""
+        return state.misses, state.hits, frozenset(resolved_cells(state)), afloat_lengths(state)
 
 
 __all__ = ["TARGET_WEIGHT", "PdfPlayer", "density", "halo_matrix", "resolved_cells"]
