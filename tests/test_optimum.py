@@ -92,6 +92,7 @@ TINY = [
     GameConfig(3, (3,)),
     GameConfig(2, (2, 1), cols=4),  # rectangles: four symmetries, not eight
     GameConfig(3, (2, 2), cols=2),
+    GameConfig(3, (3, 2), cols=4),  # the instance tests/test_optimum_saved.py searches
 ]
 
 

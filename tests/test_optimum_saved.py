@@ -18,9 +18,12 @@ from battlelog.optimum import saved, search
 from battlelog.optimum.solver import WINDOWED, Solver
 from battlelog.rules.config import GameConfig
 
-#: 4x4 3,2: 264 layouts, optimum 2311/264 (docs/optimum.md; tests/test_optimum.py checks it by brute force).
-BOARD = GameConfig(4, (3, 2))
-OPTIMUM = Fraction(2311, 264)
+#: 3x4 3,2: optimum 257/34 (tests/test_optimum.py checks it by brute force).
+BOARD = GameConfig(3, (3, 2), cols=4)
+OPTIMUM = Fraction(257, 34)
+#: A search long enough to be saved several times in its course: 4x4 3,2, 264 layouts, optimum 2311/264
+#: (docs/optimum.md; tests/test_optimum.py holds the solver's value against the optimal player's games).
+LONG, LONG_OPTIMUM = GameConfig(4, (3, 2)), Fraction(2311, 264)
 
 
 def _fresh_nodes() -> int:
@@ -47,7 +50,7 @@ def test_a_search_stopped_and_started_again_over_its_file_reaches_the_optimum_wi
 
 
 def test_saving_in_the_middle_of_a_search_leaves_its_result_exact(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    solver = Solver(BOARD, settings=WINDOWED, table_file=tmp_path / "t.table", save_every=0.2)
+    solver = Solver(LONG, settings=WINDOWED, table_file=tmp_path / "t.table", save_every=0.2)
     saves: list[float] = []
     real = solver.save
 
@@ -57,7 +60,7 @@ def test_saving_in_the_middle_of_a_search_leaves_its_result_exact(tmp_path: Path
 
     monkeypatch.setattr(solver, "save", counted)
     value = solver.total(np.arange(len(solver.layouts), dtype=np.int32), 0, every=0.01)
-    assert Fraction(value, len(solver.layouts)) == OPTIMUM
+    assert Fraction(value, len(solver.layouts)) == LONG_OPTIMUM
     assert len(saves) >= 3  # at least two stops to save, and the last write
 
 
@@ -72,7 +75,7 @@ def test_a_table_read_into_less_memory_than_it_needs_still_gives_the_optimum(tmp
 def test_a_file_for_another_instance_or_not_a_table_is_refused_in_one_line(tmp_path: Path) -> None:
     path = tmp_path / "t.table"
     assert Solver(BOARD, settings=WINDOWED, table_file=path).optimum() == OPTIMUM
-    with pytest.raises(BattlelogError, match=r"a table for another instance \('4x4 3,2', here '4x4 2,2'\)"):
+    with pytest.raises(BattlelogError, match=r"a table for another instance \('3x4 3,2', here '4x4 2,2'\)"):
         Solver(GameConfig(4, (2, 2)), table_file=path)
     whole = path.read_bytes()
     for name, content in (("junk", b"not a table"), ("empty", b""), ("cut", whole[: len(whole) // 2])):
@@ -120,8 +123,8 @@ def test_a_table_that_cannot_be_written_is_said_before_the_search_or_costs_only_
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(saved.np, "savez", full)  # the disk fills up under the table's writer
-    solver = Solver(BOARD, settings=WINDOWED, table_file=tmp_path / "t.table", save_every=0.2)
-    assert Fraction(solver.total(np.arange(len(solver.layouts), dtype=np.int32), 0, every=0.01), len(solver.layouts)) == OPTIMUM
+    solver = Solver(LONG, settings=WINDOWED, table_file=tmp_path / "t.table", save_every=0.2)
+    assert Fraction(solver.total(np.arange(len(solver.layouts), dtype=np.int32), 0, every=0.01), len(solver.layouts)) == LONG_OPTIMUM
     assert solver.unsaved is not None and "No space left on device" in solver.unsaved
     assert main([*base, str(tmp_path / "u.table")]) == 0
     captured = capsys.readouterr()
