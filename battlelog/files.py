@@ -89,6 +89,22 @@ def check_writable(path: str | Path) -> None:
         _new_scratch(path, Path(os.path.realpath(path))).unlink()
 
 
+def make_folder(path: str | Path) -> Path:
+    """The folder ``path``, created with its parents when missing, or a one-line refusal naming it: for a
+    command that writes several files into a folder the user names, before its work, so that a bad name
+    costs nothing."""
+    if not str(path):
+        raise WriteError("a folder name is needed, not an empty one")
+    folder = Path(path)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:  # a file, or a link to nothing
+        raise WriteError(f"{path}: cannot write there (it is not a folder)") from None
+    except OSError as exc:
+        raise WriteError(f"{path}: cannot create the folder ({exc.strerror or exc})") from None
+    return folder
+
+
 @contextmanager
 def replacing(path: str | Path, *, regular: bool = False) -> Iterator[Path]:
     """A scratch file to write in the block; on success its content becomes ``path`` (see the module's

@@ -253,9 +253,30 @@ def test_belief_hider_is_refused_with_a_distribution_over_layouts() -> None:
         (["--size", "3", "--ships", "2", "--hider", "adversarial"], "adversarial[against=PLAYER]"),
         (["--size", "9", "--ships", "5,4", "--hider", "adversarial[against=pdf]", "--adversary-games", "0"], "too many to play"),
         (["--size", "3", "--ships", "2", "--hider", "adversarial[against=thompson]", "--adversary-games", "0"], "thompson"),
+        (["--size", "5", "--ships", "3,2", "--hider", "adversarial[against=optimal]"], "at most 16 cells"),
     ],
 )
 def test_experiment_refuses_bad_adversaries_in_one_line(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, argv: list[str], message: str
 ) -> None:
     one_line_error(capsys, ["experiment", *argv, "--players", "pdf", "--games", "1", "--out", str(tmp_path / "out")], message)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--save", "{tmp}/file"], "file: cannot write there (it is not a folder)"),
+        (["--save", "{tmp}/dangling"], "dangling: cannot write there (it is not a folder)"),
+        (["--save", ""], "a folder name is needed"),
+        (["--players", "optimal", "--size", "5", "--ships", "3,2"], "solving the optimum of 5x5 3,2 can take hours"),
+    ],
+)
+def test_the_adversary_command_refuses_what_it_cannot_finish_before_it_walks(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, argv: list[str], message: str
+) -> None:
+    (tmp_path / "file").write_text("kept")
+    (tmp_path / "dangling").symlink_to(tmp_path / "nothing")
+    monkeypatch.setattr("battlelog.runner.adversary.layout_shots", lambda *args: pytest.fail("walked before refusing"))
+    base = ["adversary", "--size", "3", "--ships", "2", "--players", "pdf"]
+    one_line_error(capsys, base + [a.replace("{tmp}", str(tmp_path)) for a in argv], message)
+    assert (tmp_path / "file").read_text() == "kept"

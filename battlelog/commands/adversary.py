@@ -23,7 +23,6 @@ import json
 import sys
 import time
 from fractions import Fraction
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from battlelog.commands.boards import add_board_arguments, config_from
@@ -45,24 +44,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from battlelog.files import write_text
+    from battlelog.files import make_folder, write_text
     from battlelog.players.spec import parse_players
-    from battlelog.runner.adversary import layout_shots, layout_table
+    from battlelog.runner.adversary import check_seeker, layout_shots, layout_table
 
     config = config_from(args)
     if config.rules.is_salvo:
         raise BattlelogError(f"adversary plays single shots, not {config.rules.text()}")
     players = [spec.label for spec in parse_players(args.players)]
+    for player in players:
+        check_seeker(player, config)
     table = layout_table(config)
+    folder = None if args.save is None else make_folder(args.save)
     found: list[LayoutShots] = []
     for player in players:
         start = time.perf_counter()
         found.append(layout_shots(player, config, table))
         print(f"every layout played exactly by {player} in {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
     rows = [_row(shots, found) for shots in found]
-    if args.save is not None:
-        folder = Path(args.save)
-        folder.mkdir(parents=True, exist_ok=True)
+    if folder is not None:
         for shots in found:
             write_text(
                 folder / f"adversarial-{shots.player}.jsonl", shots.hider(f"adversarial[against={shots.player}]").weight_lines()

@@ -29,6 +29,7 @@ from battlelog.optimum.layouts import LayoutTable
 from battlelog.optimum.weights import layout_placements
 from battlelog.players import check_player, make_player
 from battlelog.players.evaluate import NotExact, long_walk, shots_by_layout
+from battlelog.players.spec import player_spec
 from battlelog.rules.config import GameConfig
 from battlelog.rules.hiders import AdversarialSpec, Hider, LayoutHider
 from battlelog.runner.adversary_fit import EstimatedWorst, FittedHider, estimate_worst, fit_adversary, fit_seed, mean_shots
@@ -36,6 +37,9 @@ from battlelog.runner.adversary_fit import EstimatedWorst, FittedHider, estimate
 #: The most layouts the exact walk lists (4x4 3,2 has 264, 5x5 3,2 956, 4x4 3,2,2 3,200); past it the hider
 #: is fitted, or refused when no games are allowed for a fit.
 EXACT_LAYOUTS = 5_000
+#: The most cells on which the optimal player is a seeker here: its optimum is solved in seconds to minutes
+#: up to 4x4 (4x4 3,2,2: 26-238 s under each rule), and took two sittings on 5x5 3,2 (docs/optimum.md).
+OPTIMAL_CELLS = 16
 
 
 class NotPlayable(BattlelogError):
@@ -74,6 +78,17 @@ class LayoutShots:
         return LayoutHider.of(name, {layout_placements(config, self.table.placement[k]): 1 for k in self.support()})
 
 
+def check_seeker(player: str, config: GameConfig) -> None:
+    """Refuse in one line a seeker that cannot play ``config`` at all, or whose every game would first
+    solve an optimum for hours: the optimal player beyond :data:`OPTIMAL_CELLS` cells."""
+    check_player(player, config)
+    if player_spec(player).name == "optimal" and config.cell_count > OPTIMAL_CELLS:
+        raise BattlelogError(
+            f"player optimal: solving the optimum of {config.label()} can take hours (docs/optimum.md); as a seeker "
+            f"here it plays boards of at most {OPTIMAL_CELLS} cells"
+        )
+
+
 def layout_table(config: GameConfig) -> LayoutTable:
     """Every layout of ``config`` for the exact walk; one line when there are more than :data:`EXACT_LAYOUTS`."""
     try:
@@ -88,7 +103,7 @@ def layout_table(config: GameConfig) -> LayoutTable:
 def layout_shots(player: str, config: GameConfig, table: LayoutTable | None = None) -> LayoutShots:
     """Each layout's exact expected shots for ``player`` (a player spec) on ``config``; one line when the player
     samples (no exact expectation) or its walk is known to be long."""
-    check_player(player, config)
+    check_seeker(player, config)
     table = layout_table(config) if table is None else table
     seeker = make_player(player, 0)
     try:
@@ -106,6 +121,7 @@ def adversarial_hider(spec: AdversarialSpec, config: GameConfig, seed: int, game
     """The hider ``spec`` names on ``config``, and one line saying what it is: exact where every layout can be
     played, else (when ``games`` > 0) estimated (every layout listed) or a prior fitted, within ``games`` games
     from ``seed``."""
+    check_seeker(spec.against, config)
     try:
         table = layout_table(config)
     except NotPlayable as exc:
