@@ -171,3 +171,33 @@ def test_the_default_bank_is_the_human_yes_no_programs_read_with_green_and_the_g
     assert len(family) == 64 * 4 + 4 * 3 + 4 + 4 * 16 + 6
     tile = "(== (color 2-3) Red)"  # asked by people and in the family: once, where people put it
     assert bank == ["(touch Green Red)", tile, *(f for f in family if f != tile)]
+
+
+def test_summarize_reads_a_captain_run_and_pairs_its_captains_by_board_and_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _run(tmp_path) == 0
+    records = _lines(tmp_path)
+    capsys.readouterr()
+    assert main(["summarize", str(tmp_path / "out"), "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    rows = {row["captain"]: row for row in figures["captains"]}
+    assert set(rows) == {"shooter", "asker[threshold=0.1]"}
+    for captain, row in rows.items():
+        mine = [r for r in records if r["captain"] == captain]
+        assert row["games"] == len(mine) and row["won"] == sum(r["won"] for r in mine)
+        assert row["f1"]["mean"] == pytest.approx(sum(r["f1"] for r in mine) / len(mine), abs=1e-12)
+        assert row["f1"]["low"] <= row["f1"]["mean"] <= row["f1"]["high"]
+    (pair,) = figures["comparisons"]
+    by = {(r["captain"], r["board"], r["game"]): r for r in records}
+    games = sorted({(b, g) for _, b, g in by})
+    differences = [by[(pair["a"], b, g)]["shots"] - by[(pair["b"], b, g)]["shots"] for b, g in games]
+    assert pair["games"] == len(games) == 4
+    assert pair["shots"]["mean"] == pytest.approx(sum(differences) / len(differences), abs=1e-12)
+    assert main(["summarize", str(tmp_path / "out")]) == 0
+    text = capsys.readouterr().out
+    assert "captain games (seed 3, 20 shots, 4 questions, noise 0.2): 8 games recorded" in text
+    assert f"{pair['a']} - {pair['b']} (4 games): F1 " in text
+    assert main(["summarize", str(tmp_path / "out"), "--duel"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "holds a captain run: --duel is for experiments" in err

@@ -11,10 +11,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from battlelog.errors import FileFormatError
+from battlelog.errors import BattlelogError, FileFormatError
 from battlelog.jsonfile import check_keys, parse_json, read_json
 from battlelog.runner.journal import JournalFormat
-from battlelog.runner.records import MANIFEST
+from battlelog.runner.records import MANIFEST, read_journal
 
 #: The manifest's keys: the run's kind, then what decides every game's noise and length.
 MANIFEST_KEYS = ("run", "seed", "shots", "questions", "noise")
@@ -90,6 +90,23 @@ def parse_records(data: bytes, source: Path, manifest: Mapping[str, Any]) -> lis
             raise FileFormatError(f"{where}: repeats game {record['game']} of {record['captain']} on {record['board']}")
         games[game_key(record)] = record
     return list(games.values())
+
+
+def is_captain_run(out: Path) -> bool:
+    """Whether ``out`` holds a captain run (its manifest says so); anything unreadable is left to the reader
+    of the other kind to refuse."""
+    try:
+        data = read_json(out / MANIFEST)
+    except BattlelogError:
+        return False
+    return isinstance(data, dict) and data.get("run") == RUN
+
+
+def load_captain_results(out: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The manifest and recorded games of a finished or partial captain run (read only)."""
+    manifest = read_manifest(out)
+    path, data = read_journal(out)
+    return manifest, parse_records(data, path, manifest)
 
 
 CAPTAIN_JOURNAL = JournalFormat(read_manifest, describe, parse_records, game_key)

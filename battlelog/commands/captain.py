@@ -21,8 +21,6 @@ example:
 from __future__ import annotations
 
 import argparse
-import statistics
-from collections import defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -80,12 +78,13 @@ def run(args: argparse.Namespace) -> int:
     from battlelog.captain.boards import read_true_board
     from battlelog.captain.captains import captain_names
     from battlelog.captain.run import run_captains
+    from battlelog.captain.summary import captain_comparisons, captain_rows, summary_text
 
     names = captain_names(args.captain)
     settings = settings_from(args)
     boards = [read_true_board(path) for path in args.board]
     records = run_captains(boards, names, args.games, Path(args.out), settings, report=_report)
-    print(summary(records))
+    print(summary_text(captain_rows(records), captain_comparisons(records)))
     return 0
 
 
@@ -95,18 +94,3 @@ def _report(record: dict[str, Any]) -> None:
         f"{record['questions']} questions, F1 {record['f1']:.3f}{', won' if record['won'] else ''}",
         flush=True,
     )
-
-
-def summary(records: list[dict[str, Any]]) -> str:
-    """Per captain: games, mean F1, wins, mean shots and questions, the median time of all its moves."""
-    by: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for record in records:
-        by[record["captain"]].append(record)
-    lines = [f"{'captain':<28} {'games':>5} {'F1':>6} {'won':>5} {'shots':>6} {'questions':>9} {'move median s':>13}"]
-    for captain, games in by.items():
-        lines.append(
-            f"{captain:<28} {len(games):>5} {statistics.mean(g['f1'] for g in games):6.3f} {sum(g['won'] for g in games):>5} "
-            f"{statistics.mean(g['shots'] for g in games):6.1f} {statistics.mean(g['questions'] for g in games):9.1f} "
-            f"{statistics.median(s for g in games for s in g['move_seconds']):13.4f}"
-        )
-    return "\n".join(lines)

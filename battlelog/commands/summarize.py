@@ -17,6 +17,10 @@ when A shoots first (T_A <= T_B), when B does (T_A < T_B), and alternating (thei
 --retry-failed first replays every failed game (same board, player and options) under the limits
 given here, each replay replacing its failure in DIR/games.jsonl.
 
+The folder of a captain run (`battlelog captain --out DIR`) is summarised as a captain run: each
+captain's games, wins, mean F1 and shots with 95% intervals, questions and move time, and the paired
+differences of every two captains on the same games (--json: one object; nothing is written).
+
 example:
   battlelog summarize results/
   battlelog summarize results/ --plots --csv
@@ -34,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from battlelog.commands.boards import output_path
 from battlelog.commands.common import add_executor_arguments, add_limit_arguments, executor_from
-from battlelog.errors import WriteError
+from battlelog.errors import BattlelogError, WriteError
 from battlelog.runner.records import ARCHIVE, GAMES, journal_path
 from battlelog.wording import count_noun
 
@@ -44,7 +48,9 @@ if TYPE_CHECKING:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("directory", metavar="DIR", help="the output directory of `battlelog experiment` (its --out)")
+    parser.add_argument(
+        "directory", metavar="DIR", help="the output directory of `battlelog experiment` or `battlelog captain` (its --out)"
+    )
     parser.add_argument(
         "--plots", action="store_true", help="also write DIR/plots/scores.png: the distribution of shots and its CDF"
     )
@@ -159,9 +165,32 @@ def summary_json(
     return figures
 
 
+def show_captain_summary(out: Path, args: argparse.Namespace) -> None:
+    """Print the summary of the captain run in ``out`` (as JSON with --json); the experiment's options do not apply."""
+    from battlelog.captain.records import describe, load_captain_results
+    from battlelog.captain.summary import captain_comparisons, captain_rows, summary_text
+
+    given = [flag for flag, on in (("--plots", args.plots), ("--csv", args.csv), ("--duel", args.duel),
+                                   ("--retry-failed", args.retry_failed)) if on]  # fmt: skip
+    if given:
+        raise BattlelogError(f"{out} holds a captain run: {given[0]} is for experiments (a captain run takes --json alone)")
+    manifest, records = load_captain_results(out)
+    rows, comparisons = captain_rows(records), captain_comparisons(records)
+    if args.json:
+        print(json.dumps({"run": "captain", "describe": describe(manifest), "captains": rows, "comparisons": comparisons}))
+        return
+    print(f"{describe(manifest)}: {count_noun(len(records), 'game')} recorded in {journal_path(out)}")
+    print(summary_text(rows, comparisons))
+
+
 def run(args: argparse.Namespace) -> int:
+    from battlelog.captain.records import is_captain_run
+
     out = output_path(args.directory, "DIR")
     out = out.parent if out.name in (GAMES, ARCHIVE) and out.is_file() else out
+    if is_captain_run(out):
+        show_captain_summary(out, args)
+        return 0
     if args.retry_failed:
         from battlelog.runner.experiment import retry_failed
         from battlelog.runner.records import read_manifest

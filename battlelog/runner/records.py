@@ -258,6 +258,13 @@ def journal_path(out: Path) -> Path:
 def load_results(out: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The manifest and recorded games of a finished or partial experiment (read only)."""
     manifest = read_manifest(out)
+    path, data = read_journal(out)
+    return manifest, parse_records(data, path, manifest)
+
+
+def read_journal(out: Path) -> tuple[Path, bytes]:
+    """The games file of ``out`` that is read (:func:`journal_path`) and its bytes, unzipped (empty when there is
+    none yet); one line when it cannot be read. For every kind of run journalled by the runner's journal."""
     path = journal_path(out)
     try:
         data = b"" if not path.exists() else gzip.decompress(path.read_bytes()) if path.name == ARCHIVE else path.read_bytes()
@@ -265,7 +272,7 @@ def load_results(out: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         raise FileFormatError(f"{path}: cannot read ({exc.strerror or exc})") from None
     except EOFError:
         raise FileFormatError(f"{path}: a gzip file cut short") from None
-    return manifest, parse_records(data, path, manifest)
+    return path, data
 
 
 def game_record(outcome: Outcome, replaces: Mapping[str, Any] | None = None) -> dict[str, Any]:
