@@ -35,9 +35,13 @@ def _scores(player: str, config: GameConfig, games: int, seed: int = 0) -> list[
 
 
 # ----- the contract ------------------------------------------------------------------------------
-#: Boards for players with costly set-up: problog's one game on a small board keeps it quick; optimal
-#: solves its instance first (4x4 3,2 in about a second, 3,2,2 in half a minute).
-CONTRACT_BOARDS = {"problog": GameConfig(3, (2, 1)), "optimal": GameConfig(4, (3, 2))}
+#: Boards for players with costly set-up or moves: problog's one game on a small board keeps it quick;
+#: optimal solves its instance first (3x4 3,2 in a tenth of a second, 4x4 3,2 in seconds, 3,2,2 in half a
+#: minute); rollout and mc simulate hundreds of games a move (seconds a game on 4x4 3,2,2).
+CONTRACT_BOARDS = {
+    "problog": GameConfig(3, (2, 1)), "optimal": GameConfig(3, (3, 2), cols=4),
+    "rollout": GameConfig(4, (3, 2)), "mc": GameConfig(4, (3, 2)),
+}  # fmt: skip
 
 
 @pytest.mark.parametrize("name", sorted(PLAYERS))
