@@ -38,6 +38,10 @@ class Player(ABC):
     #: True when the player's choices depend only on which cells are shot, never on the answers:
     #: exact evaluation then follows every layout down one tree of shot cells.
     blind: ClassVar[bool] = False
+    #: True when the player fires the cells in a uniformly random order whatever the answers: its shots on
+    #: any layout are then the last of K ship cells' place among M, K(M+1)/(K+1) on average (the exact walk
+    #: of every layout apart, 2^M shot sets, is skipped for it).
+    uniform_order: ClassVar[bool] = False
     #: For a player that hunts by drawing among many cells at random (its exact walk branches on each
     #: of them): the layouts beyond which that walk is known to be long on boards larger than 3x3 (see
     #: players.evaluate.long_walk); None for the others.

@@ -210,6 +210,9 @@ def shots_by_layout(player: Player, table: LayoutTable, progress: WalkProgress |
     if table.config.rules.is_salvo:
         raise NotExact(f"exact expectations are of single shots, not {table.config.rules.text()}")
     player.new_game(table.config)
+    if player.uniform_order:
+        ship_cells, cells = table.config.ship_cells, table.config.cell_count
+        return [Fraction(ship_cells * (cells + 1), ship_cells + 1)] * len(table)
     counter = _Counter(progress, every)
     totals = _blind_walk(player, table, counter, by_layout=True) if player.blind else _layout_walk(player, table, counter)
     return list(totals)

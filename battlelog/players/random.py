@@ -20,6 +20,7 @@ class RandomPlayer(ScoringPlayer):
 
     name = "random"
     blind = True
+    uniform_order = True
 
     def scores(self, state: GameState) -> np.ndarray:
         """Every unshot cell alike."""
