@@ -1,0 +1,126 @@
+"""Duels: two seekers race on paired boards, shooting in turn, each told the other's progress before each shot.
+
+Duel d is played on board d of an experiment with the same seed (:func:`battlelog.runner.seeds.layout_for`),
+and both fleets are that layout: the two seekers hunt the same board, as the players of an experiment do,
+so the duel's outcome turns on how they play, not on whose board was easier. The first player opens the
+even duels, the second the odd ones (alternating play). Each side's player is built for its duel from a
+seed of that duel alone, so a duel is reproducible from the root seed and its number, and a resumed run
+plays exactly the duels an uninterrupted one would have. Before each choice a player is told the
+opponent's game against its fleet (:meth:`battlelog.players.base.Player.face`); only ``racer`` uses it.
+A duel ends at the first fleet sunk: the side that sank it wins. Records: :mod:`battlelog.runner.duel_records`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from battlelog.engines.workspace import Workspace
+from battlelog.errors import BattlelogError, ShotError
+from battlelog.players import Player, check_player, make_player
+from battlelog.players.opponent import Opponent
+from battlelog.players.spec import spec_name
+from battlelog.rules.config import GameConfig
+from battlelog.rules.geometry import Placement, cell_name
+from battlelog.rules.layouts import placement_json
+from battlelog.rules.referee import Referee
+from battlelog.rules.state import GameState
+from battlelog.runner.duel_records import DUEL_JOURNAL, duel_manifest
+from battlelog.runner.journal import open_journal
+from battlelog.runner.loop import chosen_cell
+from battlelog.runner.seeds import layout_for
+
+
+@dataclass(frozen=True)
+class DuelRun:
+    """What decides every duel: the board, the two players (labels, and each one's options), how many, the seed."""
+
+    config: GameConfig
+    players: tuple[str, str]
+    duels: int
+    seed: int
+    options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.config.rules.is_salvo:
+            raise BattlelogError("duels are played one shot a turn: salvo is not supported")
+        if len(self.players) != 2 or self.players[0] == self.players[1]:
+            raise BattlelogError(f"a duel needs two different players, got {', '.join(self.players) or 'none'}")
+        for label in self.players:
+            check_player(spec_name(label), self.config, self.options.get(label, {}))
+
+    def player(self, side: int, duel: int) -> Player:
+        """Side ``side``'s player for duel ``duel``, seeded by that duel and side alone."""
+        label = self.players[side]
+        seed = np.random.SeedSequence(self.seed, spawn_key=(duel, 1, side))
+        return make_player(spec_name(label), seed, **self.options.get(label, {}))
+
+
+def play_duel(config: GameConfig, layout: tuple[Placement, ...], players: tuple[Player, Player],
+              labels: tuple[str, str], first: int) -> dict[str, Any]:  # fmt: skip
+    """Play one duel on ``layout`` (both fleets), side ``first`` opening; its record (without ``game``)."""
+    referees = (Referee(config, layout), Referee(config, layout))
+    states = [GameState.empty(config), GameState.empty(config)]
+    seconds = [0.0, 0.0]
+    for player in players:
+        player.new_game(config)
+    side = first
+    while True:
+        player, state = players[side], states[side]
+        player.face(Opponent(states[1 - side], labels[1 - side]))
+        start = time.perf_counter()
+        cell = chosen_cell(player.choose(state), config)
+        seconds[side] += time.perf_counter() - start
+        if cell in state.shot_cells:
+            raise ShotError(f"{labels[side]} shot {cell_name(cell)} twice")
+        states[side] = state.with_shot(*cell, *referees[side].shoot(*cell))
+        if referees[side].over:
+            break
+        side = 1 - side
+    return {
+        "first": labels[first],
+        "winner": labels[side],
+        "shots": [[list(shot.cell) for shot in s.shots] for s in states],
+        "seconds": seconds,
+        "layout": [placement_json(p) for p in layout],
+    }
+
+
+def duel_record(run: DuelRun, duel: int, workspace: Workspace) -> dict[str, Any]:
+    """Duel ``duel`` of ``run``, played: its board, its opener (the first player on even duels), its players."""
+    players = (run.player(0, duel), run.player(1, duel))
+    try:
+        for player in players:
+            player.use(workspace)
+        record = play_duel(run.config, layout_for(run.config, run.seed, duel), players, run.players, duel % 2)
+    finally:
+        for player in players:
+            player.close()
+    return {"game": duel, **record}
+
+
+def run_duels(run: DuelRun, out: Path, report: Callable[[dict[str, Any]], None] = lambda record: None) -> list[dict[str, Any]]:
+    """Play the duels 0.. ``run.duels`` - 1 not recorded in ``out`` yet, each journalled as it ends; returns
+    the records of those duels (a run may have recorded more, with a larger ``duels``)."""
+    workspace = Workspace()
+    try:
+        with open_journal(out, duel_manifest(run.config, run.players, run.seed), DUEL_JOURNAL) as journal:
+            done = {record["game"] for record in journal.records}
+            for duel in range(run.duels):
+                if duel not in done:
+                    record = duel_record(run, duel, workspace)
+                    journal.append(record)
+                    report(record)
+            return sorted((r for r in journal.records if r["game"] < run.duels), key=lambda r: r["game"])
+    finally:
+        workspace.close()
+
+
+def wins(records: list[dict[str, Any]], label: str) -> int:
+    """How many of ``records`` ``label`` won."""
+    return sum(record["winner"] == label for record in records)
