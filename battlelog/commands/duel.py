@@ -24,9 +24,13 @@ from battlelog.errors import BattlelogError
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_board_arguments(parser)
-    parser.add_argument("--players", required=True, metavar="A,B", help="the two players, e.g. racer,rollout (A opens the even duels)")
+    parser.add_argument(
+        "--players", required=True, metavar="A,B", help="the two players, e.g. racer,rollout (A opens the even duels)"
+    )
     parser.add_argument("--duels", type=whole, metavar="N", default=100, help="duels, numbered 0.. (default: 100)")
-    parser.add_argument("--seed", type=whole, default=0, help="root seed: decides every board and every player's draws (default: 0)")
+    parser.add_argument(
+        "--seed", type=whole, default=0, help="root seed: decides every board and every player's draws (default: 0)"
+    )
     parser.add_argument("--out", required=True, metavar="DIR", help="output directory for experiment.json and games.jsonl")
     parser.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     add_engine_argument(parser)
@@ -47,8 +51,8 @@ def run(args: argparse.Namespace) -> int:
         raise BattlelogError("--duels must be at least 1")
     labels = (specs[0].label, specs[1].label)
     duel_run = DuelRun(config, labels, args.duels, args.seed, {spec.label: spec.options for spec in specs})
-    print(f"{config.label()} with seed {args.seed}: duels 0..{args.duels - 1} of {labels[0]} against {labels[1]} -> {out / GAMES}",
-          file=sys.stderr if args.json else sys.stdout, flush=True)  # fmt: skip
+    start = f"{config.label()} with seed {args.seed}: duels 0..{args.duels - 1} of {labels[0]} against {labels[1]}"
+    print(f"{start} -> {out / GAMES}", file=sys.stderr if args.json else sys.stdout, flush=True)
     try:
         records = run_duels(duel_run, out)
     except KeyboardInterrupt:

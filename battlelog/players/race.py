@@ -22,7 +22,9 @@ from battlelog.engines.base import Engine, layout_owners
 from battlelog.rules.state import GameState
 
 
-def remaining_shots(state: GameState, engine: Engine, samples: int, exact: int, rng: np.random.Generator) -> tuple[np.ndarray, bool]:
+def remaining_shots(
+    state: GameState, engine: Engine, samples: int, exact: int, rng: np.random.Generator
+) -> tuple[np.ndarray, bool]:
     """The shots greedy still needs from ``state``, one figure per layout (each equally likely), and whether
     these are every consistent layout (at most ``exact`` of them, uniform prior) rather than ``samples`` drawn."""
     from battlelog.optimum.layouts import SINK_MODES

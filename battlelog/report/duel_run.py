@@ -45,5 +45,6 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
     for opener in (a, b):
         part = summary[f"{opener} opens"]
         if part["duels"]:
-            lines.append(f"  {opener} opening: {a} won {part['p']:.3f} [{part['low']:.3f}, {part['high']:.3f}] of {part['duels']}")
+            chance = f"{part['p']:.3f} [{part['low']:.3f}, {part['high']:.3f}]"
+            lines.append(f"  {opener} opening: {a} won {chance} of {part['duels']}")
     return lines
