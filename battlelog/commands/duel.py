@@ -49,8 +49,8 @@ def run(args: argparse.Namespace) -> int:
         raise BattlelogError(f"--players: a duel is between two players, got {len(specs)} ({', '.join(s.label for s in specs)})")
     if args.duels < 1:
         raise BattlelogError("--duels must be at least 1")
-    labels = (specs[0].label, specs[1].label)
-    duel_run = DuelRun(config, labels, args.duels, args.seed, {spec.label: spec.options for spec in specs})
+    duel_run = DuelRun(config, (specs[0], specs[1]), args.duels, args.seed)
+    labels = duel_run.players
     start = f"{config.label()} with seed {args.seed}: duels 0..{args.duels - 1} of {labels[0]} against {labels[1]}"
     print(f"{start} -> {out / GAMES}", file=sys.stderr if args.json else sys.stdout, flush=True)
     try:

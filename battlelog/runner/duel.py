@@ -13,8 +13,8 @@ A duel ends at the first fleet sunk: the side that sank it wins. Records: :mod:`
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ from battlelog.engines.workspace import Workspace
 from battlelog.errors import BattlelogError, ShotError
 from battlelog.players import Player, check_player, make_player
 from battlelog.players.opponent import Opponent
-from battlelog.players.spec import spec_name
+from battlelog.players.spec import PlayerSpec
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement, cell_name
 from battlelog.rules.layouts import placement_json
@@ -38,27 +38,30 @@ from battlelog.runner.seeds import layout_for
 
 @dataclass(frozen=True)
 class DuelRun:
-    """What decides every duel: the board, the two players (labels, and each one's options), how many, the seed."""
+    """What decides every duel: the board, the two players' configurations, how many duels, the root seed."""
 
     config: GameConfig
-    players: tuple[str, str]
+    specs: tuple[PlayerSpec, PlayerSpec]
     duels: int
     seed: int
-    options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.config.rules.is_salvo:
             raise BattlelogError("duels are played one shot a turn: salvo is not supported")
-        if len(self.players) != 2 or self.players[0] == self.players[1]:
+        if len(self.specs) != 2 or self.specs[0].label == self.specs[1].label:
             raise BattlelogError(f"a duel needs two different players, got {', '.join(self.players) or 'none'}")
-        for label in self.players:
-            check_player(spec_name(label), self.config, self.options.get(label, {}))
+        for spec in self.specs:
+            check_player(spec.name, self.config, spec.options)
+
+    @property
+    def players(self) -> tuple[str, str]:
+        """The two players' canonical labels, the first opening the even duels."""
+        return self.specs[0].label, self.specs[1].label
 
     def player(self, side: int, duel: int) -> Player:
         """Side ``side``'s player for duel ``duel``, seeded by that duel and side alone."""
-        label = self.players[side]
-        seed = np.random.SeedSequence(self.seed, spawn_key=(duel, 1, side))
-        return make_player(spec_name(label), seed, **self.options.get(label, {}))
+        spec = self.specs[side]
+        return make_player(spec.name, np.random.SeedSequence(self.seed, spawn_key=(duel, 1, side)), **spec.options)
 
 
 def play_duel(config: GameConfig, layout: tuple[Placement, ...], players: tuple[Player, Player],
