@@ -6,8 +6,9 @@ Since the second player ignores its opponent (rollout, pdf, ...), its game on a 
 first player's, so the replay says who would have won had the first player played for the mean on that
 board with the same draws: a paired comparison in which only the duels where the racer left the rollout
 player's shot can differ. Prints, as Markdown: both win rates, the paired difference of wins with its 95%
-Student-t interval and two-sided p-value, the duels won only by one of them, and in how many duels and at
-which move the racer first left the rollout player's shot. Checks that every recorded game of the second
+Student-t interval and two-sided p-value over the pairs of duels (two duels on the same two boards), the
+duels won only by one of them, and in how many duels and at which move the racer first left the rollout
+player's shot. Checks that every recorded game of the second
 player is the start of its solo game (else its player does heed the opponent, and the comparison is void).
 
 usage:
@@ -22,7 +23,7 @@ from pathlib import Path
 
 from battlelog.players.spec import player_spec
 from battlelog.runner.duel import DuelRun
-from battlelog.runner.duel_records import DUEL_JOURNAL
+from battlelog.runner.duel_records import DUEL_JOURNAL, boards
 from battlelog.runner.loop import play_game
 from battlelog.runner.records import GAMES, manifest_config
 from battlelog.runner.seeds import layout_for
@@ -30,10 +31,10 @@ from battlelog.stats import paired_difference
 
 
 def solo(run: DuelRun, side: int, duel: int) -> list[list[int]]:
-    """The shots side ``side``'s player of duel ``duel`` fires alone on the duel's board, to the end."""
+    """The shots side ``side``'s player of duel ``duel`` fires alone on the board it hunts there, to the end."""
     player = run.player(side, duel)
     try:
-        state = play_game(run.config, layout_for(run.config, run.seed, duel), player).state
+        state = play_game(run.config, layout_for(run.config, run.seed, boards(duel)[side]), player).state
     finally:
         player.close()
     return [list(shot.cell) for shot in state.shots]
@@ -62,7 +63,11 @@ def main() -> None:
         if differ is not None:
             left_at.append(differ + 1)
     n = len(records)
-    diff = paired_difference(raced, alone)
+    at = {r["game"]: k for k, r in enumerate(records)}
+    evens = [d for d in at if d % 2 == 0 and d + 1 in at]  # complete pairs: the pair is the unit
+    diff = paired_difference(
+        [(raced[at[d]] + raced[at[d + 1]]) / 2 for d in evens], [(alone[at[d]] + alone[at[d + 1]]) / 2 for d in evens]
+    )
     only_raced = sum(x > y for x, y in zip(raced, alone))
     only_alone = sum(x < y for x, y in zip(raced, alone))
     print(f"| {n} duels | {a} won | {a} alone would have won | difference [95% CI] | p | won only racing | only alone |")

@@ -4,6 +4,7 @@ reproducible from the seed and resumed after an interruption, and the command's 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -15,13 +16,15 @@ from battlelog.errors import BattlelogError
 from battlelog.players.base import Player
 from battlelog.players.opponent import Opponent
 from battlelog.players.spec import player_spec
+from battlelog.report.duel_run import duel_summary, pair_scores, sign_test
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Cell
-from battlelog.rules.layouts import sample_layout
+from battlelog.rules.layouts import placement_json, sample_layout
 from battlelog.rules.state import GameState
 from battlelog.runner.duel import DuelRun, play_duel, run_duels
 from battlelog.runner.duel_records import DUEL_JOURNAL
 from battlelog.runner.records import GAMES
+from battlelog.runner.seeds import layout_for
 
 CONFIG = GameConfig(4, (3, 2))
 
@@ -60,10 +63,10 @@ def _without_times(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def test_the_loop_is_alternating_play_as_worked_out_by_hand(first: int) -> None:
     rng = np.random.default_rng(first)
     for _ in range(40):
-        layout = sample_layout(CONFIG, rng)
+        targets = (sample_layout(CONFIG, rng), sample_layout(CONFIG, rng))
         a, b = Sweeper(), Sweeper(reverse=True)
-        record = play_duel(CONFIG, layout, (a, b), ("a", "b"), first)
-        t = (_finish(layout, False), _finish(layout, True))
+        record = play_duel(CONFIG, targets, (a, b), ("a", "b"), first)
+        t = (_finish(targets[0], False), _finish(targets[1], True))
         # the opener wins when it needs no more shots than the other; the other only when it needs fewer
         winner = first if t[first] <= t[1 - first] else 1 - first
         assert record["winner"] == "ab"[winner] and record["first"] == "ab"[first]
@@ -96,6 +99,12 @@ def test_duels_are_reproducible_from_the_seed_and_resume_where_they_stopped(tmp_
     whole = _run(tmp_path / "whole", 6)
     assert [r["game"] for r in whole] == list(range(6))
     assert {r["first"] for r in whole[::2]} == {"racer[exact=0,rivals=30,samples=30]"}
+    # a pair of duels: the same two boards, swapped, each side's hunted layout that board of an experiment
+    assert [r["boards"] for r in whole[:4]] == [[0, 1], [1, 0], [2, 3], [3, 2]]
+    for record in whole:
+        for side in (0, 1):
+            board = [placement_json(p) for p in layout_for(CONFIG, 3, record["boards"][side])]
+            assert record["layouts"][side] == board
     assert _without_times(_run(tmp_path / "again", 6)) == _without_times(whole)
     assert _without_times(_run(tmp_path / "other", 6, seed=4)) != _without_times(whole)
     with pytest.raises(KeyboardInterrupt):
@@ -124,8 +133,24 @@ def test_the_command_prints_the_win_rate_of_its_records(tmp_path: Path, capsys: 
     summary = json.loads(capsys.readouterr().out)
     records = [json.loads(line) for line in (out / GAMES).read_text().splitlines()]
     won = sum(r["winner"] == "racer[exact=0,samples=20]" for r in records)
-    assert summary["duels"] == 4 and summary["wins"]["p"] == won / 4
+    assert summary["duels"] == 4 and summary["pairs"] == 2 and summary["wins"]["p"] == won / 4
     assert summary["racer[exact=0,samples=20] opens"]["duels"] == 2
+
+
+def _records(outcomes: str) -> list[dict[str, Any]]:
+    """Hand-made duel outcomes, a duel a letter: the winner."""
+    return [{"game": d, "winner": w, "first": "ab"[d % 2]} for d, w in enumerate(outcomes)]
+
+
+def test_the_win_rate_is_over_pairs_and_the_test_is_the_sign_test_over_them() -> None:
+    records = _records("aa" * 9 + "ab" * 6 + "bb" * 3 + "a")  # 9 pairs won twice, 6 split, 3 lost twice, one lone duel
+    assert pair_scores(records, "a") == [1.0] * 9 + [0.5] * 6 + [0.0] * 3
+    summary = duel_summary(records, ("a", "b"))
+    assert summary["pairs"] == 18 and summary["duels"] == 37 and summary["wins"]["p"] == pytest.approx(12 / 18)
+    # 9 of the 12 unsplit pairs won: P(X >= 9) for X ~ Binomial(12, 1/2), summed here
+    assert summary["p_value"] == pytest.approx(sum(math.comb(12, k) for k in range(9, 13)) / 2**12)
+    assert summary["wins"]["low"] < 12 / 18 < summary["wins"]["high"]
+    assert sign_test([0.5, 0.5]) == 1.0
 
 
 @pytest.mark.parametrize(
@@ -135,7 +160,8 @@ def test_the_command_prints_the_win_rate_of_its_records(tmp_path: Path, capsys: 
         (["--players", "racer,racer"], "named twice"),
         (["--players", "racer,nobody"], "unknown player"),
         (["--players", "racer,pdf", "--salvo", "ships"], "salvo"),
-        (["--players", "racer,pdf", "--duels", "0"], "at least 1"),
+        (["--players", "racer,pdf", "--duels", "0"], "even"),
+        (["--players", "racer,pdf", "--duels", "3"], "even"),
         (["--players", "racer[rivals=0],pdf"], "rivals"),
     ],
 )

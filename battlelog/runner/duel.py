@@ -1,13 +1,15 @@
 """Duels: two seekers race on paired boards, shooting in turn, each told the other's progress before each shot.
 
-Duel d is played on board d of an experiment with the same seed (:func:`battlelog.runner.seeds.layout_for`),
-and both fleets are that layout: the two seekers hunt the same board, as the players of an experiment do,
-so the duel's outcome turns on how they play, not on whose board was easier. The first player opens the
-even duels, the second the odd ones (alternating play). Each side's player is built for its duel from a
-seed of that duel alone, so a duel is reproducible from the root seed and its number, and a resumed run
-plays exactly the duels an uninterrupted one would have. Before each choice a player is told the
-opponent's game against its fleet (:meth:`battlelog.players.base.Player.face`); only ``racer`` uses it.
-A duel ends at the first fleet sunk: the side that sank it wins. Records: :mod:`battlelog.runner.duel_records`.
+Duels come in pairs on a pair of boards, boards 2k and 2k+1 of an experiment with the same seed
+(:func:`battlelog.runner.seeds.layout_for`): in duel 2k the first player hunts board 2k and opens, the second
+hunts board 2k+1; in duel 2k+1 they swap boards and the second opens. So each player hunts each board once
+and opens once, and a pair's outcome turns on how they play, not on whose board was easier; and within a
+duel the two fleets differ, so a side's progress says nothing of the board the other hunts. Each side's
+player is built for its duel from a seed of that duel alone, so a duel is reproducible from the root seed
+and its number, and a resumed run plays exactly the duels an uninterrupted one would have. Before each
+choice a player is told the opponent's game against its fleet (:meth:`battlelog.players.base.Player.face`);
+only ``racer`` uses it. A duel ends at the first fleet sunk: the side that sank it wins. Records:
+:mod:`battlelog.runner.duel_records`.
 """
 
 from __future__ import annotations
@@ -30,10 +32,13 @@ from battlelog.rules.geometry import Placement, cell_name
 from battlelog.rules.layouts import placement_json
 from battlelog.rules.referee import Referee
 from battlelog.rules.state import GameState
-from battlelog.runner.duel_records import DUEL_JOURNAL, duel_manifest
+from battlelog.runner.duel_records import DUEL_JOURNAL, boards, duel_manifest
 from battlelog.runner.journal import open_journal
 from battlelog.runner.loop import chosen_cell
 from battlelog.runner.seeds import layout_for
+
+#: A fleet: one placement per ship.
+Layout = tuple[Placement, ...]
 
 
 @dataclass(frozen=True)
@@ -64,10 +69,11 @@ class DuelRun:
         return make_player(spec.name, np.random.SeedSequence(self.seed, spawn_key=(duel, 1, side)), **spec.options)
 
 
-def play_duel(config: GameConfig, layout: tuple[Placement, ...], players: tuple[Player, Player],
+def play_duel(config: GameConfig, targets: tuple[Layout, Layout], players: tuple[Player, Player],
               labels: tuple[str, str], first: int) -> dict[str, Any]:  # fmt: skip
-    """Play one duel on ``layout`` (both fleets), side ``first`` opening; its record (without ``game``)."""
-    referees = (Referee(config, layout), Referee(config, layout))
+    """Play one duel, side s hunting ``targets[s]`` (the other side's fleet), side ``first`` opening; its
+    record (without ``game``)."""
+    referees = (Referee(config, targets[0]), Referee(config, targets[1]))
     states = [GameState.empty(config), GameState.empty(config)]
     seconds = [0.0, 0.0]
     for player in players:
@@ -90,21 +96,24 @@ def play_duel(config: GameConfig, layout: tuple[Placement, ...], players: tuple[
         "winner": labels[side],
         "shots": [[list(shot.cell) for shot in s.shots] for s in states],
         "seconds": seconds,
-        "layout": [placement_json(p) for p in layout],
+        "layouts": [[placement_json(p) for p in target] for target in targets],
     }
 
 
 def duel_record(run: DuelRun, duel: int, workspace: Workspace) -> dict[str, Any]:
-    """Duel ``duel`` of ``run``, played: its board, its opener (the first player on even duels), its players."""
+    """Duel ``duel`` of ``run``, played: its boards (:func:`boards`), its opener (the first player on even
+    duels), its players."""
     players = (run.player(0, duel), run.player(1, duel))
+    hunted = boards(duel)
+    targets = (layout_for(run.config, run.seed, hunted[0]), layout_for(run.config, run.seed, hunted[1]))
     try:
         for player in players:
             player.use(workspace)
-        record = play_duel(run.config, layout_for(run.config, run.seed, duel), players, run.players, duel % 2)
+        record = play_duel(run.config, targets, players, run.players, duel % 2)
     finally:
         for player in players:
             player.close()
-    return {"game": duel, **record}
+    return {"game": duel, "boards": list(hunted), **record}
 
 
 def run_duels(run: DuelRun, out: Path, report: Callable[[dict[str, Any]], None] = lambda record: None) -> list[dict[str, Any]]:
@@ -124,6 +133,3 @@ def run_duels(run: DuelRun, out: Path, report: Callable[[dict[str, Any]], None] 
         workspace.close()
 
 
-def wins(records: list[dict[str, Any]], label: str) -> int:
-    """How many of ``records`` ``label`` won."""
-    return sum(record["winner"] == label for record in records)

@@ -2,7 +2,7 @@
 
 The journal is the experiment runner's (:mod:`battlelog.runner.journal`: one fsynced line per duel, locked, a
 torn last line cut off, a directory of another run refused); this module says how a duel run's manifest and
-lines are read and checked, and that a duel is named by its number (its board's, as in an experiment).
+lines are read and checked, and that a duel is named by its number.
 """
 
 from __future__ import annotations
@@ -20,10 +20,17 @@ from battlelog.runner.records import MANIFEST, describe_experiment, manifest_of
 RUN = "duel"
 #: The manifest's keys: the run's kind, the players in their order, and an experiment's board keys.
 MANIFEST_KEYS = ("run", "players", "size", "rows", "cols", "ships", "seed", "rules")
-#: A record's keys and the types of their values; ``shots`` and ``seconds`` hold one entry per player.
+#: A record's keys and the types of their values; ``boards``, ``layouts`` (the boards the players hunt),
+#: ``shots`` and ``seconds`` hold one entry per player.
 RECORD_TYPES: dict[str, type | tuple[type, ...]] = {
-    "game": int, "first": str, "winner": str, "shots": list, "seconds": list, "layout": list,
+    "game": int, "boards": list, "first": str, "winner": str, "shots": list, "seconds": list, "layouts": list,
 }  # fmt: skip
+
+
+def boards(duel: int) -> tuple[int, int]:
+    """The boards the first and the second player hunt in duel ``duel``: 2k and 2k+1, swapped in odd duels."""
+    pair = 2 * (duel // 2)
+    return (pair, pair + 1) if duel % 2 == 0 else (pair + 1, pair)
 
 
 def duel_manifest(config: GameConfig, players: tuple[str, str], seed: int) -> dict[str, Any]:
@@ -63,9 +70,12 @@ def check_record(record: Any, where: str, manifest: Mapping[str, Any]) -> None:
     players = manifest["players"]
     if record["game"] < 0 or record["first"] not in players or record["winner"] not in players:
         raise FileFormatError(f"{where}: a duel of other players than this run's ({', '.join(players)})")
-    shots, seconds = record["shots"], record["seconds"]
-    if len(shots) != 2 or len(seconds) != 2 or not all(isinstance(s, list) for s in shots):
-        raise FileFormatError(f"{where}: shots and seconds must hold one entry per player")
+    shots = record["shots"]
+    sides = ("boards", "layouts", "shots", "seconds")
+    if any(len(record[key]) != 2 for key in sides) or not all(isinstance(s, list) for s in shots):
+        raise FileFormatError(f"{where}: boards, layouts, shots and seconds must hold one entry per player")
+    if record["boards"] != list(boards(record["game"])) or record["first"] != players[record["game"] % 2]:
+        raise FileFormatError(f"{where}: not the boards or the opener of duel {record['game']}")
     first, winner = players.index(record["first"]), players.index(record["winner"])
     fired = [len(s) for s in shots]
     # alternating: the opener fired as many shots as the other or one more, and whoever fired last won
