@@ -109,8 +109,8 @@ def test_duels_are_reproducible_from_the_seed_and_resume_where_they_stopped(tmp_
     assert _without_times(_run(tmp_path / "other", 6, seed=4)) != _without_times(whole)
     with pytest.raises(KeyboardInterrupt):
         _run(tmp_path / "cut", 6, stop_after=2)
-    with open(tmp_path / "cut" / GAMES, "ab") as journal:  # a kill in the middle of a line
-        journal.write(b'{"game": 2, "first": "rac')
+    with open(tmp_path / "cut" / GAMES, "ab") as handle:  # a kill in the middle of a line
+        handle.write(b'{"game": 2, "first": "rac')
     assert _without_times(_run(tmp_path / "cut", 6)) == _without_times(whole)
     assert len((tmp_path / "cut" / GAMES).read_text().splitlines()) == 6
     journal = tmp_path / "cut" / GAMES
