@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import json
 import math
+import signal
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from conftest import TEST_PLAYERS
 
 from battlelog.cli import main
 from battlelog.errors import BattlelogError
@@ -25,6 +29,8 @@ from battlelog.runner.duel import DuelRun, play_duel, run_duels
 from battlelog.runner.duel_records import DUEL_JOURNAL
 from battlelog.runner.records import GAMES
 from battlelog.runner.seeds import layout_for
+
+from runs import run_until
 
 CONFIG = GameConfig(4, (3, 2))
 
@@ -177,3 +183,19 @@ def test_a_directory_of_another_run_is_refused(tmp_path: Path, capsys: pytest.Ca
     status = main(["duel", "--size", "4", "--ships", "3,2", "--players", "pdf,racer", "--out", str(tmp_path / "d")])
     err = capsys.readouterr().err
     assert status == 2 and "holds an experiment on duels of" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.slow  # two interpreters started: some 10 s
+def test_a_killed_run_resumes_to_the_uninterrupted_records(tmp_path: Path, subprocess_env: dict[str, str]) -> None:
+    out, config = tmp_path / "killed", GameConfig(5, (3, 3, 2))
+    players = ("random", f"{TEST_PLAYERS}:Slow")  # 5 ms a move: slow enough to kill mid-way
+    argv = [sys.executable, "-m", "battlelog.cli", "duel", "--size", "5", "--ships", "3,3,2", "--players", ",".join(players),
+            "--duels", "24", "--seed", "4", "--out", str(out)]  # fmt: skip
+    status, _ = run_until(argv, subprocess_env, out / GAMES, 3, signal.SIGKILL)
+    assert status == -signal.SIGKILL and 3 <= len((out / GAMES).read_bytes().split(b"\n")) - 1 < 24
+    finished = subprocess.run(argv, env=subprocess_env, capture_output=True, text=True, timeout=120)
+    assert finished.returncode == 0, finished.stderr
+    lines = DUEL_JOURNAL.parse((out / GAMES).read_bytes(), out / GAMES, DUEL_JOURNAL.read_manifest(out))
+    resumed = sorted(lines, key=lambda r: r["game"])
+    whole = run_duels(DuelRun(config, (player_spec(players[0]), player_spec(players[1])), 24, 4), tmp_path / "whole")
+    assert _without_times(resumed) == _without_times(whole)
