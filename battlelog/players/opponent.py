@@ -17,9 +17,10 @@ class Opponent:
     """The other side of a duel at this player's turn.
 
     ``state`` is the opponent's game against this player's fleet (its shots and their answers, as the
-    opponent sees them), ``player`` its player spec (``rollout``, ``pdf[...]``; ``human`` for a person).
-    This player moves next: it wins when the shots it still needs, this one included, are no more than
-    the shots the opponent still needs from its next turn on (docs/duel.md, "Playing for the win").
+    opponent sees them), ``player`` its player spec (``rollout``, ``pdf[...]``; ``you`` for the person in
+    the web's game; ``racer`` models every opponent as greedy and does not read it yet). This player moves
+    next: it wins when the shots it still needs, this one included, are no more than the shots the opponent
+    still needs from its next turn on (docs/duel.md, "Playing for the win").
     """
 
     state: GameState
