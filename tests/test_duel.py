@@ -169,6 +169,7 @@ def test_the_win_rate_is_over_pairs_and_the_test_is_the_sign_test_over_them() ->
         (["--players", "racer,pdf", "--duels", "0"], "even"),
         (["--players", "racer,pdf", "--duels", "3"], "even"),
         (["--players", "racer[rivals=0],pdf"], "rivals"),
+        (["--players", "racer[candidates=0],pdf"], "player racer needs candidates"),
     ],
 )
 def test_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], expected: str) -> None:

@@ -55,8 +55,9 @@ class DuelRun:
             raise BattlelogError("duels are played one shot a turn: salvo is not supported")
         if len(self.specs) != 2 or self.specs[0].label == self.specs[1].label:
             raise BattlelogError(f"a duel needs two different players, got {', '.join(self.players) or 'none'}")
-        for spec in self.specs:
+        for side, spec in enumerate(self.specs):
             check_player(spec.name, self.config, spec.options)
+            self.player(side, 0).close()  # options only the constructor checks are refused before any duel
 
     @property
     def players(self) -> tuple[str, str]:
