@@ -31,6 +31,7 @@ COMMANDS = {
     "replay": "write a replay of a game (heat map after every shot) as an animated GIF and an HTML page",
     "experiment": "play many games with several players and summarise the scores",
     "summarize": "summarise the results of an experiment",
+    "duel": "race two players in alternating duels on paired boards, each told the other's progress",
     "script": "print the ProbLog program of a game state",
     "marginals": "show the chance that a ship covers each cell of a game state",
     "compile": "write a state's compiled model as an SDD file that pysdd reads",

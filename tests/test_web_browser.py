@@ -212,6 +212,8 @@ def test_a_whole_game_against_the_computer(browser: Any, server: LiveServer) -> 
         "mine-0-0", "mine-0-1", "mine-0-2", "mine-4-0", "mine-5-0", "mine-2-5", "mine-3-5"}  # fmt: skip
     browser.find_element(By.ID, "play-start").click()
     _wait(browser, lambda b: b.find_element(By.ID, "play-status").text.startswith("Your turn"))
+    chance = r"Chance to win: you (\d+)%, the computer (\d+)% \((exact|estimated)\)\."
+    assert re.search(chance, browser.find_element(By.ID, "play-status").text)  # each side's, shown every turn
     browser.find_element(By.ID, "play-heat").click()  # the computer's heat map of your board, from now on
     _wait(browser, lambda b: any(e.text.isdigit() for e in b.find_elements(By.CSS_SELECTOR, "#play-mine .cell")))
     turns = 0

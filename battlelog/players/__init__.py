@@ -20,6 +20,7 @@ from battlelog.players.mc import MonteCarloPlayer
 from battlelog.players.optimal import OptimalPlayer
 from battlelog.players.parity import ParityPlayer
 from battlelog.players.pdf import PdfPlayer
+from battlelog.players.racer import RacerPlayer
 from battlelog.players.random import RandomPlayer
 from battlelog.players.rollout import RolloutPlayer
 from battlelog.players.spec import player_spec
@@ -30,7 +31,7 @@ PLAYERS: dict[str, type[Player]] = {
     cls.name: cls
     for cls in (
         RandomPlayer, HuntTargetPlayer, PdfPlayer, ExactPlayer, ParityPlayer, ThompsonPlayer, InfoPlayer,
-        LookaheadPlayer, MonteCarloPlayer, OptimalPlayer, RolloutPlayer, EndgamePlayer,
+        LookaheadPlayer, MonteCarloPlayer, OptimalPlayer, RolloutPlayer, RacerPlayer, EndgamePlayer,
     )
 }
 

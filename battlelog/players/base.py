@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from battlelog.engines.workspace import Workspace
+from battlelog.players.opponent import Opponent
 from battlelog.rules.aim import best_cells, pick_tied, tied_best
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Cell
@@ -79,6 +80,10 @@ class Player(ABC):
 
     def new_game(self, config: GameConfig) -> None:
         """A new game starts on ``config``: forget whatever belonged to the previous one."""
+
+    def face(self, opponent: Opponent | None) -> None:
+        """Told before each choice of a duel how far the opponent has come (None: no duel, or no longer
+        known). Players that play for the fewest shots on average ignore it; ``racer`` plays for the win."""
 
     def scores(self, state: GameState) -> np.ndarray | None:
         """The N x N values this player maximises when it chooses (NaN on shot cells), or None.

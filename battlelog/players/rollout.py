@@ -57,11 +57,11 @@ class RolloutPlayer(Player):
         super().__init__(seed)
         for key, value, least in (("candidates", candidates, 1), ("samples", samples, 2), ("exact", exact, 0)):
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
-                raise BattlelogError(f"player rollout needs {key} a whole number of at least {least}, got {value!r}")
+                raise BattlelogError(f"player {self.name} needs {key} a whole number of at least {least}, got {value!r}")
         if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not 0 <= margin < float("inf"):
-            raise BattlelogError(f"player rollout needs margin a finite number of at least 0, got {margin!r}")
+            raise BattlelogError(f"player {self.name} needs margin a finite number of at least 0, got {margin!r}")
         if not engine_class(engine).samples:
-            raise BattlelogError(f"player rollout draws layouts; the {engine} engine does not")
+            raise BattlelogError(f"player {self.name} draws layouts; the {engine} engine does not")
         self.candidates_count, self.samples, self.exact = candidates, samples, exact
         self.margin, self.engine = float(margin), engine
 

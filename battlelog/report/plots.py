@@ -22,6 +22,7 @@ from battlelog.files import replacing
 PLAYER_COLORS = {
     "random": "#9e9e9e", "hunt-target": "#1f77b4", "pdf": "#ff7f0e", "problog": "#2ca02c", "parity": "#17becf",
     "thompson": "#d62728", "info": "#9467bd", "lookahead": "#8c564b", "mc": "#e377c2", "optimal": "#000000",
+    "racer": "#e6550d",
 }  # fmt: skip
 #: Colours for players of one's own (``module:Class``), picked by name so a player keeps its colour.
 OTHER_COLORS = ("#bcbd22", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173")

@@ -80,13 +80,13 @@ class Journal:
             line = json.dumps(record, allow_nan=False)
         except (TypeError, ValueError) as exc:
             raise BattlelogError(
-                f"game {record['game']} of player {record['player']} cannot be recorded as JSON ({exc})"
+                f"{_named(record)} cannot be recorded as JSON ({exc})"
             ) from None
         try:  # the line whole or not at all: a full disk leaves the games before it, and no torn line
             append(self._handle.fileno(), (line + "\n").encode())
         except OSError as exc:
             raise WriteError(
-                f"{self.out / GAMES}: cannot record game {record['game']} of player {record['player']} ({exc.strerror}); "
+                f"{self.out / GAMES}: cannot record {_named(record)} ({exc.strerror}); "
                 f"the {len(self._games)} recorded before it are kept: make room and run the same command again to resume"
             ) from None
         key = self._key(record)
@@ -98,6 +98,11 @@ class Journal:
         """Rewrite games.jsonl with each replayed game in its failure's place (atomically: write, fsync, rename)."""
         write_text(self.out / GAMES, "".join(json.dumps(r) + "\n" for r in self._games.values()), regular=True)
         self.superseded = 0
+
+
+def _named(record: Mapping[str, Any]) -> str:
+    """``game 3 of player pdf``, or ``game 3`` for a record of a run without one player a game (a duel)."""
+    return f"game {record['game']}" + (f" of player {record['player']}" if "player" in record else "")
 
 
 def _missing_directories(out: Path) -> list[Path]:

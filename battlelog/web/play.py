@@ -4,7 +4,9 @@ The computer's fleet is hidden on the server (a :class:`Referee` per side); the 
 answers, and the layout once the game is over. The board comes as a game state without shots (the file
 format, read by its own reader); the computer's player is one of the registry's names, never
 ``module:Class``: no request loads code. Games are kept in memory under an unguessable
-id, each belonging to the address that started it (:class:`battlelog.web.games.Games`).
+id, each belonging to the address that started it (:class:`battlelog.web.games.Games`). Every answer
+carries each side's live chance to win (:mod:`battlelog.web.chances`), and the computer's player is told
+your progress before each of its shots (``racer`` plays to beat you).
 """
 
 from __future__ import annotations
@@ -18,14 +20,17 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from battlelog.engines import DEFAULT_ENGINE
 from battlelog.engines.solve import solve
 from battlelog.errors import BattlelogError
 from battlelog.players import PLAYERS, Player, check_player, make_player
+from battlelog.players.opponent import Opponent
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Cell, Placement
 from battlelog.rules.layouts import layouts_overlap, sample_layout
 from battlelog.rules.referee import Referee
 from battlelog.rules.state import GameState
+from battlelog.web.chances import live_chances
 from battlelog.web.games import Games
 from battlelog.web.requests import WebError, client_of, game_state, json_object, read_body
 from battlelog.web.service import MAX_CELLS, EngineService, check_budget
@@ -68,7 +73,9 @@ class Match:
     its_fleet: Referee
     yours: GameState  # your shots at the computer's fleet
     its: GameState  # the computer's shots at your fleet
+    rng: np.random.Generator  # the live chances' draws
     winner: str | None = None
+    chances: dict[str, Any] | None = None  # each side's chance to win (not under salvo): battlelog.web.chances
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def close(self) -> None:
@@ -76,7 +83,9 @@ class Match:
         self.computer.close()
 
     def view(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"you": self.yours.to_json(), "computer": self.its.to_json(), "winner": self.winner}
+        out: dict[str, Any] = {
+            "you": self.yours.to_json(), "computer": self.its.to_json(), "winner": self.winner, "chances": self.chances,
+        }  # fmt: skip
         out["fleet"] = layout_json(self.your_fleet.layout)
         if self.winner is not None:
             out["reveal"] = layout_json(self.its_fleet.layout)
@@ -87,6 +96,13 @@ class Match:
                 "computer": self.its.volleys,
             }
         return out
+
+    def reckon(self) -> dict[str, Any]:
+        """The view with each side's chance to win worked out afresh (one shot a turn only); runs on a worker thread."""
+        if not self.yours.config.rules.is_salvo:
+            engine = self.computer.workspace.engine(DEFAULT_ENGINE)
+            self.chances = live_chances(self.yours, self.its, self.winner, engine, self.rng)
+        return self.view()
 
     def fire(self, cells: list[Cell]) -> dict[str, Any]:
         """Your shot (your volley, under salvo), then, unless it ended the game, the computer's; runs on
@@ -104,8 +120,9 @@ class Match:
             self.yours = fired(self.its_fleet, self.yours, cells, volley)
             if self.its_fleet.over:
                 self.winner = "you"
-                return self.view()
+                return self.reckon()
             volley, size = self.its.next_volley()
+            self.computer.face(Opponent(self.yours, "you"))  # a racer plays to beat you; the others ignore it
             picks = (
                 self.computer.choose_volley(self.its, size)
                 if self.its.config.rules.is_salvo
@@ -114,7 +131,7 @@ class Match:
             self.its = fired(self.your_fleet, self.its, picks, volley)
             if self.your_fleet.over:
                 self.winner = "computer"
-            return self.view()
+            return self.reckon()
 
 
 def fired(referee: Referee, state: GameState, cells: list[Cell], volley: int) -> GameState:
@@ -155,13 +172,15 @@ async def new_game(request: Request) -> JSONResponse:
     fleet = sample_layout(config, rng) if data.get("fleet") is None else read_fleet(data["fleet"], config)
     computer = make_player(name, int(rng.integers(2**63)))
     computer.new_game(config)
-    match = Match(computer, Referee(config, fleet), Referee(config, sample_layout(config, rng)), state, state)
+    its_fleet = Referee(config, sample_layout(config, rng))
+    match = Match(computer, Referee(config, fleet), its_fleet, state, state, np.random.default_rng(rng.integers(2**63)))
     try:
         game = _games(request).add(client_of(request), match)
     except WebError:
         computer.close()
         raise
-    return JSONResponse({"game": game, **match.view()})
+    service: EngineService = request.app.state.service
+    return JSONResponse({"game": game, **await service.run(match.reckon, client_of(request))})
 
 
 async def shoot(request: Request) -> JSONResponse:

@@ -40,7 +40,15 @@ function drawPlay() {
       ? `${won}you shot ${yours} times, the computer ${its} times.`
       : `Your turn. You have shot ${yours} times, the computer ${its} times.`;
   }
+  if (v.chances && !over) $("play-status").textContent += " " + chanceText(v.chances);
   $("play-status").className = over ? "status over" : "status";
+}
+
+// Each side's live chance to win (exact for greedy in both places on small boards, else estimated; docs/web.md).
+function chanceText(chances) {
+  const pct = (p) => `${Math.round(100 * p)}%`;
+  const how = chances.method === "exact" ? "exact" : "estimated";
+  return `Chance to win: you ${pct(chances.you)}, the computer ${pct(chances.computer)} (${how}).`;
 }
 
 function fits(p, others) {
