@@ -197,3 +197,33 @@ def test_the_widest_board_is_bounded_by_the_budget_too(tmp_path: Path, capsys: p
     assert main(["bimaru", str(path), "--budget", "20000"]) == 2
     err = capsys.readouterr().err
     assert "more than 20,000 steps" in err and err.count("\n") == 1
+
+
+def full_tallies(size: int, ships: tuple[int, ...], touch: str, seed: int) -> Puzzle:
+    """``random_puzzle`` with every tally given (the placement search's case), its hints kept."""
+    rng = np.random.default_rng(seed)
+    layout = sample_layout(GameConfig(size, ships, Rules(touch=touch)), rng)
+    cells = [cell for p in layout for cell in p.cells]
+    rows = tuple(sum(r == i for r, _ in cells) for i in range(size))
+    cols = tuple(sum(c == i for _, c in cells) for i in range(size))
+    return Puzzle(size, size, ships, rows, cols, random_puzzle(size, ships, touch, seed).hints, touch)
+
+
+@pytest.mark.parametrize("touch", TOUCH_RULES)
+@pytest.mark.parametrize("size,ships", CASES)
+def test_with_every_tally_given_the_search_equals_the_brute_force(size: int, ships: tuple[int, ...], touch: str) -> None:
+    for seed in range(4):
+        puzzle = full_tallies(size, ships, touch, 100 + seed)
+        found = tallies_brute.solutions(size, size, ships, puzzle.row_counts, puzzle.col_counts, puzzle.hints, touch)
+        result = count(puzzle, marginals=True)
+        assert result.solutions == len(found)
+        if not found:
+            assert result.cells is None and result.solution is None
+            continue
+        assert result.cells is not None and result.solution is not None
+        assert np.allclose(result.cells, tallies_brute.shares(size, size, found), atol=1e-9, rtol=0)
+        shown = {(r, c): ch for r, line in enumerate(result.solution) for c, ch in enumerate(line) if ch != "."}
+        assert any(
+            shown == {cell: tallies_brute.piece(ship, cell)[0].replace("s", "c") for ship in layout for cell in ship}
+            for layout in found
+        )
