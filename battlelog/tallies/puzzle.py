@@ -182,7 +182,7 @@ def _built(defaulted: bool, *fields: Any) -> Puzzle:
             raise
         raise FleetError(
             f"{error}: no fleet was given, so the 10x10 Bimaru fleet {','.join(map(str, BIMARU_FLEET))} was used; "
-            'give the puzzle\'s fleet with --ships (e.g. --ships 2,1) or "ships" in a JSON puzzle'
+            "give the puzzle's fleet with --ships (e.g. --ships 2,1) or \"ships\" in a JSON puzzle"
         ) from None
 
 
