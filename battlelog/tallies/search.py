@@ -23,12 +23,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 
 from battlelog.rules.variants import DIAGONAL, NONE
 from battlelog.tallies.puzzle import BOTTOM, LEFT, MIDDLE, RIGHT, SHIP, SINGLE, TOP, WATER, Puzzle
 
 #: The letter a ship's cell shows, by revealed piece.
-_LETTER = {SINGLE: "c", TOP: "t", BOTTOM: "b", LEFT: "l", RIGHT: "r", MIDDLE: "m"}
+SHOWN = {SINGLE: "c", TOP: "t", BOTTOM: "b", LEFT: "l", RIGHT: "r", MIDDLE: "m"}
 
 
 @dataclass(frozen=True)
@@ -52,46 +53,57 @@ def _ship_cells(r: int, c: int, length: int, down: bool) -> list[tuple[int, int,
     return [(r + i * down, c + i * (not down), ends[0] if i == 0 else ends[1] if i == length - 1 else "m") for i in range(length)]
 
 
+@cache
+def board_placements(rows: int, cols: int, lengths: tuple[int, ...], touch: str) -> tuple[Placement, ...]:
+    """Every placement of each of ``lengths`` (longest first) on a board, with halos by the touch rule;
+    computed once per board and fleet, as puzzles of one set share them."""
+    near = {NONE: [(a, b) for a in (-1, 0, 1) for b in (-1, 0, 1)], DIAGONAL: [(-1, 0), (1, 0), (0, -1), (0, 1)]}
+    steps = near.get(touch, [])
+    out = []
+    for length in lengths:
+        for down in (False, True) if length > 1 else (False,):
+            for r in range(rows - (length - 1) * down):
+                for c in range(cols - (length - 1) * (not down)):
+                    cells = _ship_cells(r, c, length, down)
+                    spot = {(a, b) for a, b, _ in cells}
+                    halo = {(a + x, b + y) for a, b in spot for x, y in steps} - spot
+                    out.append(Placement(
+                        length,
+                        sum(1 << (a * cols + b) for a, b in spot),
+                        sum(1 << (a * cols + b) for a, b in halo if 0 <= a < rows and 0 <= b < cols),
+                        _shares([a for a, _, _ in cells]),
+                        _shares([b for _, b, _ in cells]),
+                        tuple((a * cols + b, letter) for a, b, letter in cells),
+                    ))  # fmt: skip
+    return tuple(out)
+
+
 def placements(puzzle: Puzzle) -> list[Placement]:
     """Every placement of every length of the fleet that the revealed pieces and the tallies allow."""
     p = puzzle
-    near = {NONE: [(a, b) for a in (-1, 0, 1) for b in (-1, 0, 1)], DIAGONAL: [(-1, 0), (1, 0), (0, -1), (0, 1)]}
-    steps = near.get(p.touch, [])
-    ship_hints = {cell for cell, piece in p.hints.items() if piece != WATER}
+    water = ships = 0
+    pieces = {}
+    for (r, c), piece in p.hints.items():
+        bit = 1 << (r * p.cols + c)
+        if piece == WATER:
+            water |= bit
+        else:
+            ships |= bit
+            if piece != SHIP:
+                pieces[r * p.cols + c] = SHOWN[piece]
+    shown = sum(1 << cell for cell in pieces)
     out = []
-    for length in sorted(set(p.ships), reverse=True):
-        for down in (False, True) if length > 1 else (False,):
-            for r in range(p.rows - (length - 1) * down):
-                for c in range(p.cols - (length - 1) * (not down)):
-                    cells = _ship_cells(r, c, length, down)
-                    spot = {(a, b) for a, b, _ in cells}
-                    if any(not _shows(p.hints.get((a, b)), letter) for a, b, letter in cells):
-                        continue
-                    halo = {(a + x, b + y) for a, b in spot for x, y in steps} - spot
-                    halo = {(a, b) for a, b in halo if 0 <= a < p.rows and 0 <= b < p.cols}
-                    if halo & ship_hints:
-                        continue
-                    rows = _shares([a for a, _, _ in cells])
-                    cols = _shares([b for _, b, _ in cells])
-                    if any(p.row_counts[i] is not None and n > p.row_counts[i] for i, n in rows):  # type: ignore[operator]
-                        continue
-                    if any(p.col_counts[i] is not None and n > p.col_counts[i] for i, n in cols):  # type: ignore[operator]
-                        continue
-                    bit = lambda a, b: 1 << (a * p.cols + b)  # noqa: E731
-                    out.append(Placement(
-                        length,
-                        sum(bit(a, b) for a, b in spot),
-                        sum(bit(a, b) for a, b in halo),
-                        rows,
-                        cols,
-                        tuple((a * p.cols + b, letter) for a, b, letter in cells),
-                    ))  # fmt: skip
+    for placed in board_placements(p.rows, p.cols, tuple(sorted(set(p.ships), reverse=True)), p.touch):
+        if placed.mask & water or placed.halo & ships:
+            continue
+        if placed.mask & shown and any(pieces.get(cell, letter) != letter for cell, letter in placed.letters):
+            continue
+        if any(p.row_counts[i] is not None and n > p.row_counts[i] for i, n in placed.rows):  # type: ignore[operator]
+            continue
+        if any(p.col_counts[i] is not None and n > p.col_counts[i] for i, n in placed.cols):  # type: ignore[operator]
+            continue
+        out.append(placed)
     return out
-
-
-def _shows(piece: str | None, letter: str) -> bool:
-    """Whether a ship cell showing ``letter`` agrees with the revealed ``piece`` there."""
-    return piece is None or piece == SHIP or (piece != WATER and _LETTER[piece] == letter)
 
 
 def _shares(lines: list[int]) -> tuple[tuple[int, int], ...]:
@@ -111,19 +123,19 @@ class Search:
         p = self.p = puzzle
         self.spend = spend
         self.all = placements(puzzle)
-        self.cover: list[list[int]] = [[] for _ in range(p.rows * p.cols)]
-        for i, placed in enumerate(self.all):
-            for cell, _ in placed.letters:
-                self.cover[cell].append(i)
         full = (1 << p.cols) - 1
         column = sum(1 << (r * p.cols) for r in range(p.rows))
         # lines as (mask, index into need): rows first, then columns
         self.lines = [(full << (r * p.cols), r) for r in range(p.rows) if p.row_counts[r] is not None]
         self.lines += [(column << c, p.rows + c) for c in range(p.cols) if p.col_counts[c] is not None]
         self.need = [_UNBOUNDED if t is None else t for t in (*p.row_counts, *p.col_counts)]
-        self.by_length = [(n, [x for x in self.all if x.length == n]) for n in sorted(set(p.ships), reverse=True)]
+        self.masks = [x.mask for x in self.all]
+        self.lengths = [x.length for x in self.all]
+        self.shares_of = [x.rows + tuple((p.rows + i, n) for i, n in x.cols) for x in self.all]
         self.fleet = {length: p.ships.count(length) for length in set(p.ships)}
         self.left = len(p.ships)
+        # the last placement taken of each length: the next ship of that length comes after it
+        self.floor = dict.fromkeys(self.fleet, -1)
         self.count = 0
         self.chosen = [0] * len(self.all)
         self.stack: list[int] = []
@@ -141,7 +153,7 @@ class Search:
                 required |= 1 << (r * p.cols + c)
         settled = self._settle(free, required)
         if settled is not None:
-            self._node(*settled)
+            self._node(*settled, list(range(len(self.all))))
 
     def _settle(self, free: int, required: int) -> tuple[int, int] | None:
         """The lines' deductions until none applies: a line whose need is met loses its free cells, one
@@ -167,57 +179,60 @@ class Search:
             return None
         return free, required
 
-    def _node(self, free: int, required: int) -> None:
-        """Every solution below this node: choose a cell, branch on the placements covering it and on
-        water there when the cell's line allows."""
+    def _node(self, free: int, required: int, alive: list[int]) -> None:
+        """Every solution below this node. The placements still possible are narrowed from the parent's
+        (``alive``): on free cells, within their lines' needs, of a length still in the fleet. A free
+        cell none of them covers is water (and the lines are settled again); a required cell none covers,
+        or a length with fewer placements than ships left, is a dead end. Then a cell is chosen and the
+        branches are the placements covering it and water there when its line allows."""
         self.spend(1)
         if self.left == 0:
             if not required and all(self.need[i] == 0 for _, i in self.lines):
                 self._found()
             return
-        if not self._fits(free):
+        masks, lengths, shares, need, fleet = self.masks, self.lengths, self.shares_of, self.need, self.fleet
+        floor = self.floor
+        while True:
+            alive = [
+                k
+                for k in alive
+                if fleet[lengths[k]]
+                and k > floor[lengths[k]]
+                and masks[k] & free == masks[k]
+                and all(need[i] >= n for i, n in shares[k])
+            ]
+            support = 0
+            for k in alive:
+                support |= masks[k]
+            if required & ~support:
+                return
+            if free & ~support == 0:
+                break
+            settled = self._settle(free & support, required)
+            if settled is None:
+                return
+            free, required = settled
+        ways = dict.fromkeys(fleet, 0)
+        for k in alive:
+            ways[lengths[k]] += 1
+        if any(ways[n] < left for n, left in fleet.items()):
             return
-        cell, water = self._choose(free, required)
-        if cell < 0:
-            return
-        bit = 1 << cell
-        need, fleet, stack = self.need, self.fleet, self.stack
-        for k in self.cover[cell]:
+        length = min((n for n in fleet if fleet[n]), key=lambda n: (ways[n], -n))
+        floor, stack = self.floor, self.stack
+        below = floor[length]
+        for k in alive:
+            if lengths[k] != length:
+                continue
             placed = self.all[k]
-            if not fleet[placed.length] or placed.mask & free != placed.mask:
-                continue
-            rows, cols = placed.rows, placed.cols
-            if any(need[i] < n for i, n in rows) or any(need[self.p.rows + i] < n for i, n in cols):
-                continue
             self._take(placed, -1)
             stack.append(k)
+            floor[length] = k
             settled = self._settle(free & ~(placed.mask | placed.halo), required & ~placed.mask)
             if settled is not None:
-                self._node(*settled)
+                self._node(*settled, alive)
             stack.pop()
             self._take(placed, 1)
-        if water:
-            settled = self._settle(free & ~bit, required)
-            if settled is not None:
-                self._node(*settled)
-
-    def _fits(self, free: int) -> bool:
-        """Whether each length still in the fleet has somewhere to go: a placement on free cells within
-        its lines' needs (a cheap necessary condition; the longest ships fail it first)."""
-        need, rows = self.need, self.p.rows
-        for length, placed_all in self.by_length:
-            if not self.fleet[length]:
-                continue
-            for placed in placed_all:
-                if (
-                    placed.mask & free == placed.mask
-                    and all(need[i] >= n for i, n in placed.rows)
-                    and all(need[rows + i] >= n for i, n in placed.cols)
-                ):
-                    break
-            else:
-                return False
-        return True
+        floor[length] = below
 
     def _take(self, placed: Placement, sign: int) -> None:
         """Place (``sign`` -1) or lift (+1) a ship: its lines' needs and its length's ships left."""
