@@ -95,7 +95,7 @@ def count_all(cp: ModuleType, puzzle: Puzzle, cap: float) -> tuple[int, float, b
     solver.parameters.max_time_in_seconds = cap
     seen = Counter[str]()
 
-    class Tally(cp.CpSolverSolutionCallback):  # type: ignore[name-defined,misc]
+    class Tally(cp.CpSolverSolutionCallback):  # type: ignore[name-defined]
         def on_solution_callback(self) -> None:
             seen["n"] += 1
 

@@ -227,3 +227,11 @@ def test_with_every_tally_given_the_search_equals_the_brute_force(size: int, shi
             shown == {cell: tallies_brute.piece(ship, cell)[0].replace("s", "c") for ship in layout for cell in ship}
             for layout in found
         )
+
+
+def test_the_search_counts_its_nodes_against_the_budget_and_refuses_past_it() -> None:
+    puzzle = full_tallies(7, (4, 3, 2), "none", 7)
+    result = count(puzzle)
+    assert result.steps > 1 and count(puzzle, budget=result.steps).solutions == result.solutions >= 1
+    with pytest.raises(BudgetExceeded, match=f"more than {result.steps - 1:,} steps"):
+        count(puzzle, budget=result.steps - 1)

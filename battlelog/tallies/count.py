@@ -27,7 +27,7 @@ from math import factorial, prod
 from battlelog.errors import Inconsistent
 from battlelog.tallies.propagate import as_hints, deduce
 from battlelog.tallies.puzzle import WATER, Puzzle
-from battlelog.tallies.rows import EMPTY, FIELD, GUARD, OPEN, Rows
+from battlelog.tallies.rows import EMPTY, FIELD, GUARD, OPEN, Rows, over_budget
 from battlelog.tallies.search import Search
 
 #: The most steps one count may take (a step: a cell tried while enumerating a row's fillings, or a filling
@@ -206,13 +206,13 @@ def count(puzzle: Puzzle, marginals: bool = False, budget: int = BUDGET) -> Coun
 
 def _searched(puzzle: Puzzle, marginals: bool, budget: int, names: int) -> Count:
     """``count`` by the placement search, its nodes spent against the same budget."""
-    steps = Rows(puzzle, budget)
-    search = Search(puzzle, steps.spend)
-    search.run()
+    search = Search(puzzle, budget)
+    if not search.run():
+        raise over_budget(budget)
     if search.count == 0:
-        return Count(0, 0, None, None, steps.steps)
+        return Count(0, 0, None, None, search.steps)
     cells = search.shares() if marginals else None
-    return Count(search.count, search.count * names, cells, search.solution(), steps.steps)
+    return Count(search.count, search.count * names, cells, search.solution(), search.steps)
 
 
 def solve(puzzle: Puzzle, marginals: bool = False, budget: int = BUDGET) -> Count:

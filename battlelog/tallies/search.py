@@ -21,10 +21,12 @@ them. Why: docs/bimaru.md.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
+import numpy as np
+
+from battlelog.bits import WORD, words_for
 from battlelog.rules.variants import DIAGONAL, NONE
 from battlelog.tallies.puzzle import BOTTOM, LEFT, MIDDLE, RIGHT, SHIP, SINGLE, TOP, WATER, Puzzle
 
@@ -115,35 +117,52 @@ def _shares(lines: list[int]) -> tuple[tuple[int, int], ...]:
 _UNBOUNDED = 1 << 30
 
 
-class Search:
-    """The search over placements; ``count`` is the number of solutions found, ``chosen`` how many of
-    them hold each placement, ``first`` one solution's placements."""
+def _words(mask: int, words: int) -> list[int]:
+    """A Python int mask as 64-bit words, low word first."""
+    return [(mask >> (WORD * w)) & 0xFFFFFFFFFFFFFFFF for w in range(words)]
 
-    def __init__(self, puzzle: Puzzle, spend: Callable[[int], None]) -> None:
-        p = self.p = puzzle
-        self.spend = spend
+
+class Search:
+    """The search over placements, run by the compiled kernel (:mod:`battlelog.tallies.search_kernel`);
+    ``count`` is the number of solutions, ``chosen`` how many of them hold each placement, ``first`` one
+    solution's placements, ``steps`` the nodes visited."""
+
+    def __init__(self, puzzle: Puzzle, budget: int) -> None:
+        self.p = puzzle
+        self.budget = budget
         self.all = placements(puzzle)
-        full = (1 << p.cols) - 1
-        column = sum(1 << (r * p.cols) for r in range(p.rows))
-        # lines as (mask, index into need): rows first, then columns
-        self.lines = [(full << (r * p.cols), r) for r in range(p.rows) if p.row_counts[r] is not None]
-        self.lines += [(column << c, p.rows + c) for c in range(p.cols) if p.col_counts[c] is not None]
-        self.need = [_UNBOUNDED if t is None else t for t in (*p.row_counts, *p.col_counts)]
-        self.masks = [x.mask for x in self.all]
-        self.lengths = [x.length for x in self.all]
-        self.shares_of = [x.rows + tuple((p.rows + i, n) for i, n in x.cols) for x in self.all]
-        self.fleet = {length: p.ships.count(length) for length in set(p.ships)}
-        self.left = len(p.ships)
-        # the last placement taken of each length: the next ship of that length comes after it
-        self.floor = dict.fromkeys(self.fleet, -1)
-        self.count = 0
-        self.chosen = [0] * len(self.all)
-        self.stack: list[int] = []
+        self.count = self.steps = 0
+        self.chosen: list[int] = []
         self.first: list[int] | None = None
 
-    def run(self) -> None:
-        """Search from the whole board: every cell free but water hints, revealed ship cells required."""
+    def run(self) -> bool:
+        """Search from the whole board (every cell free but water hints, revealed ship cells required);
+        False when the budget ran out first."""
+        from battlelog.tallies import search_kernel as kernel  # numba: loaded by a count, not by `--help`
+
         p = self.p
+        words = words_for(p.rows * p.cols)
+        kinds = sorted(set(p.ships), reverse=True)
+        n = len(self.all)
+        masks = np.array([_words(x.mask, words) for x in self.all], dtype=np.uint64).reshape(n, words)
+        halos = np.array([_words(x.halo, words) for x in self.all], dtype=np.uint64).reshape(n, words)
+        kind = np.array([kinds.index(x.length) for x in self.all], dtype=np.int64)
+        shares = [x.rows + tuple((p.rows + i, k) for i, k in x.cols) for x in self.all]
+        width = max((len(x) for x in shares), default=1)
+        lines_i = np.zeros((n, width), dtype=np.int64)
+        lines_n = np.zeros((n, width), dtype=np.int64)
+        for k, share in enumerate(shares):
+            for s, (i, cells) in enumerate(share):
+                lines_i[k, s], lines_n[k, s] = i, cells
+        lines_k = np.array([len(x) for x in shares], dtype=np.int64)
+        full = (1 << p.cols) - 1
+        column = sum(1 << (r * p.cols) for r in range(p.rows))
+        lines = [(full << (r * p.cols), r) for r in range(p.rows) if p.row_counts[r] is not None]
+        lines += [(column << c, p.rows + c) for c in range(p.cols) if p.col_counts[c] is not None]
+        lmask = np.array([_words(m, words) for m, _ in lines], dtype=np.uint64).reshape(len(lines), words)
+        lidx = np.array([i for _, i in lines], dtype=np.int64)
+        need = np.array([_UNBOUNDED if t is None else t for t in (*p.row_counts, *p.col_counts)], dtype=np.int64)
+        fleet = np.array([p.ships.count(length) for length in kinds], dtype=np.int64)
         free = (1 << (p.rows * p.cols)) - 1
         required = 0
         for (r, c), piece in p.hints.items():
@@ -151,125 +170,20 @@ class Search:
                 free &= ~(1 << (r * p.cols + c))
             else:
                 required |= 1 << (r * p.cols + c)
-        settled = self._settle(free, required)
-        if settled is not None:
-            self._node(*settled, list(range(len(self.all))))
-
-    def _settle(self, free: int, required: int) -> tuple[int, int] | None:
-        """The lines' deductions until none applies: a line whose need is met loses its free cells, one
-        that needs all of them requires them; ``None`` when a line needs more than it has free or a
-        required cell is no longer free."""
-        need, lines = self.need, self.lines
-        changed = True
-        while changed:
-            changed = False
-            for mask, i in lines:
-                here = free & mask
-                n = here.bit_count()
-                want = need[i]
-                if want > n:
-                    return None
-                if want == 0 and here:
-                    free &= ~here
-                    changed = True
-                elif want == n and here & ~required:
-                    required |= here
-                    changed = True
-        if required & ~free:
-            return None
-        return free, required
-
-    def _node(self, free: int, required: int, alive: list[int]) -> None:
-        """Every solution below this node. The placements still possible are narrowed from the parent's
-        (``alive``): on free cells, within their lines' needs, of a length still in the fleet. A free
-        cell none of them covers is water (and the lines are settled again); a required cell none covers,
-        or a length with fewer placements than ships left, is a dead end. Then a cell is chosen and the
-        branches are the placements covering it and water there when its line allows."""
-        self.spend(1)
-        if self.left == 0:
-            if not required and all(self.need[i] == 0 for _, i in self.lines):
-                self._found()
-            return
-        masks, lengths, shares, need, fleet = self.masks, self.lengths, self.shares_of, self.need, self.fleet
-        floor = self.floor
-        while True:
-            alive = [
-                k
-                for k in alive
-                if fleet[lengths[k]]
-                and k > floor[lengths[k]]
-                and masks[k] & free == masks[k]
-                and all(need[i] >= n for i, n in shares[k])
-            ]
-            support = 0
-            for k in alive:
-                support |= masks[k]
-            if required & ~support:
-                return
-            if free & ~support == 0:
-                break
-            settled = self._settle(free & support, required)
-            if settled is None:
-                return
-            free, required = settled
-        ways = dict.fromkeys(fleet, 0)
-        for k in alive:
-            ways[lengths[k]] += 1
-        if any(ways[n] < left for n, left in fleet.items()):
-            return
-        length = min((n for n in fleet if fleet[n]), key=lambda n: (ways[n], -n))
-        floor, stack = self.floor, self.stack
-        below = floor[length]
-        for k in alive:
-            if lengths[k] != length:
-                continue
-            placed = self.all[k]
-            self._take(placed, -1)
-            stack.append(k)
-            floor[length] = k
-            settled = self._settle(free & ~(placed.mask | placed.halo), required & ~placed.mask)
-            if settled is not None:
-                self._node(*settled, alive)
-            stack.pop()
-            self._take(placed, 1)
-        floor[length] = below
-
-    def _take(self, placed: Placement, sign: int) -> None:
-        """Place (``sign`` -1) or lift (+1) a ship: its lines' needs and its length's ships left."""
-        need, rows = self.need, self.p.rows
-        for i, n in placed.rows:
-            need[i] += sign * n
-        for i, n in placed.cols:
-            need[rows + i] += sign * n
-        self.fleet[placed.length] += sign
-        self.left += sign
-
-    def _choose(self, free: int, required: int) -> tuple[int, bool]:
-        """The cell to branch on and whether water there is a branch: a required cell (no), else the first
-        free cell of the line with the least slack, else the first free cell; -1 when none is free."""
-        if required:
-            return (required & -required).bit_length() - 1, False
-        best, pick = _UNBOUNDED, 0
-        need = self.need
-        for mask, i in self.lines:
-            want = need[i]
-            if want:
-                slack = (free & mask).bit_count() - want
-                if slack < best:
-                    best, pick = slack, free & mask
-        if not pick:
-            pick = free
-        if not pick:
-            return -1, False
-        return (pick & -pick).bit_length() - 1, True
-
-    def _found(self) -> None:
-        """Record a solution: one more, and one more for each of its placements."""
-        self.count += 1
-        for k in self.stack:
-            self.chosen[k] += 1
-        if self.first is None:
-            self.first = list(self.stack)
+        free_words = np.array(_words(free, words), dtype=np.uint64)
+        required_words = np.array(_words(required, words), dtype=np.uint64)
+        chosen = np.zeros(n, dtype=np.int64)
+        stack = np.zeros(len(p.ships), dtype=np.int64)
+        first = np.zeros(len(p.ships), dtype=np.int64)
+        out = np.array([0, 0, self.budget, 0, 0], dtype=np.int64)
+        if kernel.settle(free_words, required_words, need, lmask, lidx):
+            kernel.node(free_words, required_words, np.arange(n, dtype=np.int64), n, len(p.ships), 0, masks, halos,
+                        kind, lines_i, lines_n, lines_k, need, fleet, np.full(len(kinds), -1, dtype=np.int64), lmask,
+                        lidx, stack, chosen, first, out)  # fmt: skip
+        self.count, self.steps = int(out[0]), int(out[1])
+        self.chosen = [int(x) for x in chosen]
+        self.first = [int(x) for x in first] if out[4] else None
+        return not out[3]
 
     def shares(self) -> list[list[float]]:
         """Each cell's share of the solutions found (exact integers, one division per cell)."""
