@@ -240,14 +240,25 @@ def slowest_public(runs: dict[str, list[Solved]], n: int = 5) -> str:
     return markdown_table(["set", "puzzle", "solutions", "steps", "time"], rows)
 
 
+def warm_up() -> float:
+    """Seconds to load numba and the compiled search (once per process, from its disk cache), by counting a
+    tiny puzzle before any timing."""
+    start = time.perf_counter()
+    count(Puzzle(3, 3, (1,), (1, 0, 0), (1, 0, 0)))
+    return time.perf_counter() - start
+
+
+def loaded(seconds: float) -> str:
+    """The line that says how long the warm-up took."""
+    return f"loading the compiled search (numba, from its disk cache) took {duration(seconds)} before the first puzzle\n"
+
+
 def public(folders: list[Path], cpsat: bool, cap: float) -> None:
     """The public sets' tables."""
-    start = time.perf_counter()
-    count(Puzzle(3, 3, (1,), (1, 0, 0), (1, 0, 0)))  # loads numba and the compiled search once, before any timing
-    warm = time.perf_counter() - start
+    warm = warm_up()
     runs = {folder.resolve().name: run_set(folder, cpsat, cap) for folder in folders}
     print(machine_header("Bimaru: public puzzle sets solved and counted with shares, one process"))
-    print(f"loading the compiled search (numba, from its disk cache) took {duration(warm)} before the first puzzle\n")
+    print(loaded(warm))
     print(set_table(runs))
     if cpsat:
         print()
@@ -272,12 +283,14 @@ def main() -> int:
         public(args.set, args.cpsat, args.cap)
         print(f"\npeak memory of the process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MB")
         return 0
+    warm = warm_up()
     outcomes = []
     for size in SIZES:
         for i in range(args.puzzles):
             outcomes.append(run_one(size, args.seed + i, args.hints, args.budget))
             print(f"{size}x{size} seed {args.seed + i}: {duration(outcomes[-1].seconds)}", file=sys.stderr, flush=True)
     print(machine_header("Bimaru: generated puzzles solved and counted with shares, one process", seed=args.seed))
+    print(loaded(warm))
     print(table(outcomes, args.budget))
     print()
     print(slowest(outcomes))

@@ -1,6 +1,11 @@
 """The exact counter: how many layouts satisfy a tallies puzzle, each cell's share of them, and one of them.
 
-A row-by-row transfer over the board. Between two rows the state says, per column, whether the cell above
+First the cells every solution shares are deduced (:mod:`battlelog.tallies.propagate`). A puzzle with every
+tally given then goes to the placement search (:mod:`battlelog.tallies.search`), whose solutions are few
+enough to reach one by one; one with tallies missing goes to the sweep below, which shares work between
+solutions.
+
+The sweep is a row-by-row transfer over the board. Between two rows the state says, per column, whether the cell above
 is water, a ship cell that stops there, or a vertical ship still open (and how long it is so far); with it
 go the column tallies still to fill and the fleet still to place. A row's fillings depend only on the row
 and the per-column part, so they are enumerated once per (row, profile) and shared by every state with that
