@@ -81,8 +81,7 @@ def _cschuerc(source: str) -> list[Named]:
         per_length = _numbers(re.search(r"PerLength\s*=\s*new\[\]\s*\{([^}]*)\}", block).group(1))  # type: ignore[union-attr]
         ships = tuple(length for length, n in enumerate(per_length, 1) for _ in range(n))
         hints = {
-            (int(r), int(c)): _VALUES[value]
-            for r, c, value in re.findall(r"new\((\d+),\s*(\d+),\s*BimaruValue\.(\w+)\)", block)
+            (int(r), int(c)): _VALUES[value] for r, c, value in re.findall(r"new\((\d+),\s*(\d+),\s*BimaruValue\.(\w+)\)", block)
         }
         puzzle = Puzzle(rows, cols, tuple(sorted(ships, reverse=True)), row_counts, col_counts, hints)
         out.append(Named(f"game{i + 1:02d}-{rows}x{cols}", puzzle, None))

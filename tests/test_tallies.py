@@ -288,3 +288,14 @@ def test_the_command_makes_a_puzzle_that_reads_back_unique(tmp_path: Path, capsy
     assert main(["bimaru"]) == 2
     err = capsys.readouterr().err
     assert "--make" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("touch", TOUCH_RULES)
+def test_the_search_counts_and_shares_puzzles_of_many_solutions_like_the_brute_force(touch: str) -> None:
+    ships = (2, 2, 1, 1, 1)  # small ships and no hints: tens of solutions under every tally
+    for seed in range(300, 304):
+        puzzle = full_tallies(6, ships, touch, seed).with_hints({})
+        found = tallies_brute.solutions(6, 6, ships, puzzle.row_counts, puzzle.col_counts, {}, touch)
+        result = count(puzzle, marginals=True)
+        assert result.solutions == len(found) >= 1 and result.cells is not None
+        assert np.allclose(result.cells, tallies_brute.shares(6, 6, found), atol=1e-9, rtol=0)
