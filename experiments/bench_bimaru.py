@@ -8,22 +8,39 @@ it). Each is counted with its cell shares (``count(..., marginals=True)``: what 
 is counted as such (its time is in the total, not in the median or max). Every puzzle has at least one
 solution (its own layout); the check outside the timing is that the count finds it.
 
+With ``--set DIR`` (repeatable) it runs a public set instead (experiments/bimaru_sets.py: a checkout of
+goncalobarias/Bimaru-IA or cschuerc/BimaruSolver, docs/bimaru.md): every puzzle solved and counted with
+its shares, its given solution checked to be one of the solutions (fixing every cell as that solution
+has it leaves exactly one), and per set the puzzles, how many are unique, median and max time, and how
+the counts are spread; with ``--cpsat`` the same puzzles on OR-Tools CP-SAT too (experiments/
+bimaru_cpsat.py): time to one solution, and time to list every solution within ``--cap`` seconds each.
+
+With ``--tallies`` it counts puzzles with only some tallies given instead: 10x10, the Bimaru fleet under
+no contact, for k = 0, 4, ..., 20 tallies of a uniform layout kept at random (no hints), ``--puzzles``
+each, under ``--budget``; and the standard game's fleet (5,4,3,3,2, touching allowed) with all 20.
+
 usage:
   python experiments/bench_bimaru.py                 # about a minute on 2 shared cores
+  python experiments/bench_bimaru.py --tallies --puzzles 2 --budget 300000
   python experiments/bench_bimaru.py --puzzles 20 --hints 4 --seed 100 --budget 5000000
-Prints a Markdown table to stdout (one row per size), the slowest puzzles after it, then the process's
-peak memory.
+  python experiments/bench_bimaru.py --set ../Bimaru-IA --set ../BimaruSolver --cpsat --cap 10
+Prints Markdown tables to stdout (one row per size or per set), the slowest puzzles after them, then the
+process's peak memory.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import resource
 import statistics
 import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
+import bimaru_cpsat
+import bimaru_sets
 import numpy as np
 from machine import machine_header
 
@@ -33,7 +50,7 @@ from battlelog.rules.config import GameConfig
 from battlelog.rules.layouts import sample_layout
 from battlelog.rules.variants import NONE, Rules
 from battlelog.tallies.count import BUDGET, Count, count
-from battlelog.tallies.puzzle import BIMARU_FLEET, BOTTOM, LEFT, MIDDLE, RIGHT, SINGLE, TOP, WATER, Puzzle
+from battlelog.tallies.puzzle import BIMARU_FLEET, BOTTOM, LEFT, MIDDLE, RIGHT, SHIP, SINGLE, TOP, WATER, Puzzle
 
 #: Board sizes and their fleets: the usual 10x10 Bimaru fleet, and smaller fleets on smaller boards.
 SIZES = {6: (3, 2, 2, 1, 1), 8: (4, 3, 2, 2, 1, 1, 1), 10: BIMARU_FLEET}
@@ -134,6 +151,164 @@ def slowest(outcomes: list[Outcome], n: int = 5) -> str:
     return markdown_table(["size", "seed", "solutions", "steps", "time"], rows)
 
 
+@dataclass(frozen=True)
+class Solved:
+    """One public puzzle: its name, battlelog's count and seconds, and CP-SAT's (``None`` without
+    --cpsat): seconds to one solution, solutions listed, seconds, whether the list was complete."""
+
+    name: str
+    result: Count
+    seconds: float
+    cpsat: tuple[float, int, float, bool] | None
+
+
+def run_set(folder: Path, cpsat: bool, cap: float) -> list[Solved]:
+    """Every puzzle of a public set, counted with its shares (timed), its given solution checked."""
+    cp = bimaru_cpsat.cp_model() if cpsat else None
+    out = []
+    for named in bimaru_sets.load_set(folder):
+        start = time.perf_counter()
+        result = count(named.puzzle, marginals=True)
+        seconds = time.perf_counter() - start
+        if result.solutions < 1:
+            raise SystemExit(f"{folder}/{named.name}: no solution found")
+        if named.solution is not None:
+            p = named.puzzle
+            fixed = {(r, c): SHIP if (r, c) in named.solution else WATER for r in range(p.rows) for c in range(p.cols)}
+            if count(p.with_hints({**fixed, **p.hints})).solutions != 1:
+                raise SystemExit(f"{folder}/{named.name}: the given solution is not a solution")
+        theirs = None
+        if cp is not None:
+            theirs = (bimaru_cpsat.solve_one(cp, named.puzzle), *bimaru_cpsat.count_all(cp, named.puzzle, cap))
+            if theirs[3] and theirs[1] != result.solutions:
+                raise SystemExit(f"{folder}/{named.name}: CP-SAT lists {theirs[1]}, battlelog counts {result.solutions}")
+        out.append(Solved(named.name, result, seconds, theirs))
+        print(f"{folder.name}/{named.name}: {result.solutions:,} in {duration(seconds)}", file=sys.stderr, flush=True)
+    return out
+
+
+def spread(counts: list[int]) -> str:
+    """How many puzzles have 1, 2-9, 10-99, 100-999 and 1,000 or more solutions."""
+    bins = [(1, 1), (2, 9), (10, 99), (100, 999), (1000, None)]
+    shown = []
+    for low, high in bins:
+        label = f"{low:,}" if high == low else f"{low:,}+" if high is None else f"{low}-{high}"
+        shown.append(f"{label}: {sum(low <= n and (high is None or n <= high) for n in counts)}")
+    return ", ".join(shown)
+
+
+def set_table(runs: dict[str, list[Solved]]) -> str:
+    """One row per set: puzzles, unique, median/max time, the largest count and the counts' spread."""
+    rows = []
+    for name, solved in runs.items():
+        times = [s.seconds for s in solved]
+        counts = [s.result.solutions for s in solved]
+        rows.append([name, str(len(solved)), str(counts.count(1)), duration(statistics.median(times)), duration(max(times)),
+                     f"{max(counts):,}", f"{statistics.median(counts):g}", spread(counts)])  # fmt: skip
+    return markdown_table(["set", "puzzles", "unique", "median", "max", "max solutions", "median solutions", "solutions"], rows)
+
+
+def cpsat_table(runs: dict[str, list[Solved]], cap: float) -> str:
+    """One row per set: battlelog's count beside CP-SAT's one solution and its full list, as medians,
+    maxima and ratios (CP-SAT's time over battlelog's, median over the puzzles)."""
+    rows = []
+    for name, solved in runs.items():
+        theirs = [s.cpsat for s in solved if s.cpsat is not None]
+        if not theirs:
+            continue
+        ours = [s.seconds for s in solved]
+        one = [t[0] for t in theirs]
+        listed = [t[2] for t in theirs]
+        rows.append([
+            name,
+            duration(statistics.median(ours)),
+            duration(statistics.median(one)),
+            f"{statistics.median(t[0] / s.seconds for t, s in zip(theirs, solved)):.1f}x",
+            duration(statistics.median(listed)),
+            duration(max(listed)),
+            f"{statistics.median(t[2] / s.seconds for t, s in zip(theirs, solved)):.0f}x",
+            f"{sum(not t[3] for t in theirs)}",
+            duration(sum(ours)),
+            duration(sum(one)),
+            duration(sum(listed)),
+        ])  # fmt: skip
+    header = ["set", "battlelog count+shares", "CP-SAT one", "one / battlelog", "CP-SAT list all", "max",
+              "all / battlelog", f"not listed in {cap:g} s", "battlelog total", "CP-SAT one total",
+              "CP-SAT list total"]  # fmt: skip
+    return markdown_table(header, rows)
+
+
+def slowest_public(runs: dict[str, list[Solved]], n: int = 5) -> str:
+    """The ``n`` slowest public puzzles for battlelog, with their counts."""
+    every = [(name, s) for name, solved in runs.items() for s in solved]
+    rows = [[name, s.name, f"{s.result.solutions:,}", f"{s.result.steps:,}", duration(s.seconds)]
+            for name, s in sorted(every, key=lambda x: -x[1].seconds)[:n]]  # fmt: skip
+    return markdown_table(["set", "puzzle", "solutions", "steps", "time"], rows)
+
+
+def warm_up() -> float:
+    """Seconds to load numba and the compiled search (once per process, from its disk cache), by counting a
+    tiny puzzle before any timing."""
+    start = time.perf_counter()
+    count(Puzzle(3, 3, (1,), (1, 0, 0), (1, 0, 0)))
+    return time.perf_counter() - start
+
+
+def loaded(seconds: float) -> str:
+    """The line that says how long the warm-up took."""
+    return f"loading the compiled search (numba, from its disk cache) took {duration(seconds)} before the first puzzle\n"
+
+
+def public(folders: list[Path], cpsat: bool, cap: float) -> None:
+    """The public sets' tables."""
+    warm = warm_up()
+    runs = {folder.resolve().name: run_set(folder, cpsat, cap) for folder in folders}
+    print(machine_header("Bimaru: public puzzle sets solved and counted with shares, one process"))
+    print(loaded(warm))
+    print(set_table(runs))
+    if cpsat:
+        print()
+        print(cpsat_table(runs, cap))
+    print()
+    print(slowest_public(runs))
+
+
+def partial(k: int, ships: tuple[int, ...], touch: str, seed: int) -> Puzzle:
+    """A 10x10 puzzle from a uniform layout of ``ships`` under ``touch``: ``k`` of its 20 tallies, no hints."""
+    rng = np.random.default_rng(seed)
+    layout = sample_layout(GameConfig(10, ships, Rules(touch=touch)), rng)
+    cells = [cell for p in layout for cell in p.cells]
+    tallies = [sum(r == i for r, _ in cells) for i in range(10)] + [sum(c == i for _, c in cells) for i in range(10)]
+    keep = set(rng.choice(20, size=k, replace=False).tolist())
+    given = [t if i in keep else None for i, t in enumerate(tallies)]
+    return Puzzle(10, 10, ships, tuple(given[:10]), tuple(given[10:]), {}, touch)
+
+
+def tallies_table(puzzles: int, seed: int, budget: int) -> str:
+    """Per number of tallies given (and the standard fleet with all 20): puzzles, counted within the
+    budget, median and max time and count of those counted."""
+    cases = [(k, BIMARU_FLEET, NONE) for k in range(0, 21, 4)] + [(20, (5, 4, 3, 3, 2), "allowed")]
+    rows = []
+    for k, ships, touch in cases:
+        done, times, counts = 0, [], []
+        for i in range(puzzles):
+            puzzle = partial(k, ships, touch, seed + i)  # drawing the layout (by rejection) is not timed
+            gc.collect()  # the states of a count refused before are freed here, not inside the next timing
+            start = time.perf_counter()
+            try:
+                counts.append(count(puzzle, marginals=True, budget=budget).solutions)
+                done += 1
+                times.append(time.perf_counter() - start)
+            except BudgetExceeded:
+                pass
+            print(f"{k} tallies, {touch}, seed {seed + i}: {duration(time.perf_counter() - start)}", file=sys.stderr, flush=True)
+        rows.append([",".join(map(str, ships)), touch, str(k), str(puzzles), str(done),
+                     duration(statistics.median(times)) if times else "-", duration(max(times, default=None)),
+                     f"{max(counts):,}" if counts else "-"])  # fmt: skip
+    header = ["fleet", "touch", "tallies given", "puzzles", f"counted within {budget:,} steps", "median", "max", "max solutions"]
+    return markdown_table(header, rows, "llrrrrrr")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--puzzles", type=int, default=8, help="puzzles per size (default 8)")
@@ -142,13 +317,30 @@ def main() -> int:
     parser.add_argument(
         "--budget", type=int, default=QUICK, help=f"the counter's step budget (default {QUICK:,}; the command's is {BUDGET:,})"
     )
+    parser.add_argument("--set", type=Path, action="append", default=[], help="a checkout of a public set (repeatable)")
+    parser.add_argument("--cpsat", action="store_true", help="with --set: OR-Tools CP-SAT beside it (pip-installed when missing)")
+    parser.add_argument("--cap", type=float, default=10.0, help="with --cpsat: CP-SAT's seconds to list a puzzle's solutions")
+    parser.add_argument("--tallies", action="store_true", help="count puzzles with some tallies given (0 to 20)")
     args = parser.parse_args()
+    if args.tallies:
+        warm = warm_up()
+        table_text = tallies_table(args.puzzles, args.seed, args.budget)
+        print(machine_header("Bimaru: 10x10 puzzles with some tallies given, counted with shares", seed=args.seed))
+        print(loaded(warm))
+        print(table_text)
+        return 0
+    if args.set:
+        public(args.set, args.cpsat, args.cap)
+        print(f"\npeak memory of the process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MB")
+        return 0
+    warm = warm_up()
     outcomes = []
     for size in SIZES:
         for i in range(args.puzzles):
             outcomes.append(run_one(size, args.seed + i, args.hints, args.budget))
             print(f"{size}x{size} seed {args.seed + i}: {duration(outcomes[-1].seconds)}", file=sys.stderr, flush=True)
     print(machine_header("Bimaru: generated puzzles solved and counted with shares, one process", seed=args.seed))
+    print(loaded(warm))
     print(table(outcomes, args.budget))
     print()
     print(slowest(outcomes))

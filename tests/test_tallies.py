@@ -19,6 +19,7 @@ from battlelog.rules.config import GameConfig
 from battlelog.rules.layouts import sample_layout
 from battlelog.rules.variants import TOUCH_RULES, Rules
 from battlelog.tallies.count import count, solve
+from battlelog.tallies.make import make, single_hints
 from battlelog.tallies.puzzle import PIECES, Puzzle, read_puzzle
 
 import oracle
@@ -197,3 +198,104 @@ def test_the_widest_board_is_bounded_by_the_budget_too(tmp_path: Path, capsys: p
     assert main(["bimaru", str(path), "--budget", "20000"]) == 2
     err = capsys.readouterr().err
     assert "more than 20,000 steps" in err and err.count("\n") == 1
+
+
+def full_tallies(size: int, ships: tuple[int, ...], touch: str, seed: int) -> Puzzle:
+    """``random_puzzle`` with every tally given (the placement search's case), its hints kept."""
+    rng = np.random.default_rng(seed)
+    layout = sample_layout(GameConfig(size, ships, Rules(touch=touch)), rng)
+    cells = [cell for p in layout for cell in p.cells]
+    rows = tuple(sum(r == i for r, _ in cells) for i in range(size))
+    cols = tuple(sum(c == i for _, c in cells) for i in range(size))
+    return Puzzle(size, size, ships, rows, cols, random_puzzle(size, ships, touch, seed).hints, touch)
+
+
+@pytest.mark.parametrize("touch", TOUCH_RULES)
+@pytest.mark.parametrize("size,ships", CASES)
+def test_with_every_tally_given_the_search_equals_the_brute_force(size: int, ships: tuple[int, ...], touch: str) -> None:
+    for seed in range(4):
+        hinted = full_tallies(size, ships, touch, 100 + seed)
+        puzzle = hinted if seed % 2 else hinted.with_hints({})  # without hints: more solutions
+        found = tallies_brute.solutions(size, size, ships, puzzle.row_counts, puzzle.col_counts, puzzle.hints, touch)
+        result = count(puzzle, marginals=True)
+        assert result.solutions == len(found)
+        if not found:
+            assert result.cells is None and result.solution is None
+            continue
+        assert result.cells is not None and result.solution is not None
+        assert np.allclose(result.cells, tallies_brute.shares(size, size, found), atol=1e-9, rtol=0)
+        shown = {(r, c): ch for r, line in enumerate(result.solution) for c, ch in enumerate(line) if ch != "."}
+        assert any(
+            shown == {cell: tallies_brute.piece(ship, cell)[0].replace("s", "c") for ship in layout for cell in ship}
+            for layout in found
+        )
+
+
+def test_the_search_counts_its_nodes_against_the_budget_and_refuses_past_it() -> None:
+    puzzle = full_tallies(7, (4, 3, 2), "none", 7)
+    result = count(puzzle)
+    assert result.steps > 1 and count(puzzle, budget=result.steps).solutions == result.solutions >= 1
+    with pytest.raises(BudgetExceeded, match=f"more than {result.steps - 1:,} steps"):
+        count(puzzle, budget=result.steps - 1)
+
+
+def shows(layout: tuple[tuple[tuple[int, int], ...], ...], cell: tuple[int, int]) -> str:
+    """How ``cell`` shows in a brute-force solution: a ship's piece, or water."""
+    return next((tallies_brute.piece(ship, cell) for ship in layout if cell in ship), "water")
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_made_puzzle_is_unique_its_layout_and_no_hint_can_be_dropped(seed: int) -> None:
+    ships = (3, 2, 2, 1)
+    puzzle, pieces = make(6, ships, seed)
+    solve_with = lambda hints: tallies_brute.solutions(6, 6, ships, puzzle.row_counts, puzzle.col_counts, hints, "none")  # noqa: E731
+    found = solve_with(puzzle.hints)
+    assert len(found) == 1
+    assert {cell: shows(found[0], cell) for cell in pieces} == pieces
+    for cell in puzzle.hints:
+        assert len(solve_with({c: p for c, p in puzzle.hints.items() if c != cell})) > 1
+    more, _ = make(6, ships, seed, extra=3)
+    assert len(more.hints) == len(puzzle.hints) + 3 and set(puzzle.hints.items()) <= set(more.hints.items())
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_single_hints_are_exactly_those_that_leave_one_solution(seed: int) -> None:
+    puzzle = full_tallies(6, (3, 2, 1, 1), "none", 200 + seed)
+    found = tallies_brute.solutions(6, 6, puzzle.ships, puzzle.row_counts, puzzle.col_counts, puzzle.hints, "none")
+    expected = {
+        (cell, piece)
+        for cell in ((r, c) for r in range(6) for c in range(6))
+        if cell not in puzzle.hints
+        for piece in PIECES
+        if piece != "ship" and sum(shows(layout, cell) == piece for layout in found) == 1
+    }
+    assert set(single_hints(puzzle)) == expected
+
+
+def test_the_command_makes_a_puzzle_that_reads_back_unique(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bimaru", "--make", "--size", "6", "--ships", "3,2,2,1", "--seed", "4"]) == 0
+    text = capsys.readouterr().out
+    path = tmp_path / "made.txt"
+    path.write_text(text)
+    assert text.startswith("ROW ") and main(["bimaru", str(path), "--ships", "3,2,2,1", "--count"]) == 0
+    assert "unique solution" in capsys.readouterr().out
+    assert main(["bimaru", str(path), "--ships", "3,2,2,1", "--single-hints"]) == 0
+    assert capsys.readouterr().out.strip() == "already unique"
+    two = tmp_path / "two.txt"
+    two.write_text("ROW 1 0 0 1\nCOLUMN 1 0 0 1\n0\n")  # two singles on opposite corners, either diagonal
+    assert main(["bimaru", str(two), "--ships", "1,1", "--single-hints"]) == 0
+    assert capsys.readouterr().out.split("\n")[:2] == ["HINT 0 0 W", "HINT 0 0 C"]
+    assert main(["bimaru"]) == 2
+    err = capsys.readouterr().err
+    assert "--make" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("touch", TOUCH_RULES)
+def test_the_search_counts_and_shares_puzzles_of_many_solutions_like_the_brute_force(touch: str) -> None:
+    ships = (2, 2, 1, 1, 1)  # small ships and no hints: tens of solutions under every tally
+    for seed in range(300, 304):
+        puzzle = full_tallies(6, ships, touch, seed).with_hints({})
+        found = tallies_brute.solutions(6, 6, ships, puzzle.row_counts, puzzle.col_counts, {}, touch)
+        result = count(puzzle, marginals=True)
+        assert result.solutions == len(found) >= 1 and result.cells is not None
+        assert np.allclose(result.cells, tallies_brute.shares(6, 6, found), atol=1e-9, rtol=0)

@@ -15,6 +15,13 @@ examples:
   battlelog bimaru puzzle.txt --count --marginals
   battlelog bimaru puzzle.json --json
   battlelog bimaru small.txt --ships 3,2,2,1 --touch diagonal
+  battlelog bimaru puzzle.txt --single-hints      # which one revealed piece would make it unique
+  battlelog bimaru --make --size 10 --seed 7      # a new puzzle: unique, with a minimal set of hints
+  battlelog bimaru --make --size 8 --ships 4,3,2,2,1,1,1 --seed 7 --hints 3 --json
+
+--make draws a layout uniformly (no contact), gives all its tallies and reveals pieces greedily (the cell the
+solutions disagree on most) until the count is one, then drops each hint the puzzle can do without: the set
+is minimal (none can be dropped), not proven the smallest; --hints K reveals K more true pieces at random.
 """
 
 from __future__ import annotations
@@ -23,16 +30,21 @@ import argparse
 import json
 
 from battlelog.commands.boards import whole
+from battlelog.errors import BattlelogError
 from battlelog.jsonfile import named_file, read_text
 from battlelog.rules.config import parse_ships
 from battlelog.rules.variants import TOUCH_RULES
 from battlelog.tallies.count import BUDGET, Count, solve
-from battlelog.tallies.puzzle import Puzzle, read_puzzle
+from battlelog.tallies.make import make, single_hints
+from battlelog.tallies.puzzle import BIMARU_FLEET, LETTERS, Puzzle, read_puzzle
 from battlelog.wording import count_noun
+
+#: The text format's letter of each piece.
+LETTER_OF = {piece: letter for letter, piece in LETTERS.items()}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("puzzle", help="the puzzle file (JSON or the ROW/COLUMN/HINT text format)")
+    parser.add_argument("puzzle", nargs="?", help="the puzzle file (JSON or the ROW/COLUMN/HINT text format)")
     parser.add_argument("--count", action="store_true", help="print the exact number of solutions")
     parser.add_argument("--marginals", action="store_true", help="print each cell's share of the solutions")
     parser.add_argument(
@@ -42,16 +54,40 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--ships", help="the fleet as comma-separated lengths, instead of the file's (text files: 4,3,3,2,2,2,1,1,1,1)"
     )
     parser.add_argument("--touch", choices=TOUCH_RULES, help="how ships may touch, instead of the file's (default none)")
+    parser.add_argument("--single-hints", action="store_true", help="list each piece that, revealed alone, makes it unique")
+    parser.add_argument("--make", action="store_true", help="make a puzzle instead of reading one (--size, --seed, --hints)")
+    parser.add_argument("--size", type=whole, default=10, help="with --make: the board's side (default 10)")
+    parser.add_argument("--seed", type=whole, default=0, help="with --make: the seed of the layout (default 0)")
+    parser.add_argument("--hints", type=whole, default=0, help="with --make: true pieces to reveal beyond the minimal set")
     parser.add_argument("--budget", type=whole, default=BUDGET, help=f"the most steps the counter may take (default {BUDGET:,})")
 
 
 def run(args: argparse.Namespace) -> int:
-    path = named_file(args.puzzle)
     ships = None if args.ships is None else parse_ships(args.ships)
+    if args.make:
+        made, _ = make(args.size, BIMARU_FLEET if ships is None else ships, args.seed, args.hints)
+        print(json.dumps(made.to_json()) if args.json else as_text(made))
+        return 0
+    if args.puzzle is None:
+        raise BattlelogError("give a puzzle file, or --make to make one")
+    path = named_file(args.puzzle)
     puzzle = read_puzzle(read_text(path), ships, args.touch, str(path))
     result = solve(puzzle, marginals=args.marginals or args.json, budget=args.budget)
+    if args.single_hints:
+        found = [] if result.solutions == 1 else single_hints(puzzle)
+        lines = [f"HINT {r} {c} {LETTER_OF[piece]}" for (r, c), piece in found]
+        print("\n".join(lines) or ("already unique" if result.solutions == 1 else "no single hint makes it unique"))
+        return 0
     print(json.dumps(to_json(result)) if args.json else report(puzzle, result, args.count, args.marginals))
     return 0
+
+
+def as_text(puzzle: Puzzle) -> str:
+    """A puzzle in the text format (ROW, COLUMN, the number of hints, HINT lines); the fleet is not part of
+    it (give it with --ships when it is not the 10x10 Bimaru fleet)."""
+    tallies = lambda counts: " ".join("?" if t is None else str(t) for t in counts)  # noqa: E731
+    hints = [f"HINT {r} {c} {LETTER_OF[piece]}" for (r, c), piece in sorted(puzzle.hints.items())]
+    return "\n".join([f"ROW {tallies(puzzle.row_counts)}", f"COLUMN {tallies(puzzle.col_counts)}", str(len(hints)), *hints])
 
 
 def to_json(result: Count) -> dict[str, object]:

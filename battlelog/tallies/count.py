@@ -1,6 +1,11 @@
 """The exact counter: how many layouts satisfy a tallies puzzle, each cell's share of them, and one of them.
 
-A row-by-row transfer over the board. Between two rows the state says, per column, whether the cell above
+First the cells every solution shares are deduced (:mod:`battlelog.tallies.propagate`). A puzzle with every
+tally given then goes to the placement search (:mod:`battlelog.tallies.search`), whose solutions are few
+enough to reach one by one; one with tallies missing goes to the sweep below, which shares work between
+solutions.
+
+The sweep is a row-by-row transfer over the board. Between two rows the state says, per column, whether the cell above
 is water, a ship cell that stops there, or a vertical ship still open (and how long it is so far); with it
 go the column tallies still to fill and the fleet still to place. A row's fillings depend only on the row
 and the per-column part, so they are enumerated once per (row, profile) and shared by every state with that
@@ -25,8 +30,10 @@ from dataclasses import dataclass
 from math import factorial, prod
 
 from battlelog.errors import Inconsistent
-from battlelog.tallies.puzzle import Puzzle
-from battlelog.tallies.rows import EMPTY, FIELD, GUARD, OPEN, Rows
+from battlelog.tallies.propagate import as_hints, deduce
+from battlelog.tallies.puzzle import WATER, Puzzle
+from battlelog.tallies.rows import EMPTY, FIELD, GUARD, OPEN, Rows, over_budget
+from battlelog.tallies.search import Search
 
 #: The most steps one count may take (a step: a cell tried while enumerating a row's fillings, or a filling
 #: tried from a state). Each stored state and filling cost at least one, so this bounds memory too (about 240
@@ -65,8 +72,17 @@ class _Counter:
         # Cells the rows from r on must hold at least / may hold at most, by their tallies.
         self.row_low = [sum(t for t in p.row_counts[r:] if t is not None) for r in range(p.rows + 1)]
         self.row_high = [self.row_low[r] + p.cols * sum(t is None for t in p.row_counts[r:]) for r in range(p.rows + 1)]
+        self._lines(p)
         self.memo: dict[tuple[int, tuple[int, ...], int, int], int] = {}
         self.edges: dict[tuple[int, tuple[int, ...], int, int], list[tuple[tuple[int, tuple[int, ...], int, int], int, str]]] = {}
+
+    def _lines(self, p: Puzzle) -> None:
+        """Per row, its cells not known to be water (a mask), and per column the cells not known to be
+        water from each row on: a tallied column needing more than that is dead, one needing exactly
+        that is ship in each of them."""
+        free = [[p.hints.get((r, c)) != WATER for c in range(p.cols)] for r in range(p.rows)]
+        self.open_cells = [sum(1 << c for c in range(p.cols) if line[c]) for line in free]
+        self.room = [[sum(free[i][c] for i in range(r, p.rows)) for c in range(p.cols)] for r in range(p.rows + 1)]
 
     def start(self) -> tuple[int, tuple[int, ...], int, int]:
         """The state above the first row: no ship yet, every tally and every ship still to place."""
@@ -91,15 +107,16 @@ class _Counter:
         if len(runs) > len(longer) or any(k >= length for k, length in zip(reversed(runs), longer)):
             return None
         rows_left = self.p.rows - row
+        room = self.room[row]
         water = full = col_sum = 0
         for c in self.tallied:
             v = (cols_code >> (FIELD * c)) & 0xFF
             col_sum += v
             if v == 0:
                 water |= 1 << c
-            elif v == rows_left:
-                full |= 1 << c
-            elif v > rows_left:
+            elif v == room[c]:
+                full |= (1 << c) & self.open_cells[row]
+            elif v > room[c]:
                 return None
         if not col_sum <= cells <= col_sum + self.untallied_cols * rows_left:
             return None
@@ -172,15 +189,35 @@ class _Counter:
 def count(puzzle: Puzzle, marginals: bool = False, budget: int = BUDGET) -> Count:
     """The exact number of solutions of ``puzzle`` (and of the game's layouts), one solution, and with
     ``marginals`` each cell's share of the solutions. A puzzle with no solution gives 0 and ``None``;
-    one that needs more than ``budget`` steps is a one-line BudgetExceeded."""
-    counter = _Counter(puzzle, budget)
+    one that needs more than ``budget`` steps is a one-line BudgetExceeded. Cells every solution shares
+    are deduced first (:mod:`battlelog.tallies.propagate`); a puzzle with every tally given is then
+    searched placement by placement (:mod:`battlelog.tallies.search`), one with tallies missing swept
+    row by row."""
+    grid = deduce(puzzle)
+    if grid is None:
+        return Count(0, 0, None, None, 0)
+    known = puzzle.with_hints(as_hints(puzzle, grid))
+    names = prod(factorial(n) for n in Counter(puzzle.ships).values())
+    if None not in known.row_counts and None not in known.col_counts:
+        return _searched(known, marginals, budget, names)
+    counter = _Counter(known, budget)
     start = counter.start()
     total = counter.count(start)
-    names = prod(factorial(n) for n in Counter(puzzle.ships).values())
     if total == 0:
         return Count(0, 0, None, None, counter.rows.steps)
     cells = counter.shares(start, total) if marginals else None
     return Count(total, total * names, cells, counter.one(start), counter.rows.steps)
+
+
+def _searched(puzzle: Puzzle, marginals: bool, budget: int, names: int) -> Count:
+    """``count`` by the placement search, its nodes spent against the same budget."""
+    search = Search(puzzle, budget)
+    if not search.run():
+        raise over_budget(budget)
+    if search.count == 0:
+        return Count(0, 0, None, None, search.steps)
+    cells = search.shares() if marginals else None
+    return Count(search.count, search.count * names, cells, search.solution(), search.steps)
 
 
 def solve(puzzle: Puzzle, marginals: bool = False, budget: int = BUDGET) -> Count:

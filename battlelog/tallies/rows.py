@@ -45,6 +45,14 @@ def _letter(up: bool, down: bool, left: bool, right: bool) -> str:
     return "t" if down else "b" if up else "l" if right else "r" if left else "c"
 
 
+def over_budget(budget: int) -> BudgetExceeded:
+    """The one-line refusal of a count that needs more than ``budget`` steps."""
+    return BudgetExceeded(
+        f"counting this puzzle needs more than {budget:,} steps (the counter's budget, --budget): "
+        "give more tallies or hints, or a larger budget"
+    )
+
+
 class Rows:
     """The fillings of each row given the profile above it, enumerated once per (row, profile)."""
 
@@ -62,10 +70,7 @@ class Rows:
         """Count ``steps`` against the budget; past it, a one-line BudgetExceeded naming the budget."""
         self.steps += steps
         if self.steps > self.budget:
-            raise BudgetExceeded(
-                f"counting this puzzle needs more than {self.budget:,} steps (the counter's budget, --budget): "
-                "give more tallies or hints, or a larger budget"
-            )
+            raise over_budget(self.budget)
 
     def moves(self, row: int, above: tuple[int, ...], water: int, full: int, lengths: frozenset[int]) -> list[Move]:
         """The fillings of ``row`` under profile ``above`` with the row's tally, no ship on ``water``
