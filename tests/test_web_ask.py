@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import captain_brute
 import numpy as np
 import pytest
 from starlette.testclient import TestClient
@@ -19,7 +20,6 @@ from battlelog.web.app import create_app
 from battlelog.web.requests import MAX_BODY
 from battlelog.web.service import EngineService
 
-import captain_brute
 from web_cases import one_line_error
 
 #: Rothe-style: a ship whose length is one of two, a revealed tile naming its ship, a noisy recorded answer.
@@ -115,7 +115,10 @@ def test_a_bank_is_ranked_as_the_command_ranks_it(client: TestClient, tmp_path: 
         ({"state": NOISY, "question": "(size Red"}, "'(' is never closed"),
         ({"state": NOISY, "question": "(size Green)"}, "column 7: unknown ship 'Green'"),
         ({"state": NOISY, "question": "(== (size Red) (orient Blue))"}, "== compares a number with an orientation"),
-        ({"state": {**NOISY, "answers": [{"question": "(size Red)", "answer": "three"}]}, "question": "(size Red)"}, "answer is a number"),
+        (
+            {"state": {**NOISY, "answers": [{"question": "(size Red)", "answer": "three"}]}, "question": "(size Red)"},
+            "answer is a number",
+        ),
         ({"state": {**NOISY, "answers": [{"question": "(size Blue)", "answer": 3}]}, "question": "(size Red)"}, "no layout"),
         ({"state": {**NOISY, "board": ["W,W,W,W"] * 4}, "question": "(size Red)"}, "no layout of the fleet fits"),
         ({"state": {**NOISY, "colour": 1}, "question": "(size Red)"}, "unknown key"),

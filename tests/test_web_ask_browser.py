@@ -5,7 +5,6 @@ screenshot (docs/web/ask.png with BATTLELOG_SCREENSHOTS=1, as tests/test_web_bro
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest

@@ -69,7 +69,8 @@ def run(args: argparse.Namespace) -> int:
     state = state_from(args)
     space = state.space()
     if args.program is not None:
-        print(json.dumps(ask_json(state, space, args.program)) if args.json else describe(ask(state, space, args.program), state.cols))
+        text = args.program
+        print(json.dumps(ask_json(state, space, text)) if args.json else describe(ask(state, space, text), state.cols))
         return 0
     bank = Path(args.bank)
     programs = compile_bank(state, ((f"{bank}, line {line}", text) for line, text in read_bank(bank)))

@@ -29,7 +29,7 @@ from battlelog.questions.scoped import Space
 from battlelog.questions.space import DEFAULT_BUDGET
 from battlelog.questions.state import QuestionState, state_from_json
 from battlelog.questions.typecheck import compile_program
-from battlelog.web.requests import WebError, check_query, client_of, json_object, read_body
+from battlelog.web.requests import check_query, client_of, json_object, read_body
 from battlelog.web.service import EngineService
 
 #: The most programs one bank request may rank.
