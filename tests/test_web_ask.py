@@ -16,6 +16,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from battlelog.cli import main
+from battlelog.questions.state import state_from_json
+from battlelog.web import asking
 from battlelog.web.app import create_app
 from battlelog.web.requests import MAX_BODY
 from battlelog.web.service import EngineService
@@ -178,6 +180,28 @@ def test_cells_are_each_cells_chance_of_a_ship_by_brute_force(client: TestClient
     fitting = [(layout, w) for layout, w in weighted if w > 0]
     assert data["models"] == len(fitting) > 1
     assert np.allclose(np.ravel(data["cells"]), captain_brute.marginals(fitting, 25), atol=1e-12)
+
+
+@pytest.mark.parametrize("board", [["H,H,H,H,H", "H,W,H,H,H", "H,H,G,H,H", "W,H,H,H,H", "H,H,H,H,W"],
+                                   ["H,H,H,H,H", "H,W,H,H,H", "H,H,G,R,H", "W,H,H,H,H", "H,H,H,H,W"],
+                                   ["H,H,H,H,H", "H,W,H,H,H", "H,H,G,H,H", "W,H,G,H,H", "H,H,H,H,W"]])  # fmt: skip
+def test_a_captains_state_too_large_to_list_is_counted_exactly(monkeypatch: pytest.MonkeyPatch, board: list[str]) -> None:
+    monkeypatch.setattr(asking, "BUDGET", 0)  # every captain's state counted, none listed
+    monkeypatch.setattr(asking, "layouts", lambda state: pytest.fail("listed, not counted"))
+    state = {"ships": [{"name": "Red"}, {"name": "Green"}, {"name": "Purple"}], "lengths": [3, 2, 2], "board": board}
+    cells, models = asking.cell_chances(state_from_json(state, "state"))
+    names = {"W": None, "G": "Green", "R": "Red"}
+    shots = {r * 5 + c: names[s] for r, row in enumerate(board) for c, s in enumerate(row.split(",")) if s != "H"}
+    weighted = captain_brute.posterior(captain_brute.layouts(5, 5, ("Red", "Green", "Purple"), (3, 2, 2)), shots, [], 0.0)
+    assert models == len(weighted)
+    assert np.allclose(cells, captain_brute.marginals(weighted, 25), atol=1e-12)
+
+
+def test_the_empty_battleshipqa_board_has_its_heat_map(client: TestClient) -> None:
+    state = {"size": 8, "ships": [{"name": n} for n in ("Red", "Green", "Purple", "Orange")], "lengths": [5, 4, 3, 2]}
+    data = client.post("/api/ask/cells", json={"state": state}).json()
+    assert data["models"] == 21_354_072 * 24  # docs/captain.md's unnamed layouts, times the colourings
+    assert np.isclose(np.sum(data["cells"]), 14, atol=1e-9)  # the expected ship tiles: all 14, surely
 
 
 def test_boards_lists_the_board_files(client: TestClient) -> None:

@@ -16,18 +16,20 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from battlelog.captain.belief import space_cells
 from battlelog.captain.boards import read_true_board
+from battlelog.captain.counts import evidence_counts, named_layouts
 from battlelog.engines.workspace import Workspace
 from battlelog.errors import FileFormatError
 from battlelog.questions.asking import ask_json, compile_bank, ranked_json
 from battlelog.questions.scoped import Space
 from battlelog.questions.space import DEFAULT_BUDGET
-from battlelog.questions.state import QuestionState, state_from_json
+from battlelog.questions.state import SHIP, QuestionState, state_from_json
 from battlelog.questions.typecheck import compile_program
 from battlelog.web.requests import check_query, client_of, json_object, read_body
 from battlelog.web.service import EngineService
@@ -100,9 +102,24 @@ def answer_text(workspace: Workspace, request: Asked) -> bytes:
 
 def cells_text(workspace: Workspace, state: QuestionState) -> bytes:
     """``{"models", "cells"}``: each cell's chance of a ship (rows of columns); in a worker process."""
+    cells, models = cell_chances(state)
+    return json.dumps({"models": models, "cells": cells.reshape(state.rows, state.cols).tolist()}).encode()
+
+
+def cell_chances(state: QuestionState) -> tuple[np.ndarray, int]:
+    """Each cell's chance of a ship and the layouts that fit. A BattleshipQA captain's state (lengths in an
+    unknown order, no answer yet, at most two hits) too large to list is counted by the native engine
+    (:mod:`battlelog.captain.counts`), so the panel shows the heat map from the first click; any other
+    state is listed."""
+    codes = np.array(state.board, dtype=np.int64).ravel()
+    multiset = state.fleet.multiset
+    if multiset is not None and state.fleet.prior == "layouts" and not state.answers and not (codes == SHIP).any():
+        counts = evidence_counts(state.rows, state.cols, sorted(multiset, reverse=True), codes)
+        named = 0.0 if counts is None else named_layouts(counts, len(state.names), codes)
+        if counts is not None and named > BUDGET:
+            return counts.cells(), round(named)
     space = layouts(state)
-    cells = space_cells(space).reshape(state.rows, state.cols)
-    return json.dumps({"models": space.size, "cells": cells.tolist()}).encode()
+    return space_cells(space), space.size
 
 
 async def _in_worker(request: Request, fn: Any, argument: Any) -> Response:
