@@ -239,3 +239,8 @@ def test_a_question_waits_in_the_bounded_queue_and_is_refused_when_it_is_full() 
                 future.result(timeout=10)
         assert client.post("/api/ask", json={"state": NOISY, "question": "(size Red)"}).status_code == 200
         assert service.processes.running == 0 and service.queue.taken == 0
+
+
+def test_serve_refuses_a_boards_folder_that_is_not_one(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--boards", str(tmp_path / "none"), "--port", "0"]) == 2
+    assert capsys.readouterr().err.strip() == f"battlelog: error: --boards {tmp_path / 'none'}: not a folder"
