@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from battlelog.cli import main
-from battlelog.commands import ask
+from battlelog.questions import asking
 from battlelog.questions.inference import distribution
 from battlelog.questions.state import state_from_json
 from battlelog.questions.typecheck import compile_program
@@ -99,7 +99,7 @@ def test_a_bad_bank_program_is_named_by_its_line_before_any_is_asked(
     path = _write(tmp_path, STATE)
     bank = _write(tmp_path, "# sizes\n(size Red)\n(size Red)\n\n(size Purple)\n", "bank.txt")
     asked: list[str] = []
-    monkeypatch.setattr(ask, "distribution", lambda program, *rest: asked.append(program.text))
+    monkeypatch.setattr(asking, "distribution", lambda program, *rest: asked.append(program.text))
     assert main(["ask", str(path), "--bank", str(bank)]) == 2
     assert f"{bank}, line 5: '(size Purple)': column 7: unknown ship 'Purple'" in capsys.readouterr().err
     assert asked == []

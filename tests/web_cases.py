@@ -37,7 +37,7 @@ class LiveServer:
 
     def __init__(
         self, results: Path | None, book_states: int = 0, limits: Limits | None = None, warm: bool = True,
-        service: EngineService | None = None,
+        service: EngineService | None = None, boards: Path | None = None,
     ) -> None:
         import threading
 
@@ -51,7 +51,7 @@ class LiveServer:
         self.port = self.socket.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
         self.server = uvicorn.Server(
-            server_config(create_app(results, book_states=book_states, warm=warm, service=service), limits)
+            server_config(create_app(results, book_states=book_states, warm=warm, service=service, boards=boards), limits)
         )
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.socket]}, daemon=True)
         self.thread.start()

@@ -29,11 +29,10 @@ from battlelog.commands.boards import real, whole
 from battlelog.digits import whole_number
 from battlelog.errors import BattlelogError
 from battlelog.jsonfile import read_text
+from battlelog.questions.asking import ask, ask_json, compile_bank, rank, ranked_json
 from battlelog.questions.bankfile import read_bank
-from battlelog.questions.inference import AnswerDistribution, distribution
-from battlelog.questions.scoped import Space
+from battlelog.questions.inference import AnswerDistribution
 from battlelog.questions.state import MAX_CELLS, QuestionState, read_state, state_from_json
-from battlelog.questions.typecheck import Program, compile_program
 from battlelog.wording import clip, count_noun
 
 
@@ -70,13 +69,15 @@ def run(args: argparse.Namespace) -> int:
     state = state_from(args)
     space = state.space()
     if args.program is not None:
-        result = ask(state, space, args.program)
-        print(json.dumps(result.to_json(state.cols)) if args.json else describe(result, state.cols))
+        text = args.program
+        print(json.dumps(ask_json(state, space, text)) if args.json else describe(ask(state, space, text), state.cols))
         return 0
-    ranked = rank(space, compile_bank(state, Path(args.bank)), state.noise)[: args.top]
+    bank = Path(args.bank)
+    programs = compile_bank(state, ((f"{bank}, line {line}", text) for line, text in read_bank(bank)))
     if args.json:
-        print(json.dumps([r.to_json(state.cols) for r in ranked]))
+        print(json.dumps(ranked_json(state, space, programs, args.top)))
     else:
+        ranked = rank(space, programs, state.noise)[: args.top]
         print(f"{'EIG':>7} {'entropy':>8}  program ({space.size:,} layouts)")
         print("\n".join(f"{r.eig:7.4f} {r.entropy:8.4f}  {r.program.text}" for r in ranked))
     return 0
@@ -131,28 +132,6 @@ def _whole(text: str, flag: str) -> int:
     if value is None or not 1 <= value <= MAX_CELLS:
         raise BattlelogError(f"{flag}: {clip(repr(text))} is not a whole number from 1 to {MAX_CELLS}")
     return value
-
-
-def ask(state: QuestionState, space: Space, text: str) -> AnswerDistribution:
-    """The exact answer distribution of one program."""
-    return distribution(compile_program(text, state.names, state.rows, state.cols), space, state.noise)
-
-
-def rank(space: Space, programs: list[Program], noise: float) -> list[AnswerDistribution]:
-    """The programs' distributions, highest EIG first (the bank's order among ties)."""
-    return sorted((distribution(program, space, noise) for program in programs), key=lambda r: -r.eig)
-
-
-def compile_bank(state: QuestionState, path: Path) -> list[Program]:
-    """Every distinct program of a bank file, checked before any is asked: a bad one is refused
-    naming its line at once, not after the lines before it have been answered."""
-    programs = []
-    for line, text in read_bank(path):
-        try:
-            programs.append(compile_program(text, state.names, state.rows, state.cols))
-        except BattlelogError as exc:
-            raise BattlelogError(f"{path}, line {line}: {clip(repr(text))}: {exc}") from None
-    return programs
 
 
 def describe(result: AnswerDistribution, cols: int) -> str:

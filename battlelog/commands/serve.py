@@ -29,6 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="the address to listen on (default: 127.0.0.1, this machine only)")
     parser.add_argument("--port", type=whole, default=8000, help="the port to listen on (default: 8000; 0 picks a free one)")
     parser.add_argument("--results", metavar="DIR", help="a folder of experiment results to show (e.g. experiments/results)")
+    parser.add_argument("--boards", metavar="DIR", help="a folder of BattleshipQA board files (board_*.txt) for the Ask panel")
     parser.add_argument(
         "--workers", type=whole, default=2,
         help="processes that run advice, and threads that run games against the computer (default: 2)",
@@ -79,6 +80,8 @@ def run(args: argparse.Namespace) -> int:
         results = Path(args.results)
         if not results.is_dir():
             raise BattlelogError(f"--results {args.results}: not a folder")
+    if args.boards is not None and not Path(args.boards).is_dir():
+        raise BattlelogError(f"--boards {args.boards}: not a folder")
     if args.workers < 1:
         raise BattlelogError("--workers must be at least 1")
     if not 0 <= args.book <= 100_000:
@@ -96,7 +99,8 @@ def run(args: argparse.Namespace) -> int:
         print(warning, file=sys.stderr)
     shown = f"[{args.host}]" if ":" in args.host else args.host
     print(f"battlelog: serving on http://{shown}:{port}/ (Ctrl-C stops it)", flush=True)
-    app = create_app(results, EngineService(args.workers), book_states=args.book, hosts=[args.host])
+    app = create_app(results, EngineService(args.workers), book_states=args.book, hosts=[args.host],
+                     boards=None if args.boards is None else Path(args.boards))
     try:
         uvicorn.Server(server_config(app)).run(sockets=[sock])  # shuts down gracefully on Ctrl-C, then raises it again
     except KeyboardInterrupt:

@@ -25,7 +25,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from battlelog.errors import BattlelogError
 from battlelog.rules.config import GameConfig
-from battlelog.web import advise, book, jobs, play, results
+from battlelog.web import advise, asking, book, jobs, play, results
 from battlelog.web.games import Games
 from battlelog.web.guard import Guard
 from battlelog.web.requests import WebError
@@ -89,11 +89,13 @@ def create_app(
     warm: bool = True,
     book_states: int = book.SIZE,
     hosts: Sequence[str] = (),
+    boards: Path | None = None,
 ) -> Starlette:
     """The app; ``results_dir`` (or None) is the folder whose experiments it shows. ``warm``: start the
     worker processes at once, and read or compute the standard board's opening book of ``book_states``
     states in the background (:mod:`battlelog.web.book`). ``hosts``: the names it answers to besides
-    the loopback ones (:mod:`battlelog.web.guard`)."""
+    the loopback ones (:mod:`battlelog.web.guard`). ``boards``: a folder of BattleshipQA board files
+    for the Ask panel (:mod:`battlelog.web.asking`), or None."""
     engines = service or EngineService()
 
     @asynccontextmanager
@@ -114,7 +116,7 @@ def create_app(
 
     app = Starlette(
         routes=[
-            Route("/", page), *advise.ROUTES, *jobs.ROUTES, *play.ROUTES, *results.ROUTES,
+            Route("/", page), *advise.ROUTES, *jobs.ROUTES, *play.ROUTES, *results.ROUTES, *asking.ROUTES,
             Mount("/static", StaticFiles(directory=STATIC)),
         ],
         middleware=[Middleware(Policy), Middleware(Guard, hosts=hosts)],
@@ -125,4 +127,5 @@ def create_app(
     app.state.results = None if results_dir is None else Path(results_dir)
     app.state.games = Games()
     app.state.jobs = jobs.Jobs()
+    app.state.boards = None if boards is None else Path(boards)
     return app
