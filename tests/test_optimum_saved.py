@@ -124,7 +124,8 @@ def test_a_table_that_cannot_be_written_is_said_before_the_search_or_costs_only_
 
     monkeypatch.setattr(saved.np, "savez", full)  # the disk fills up under the table's writer
     solver = Solver(LONG, settings=WINDOWED, table_file=tmp_path / "t.table", save_every=0.2)
-    assert Fraction(solver.total(np.arange(len(solver.layouts), dtype=np.int32), 0, every=0.01), len(solver.layouts)) == LONG_OPTIMUM
+    total = solver.total(np.arange(len(solver.layouts), dtype=np.int32), 0, every=0.01)
+    assert Fraction(total, len(solver.layouts)) == LONG_OPTIMUM
     assert solver.unsaved is not None and "No space left on device" in solver.unsaved
     assert main([*base, str(tmp_path / "u.table")]) == 0
     captured = capsys.readouterr()
