@@ -14,8 +14,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from battlelog import bits
 from battlelog.engines.compiled import njit
-from battlelog.optimum.search import popcount
+
+#: Number of set bits of a 64-bit word, compiled here as every kernel compiles it (:func:`battlelog.bits.popcount`).
+popcount = njit(cache=True)(bits.popcount)
 
 
 @njit(cache=True)
