@@ -19,10 +19,12 @@ from battlelog.rules.geometry import cell_name
 from battlelog.views.replay import colors
 from battlelog.views.replay.panels import MISS_MARK, Panel, Pictures, Sheet, heat_fill, percent_text
 
-LEGEND = (
-    "o water   a hit shows its ship's colour and initial   blue frame: the next shot\n"
-    "beside the boards: the questions asked so far, the one just asked highlighted"
-)
+LEGEND = "o water   a hit shows its ship's colour and initial   blue frame: the next shot"
+#: The legend's second line, for a game with questions.
+ASKED = "beside the boards: the questions asked so far, the one just asked highlighted"
+
+
+NOTES_TITLE = "questions asked: the spotter's answer (and the truth when it lied), the EIG asked at"
 
 
 @dataclass(frozen=True)
@@ -43,7 +45,8 @@ def captain_pictures(replay: CaptainReplay) -> Pictures:
     board = replay.game.board
     sheets = tuple(step_sheet(replay, k) for k in range(len(replay.cells)))
     size = {"size": board.rows} if board.rows == board.cols else {"rows": board.rows, "cols": board.cols}
-    return Pictures(replay.title, "", size, board.rows, board.cols, LEGEND, sheets)
+    legend = f"{LEGEND}\n{ASKED}" if sheets[-1].notes else LEGEND
+    return Pictures(replay.title, "", size, board.rows, board.cols, legend, sheets, NOTES_TITLE)
 
 
 def step_sheet(replay: CaptainReplay, k: int) -> Sheet:

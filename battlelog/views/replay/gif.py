@@ -33,24 +33,28 @@ def cell_pixels(size: int) -> int:
 
 def sheet_image(pictures: Pictures, sheet: Sheet) -> Image.Image:
     """One frame: title, caption, then each panel with its title, row and column labels and cells, and the
-    sheet's list beside them (its current line highlighted)."""
+    sheet's list beside them (its current line highlighted). Every frame of a replay has the same size (a
+    GIF keeps its first frame's): room for the longest list of any."""
     rows, cols = pictures.rows, pictures.cols
     cell = cell_pixels(max(rows, cols))
     board, height = LABEL + cols * cell, LABEL + rows * cell
     boards = len(sheet.panels) * board + (len(sheet.panels) - 1) * GAP
-    listing = max((_font(_NOTE_FONT_SIZE).getlength(line) for line in sheet.notes), default=0.0)
-    width = 2 * MARGIN + boards + (GAP + round(listing) if sheet.notes else 0)
+    lines = {line for other in pictures.sheets for line in other.notes}
+    listing = max((_font(_NOTE_FONT_SIZE).getlength(line) for line in lines | {pictures.notes_title}), default=0.0)
+    width = 2 * MARGIN + boards + (GAP + round(listing) if lines else 0)
+    body = max(20 + height, 20 + max(len(other.notes) for other in pictures.sheets) * NOTE_LINE)
     top = MARGIN + 52
-    listed = 20 + (len(sheet.notes) + 1) * NOTE_LINE
-    image = Image.new("RGB", (max(width, 560), top + max(20 + height, listed) + 46 + MARGIN), colors.PAPER)
+    image = Image.new("RGB", (max(width, 560), top + body + 46 + MARGIN), colors.PAPER)
     draw = ImageDraw.Draw(image)
     draw.text((MARGIN, MARGIN), pictures.title, fill=colors.INK, font=_font(16))
     draw.text((MARGIN, MARGIN + 24), sheet.caption, fill=colors.INK, font=_font(15))
     for i, panel in enumerate(sheet.panels):
         _draw_panel(draw, panel, MARGIN + i * (board + GAP), top, (rows, cols), cell, sheet.next_cell)
+    if lines:
+        draw.text((MARGIN + boards + GAP, top), pictures.notes_title, fill=colors.INK, font=_font(13))
     if sheet.notes:
         _draw_notes(draw, sheet, MARGIN + boards + GAP, top)
-    draw.multiline_text((MARGIN, top + max(20 + height, listed) + 8), pictures.legend, fill="#555555", font=_font(12))
+    draw.multiline_text((MARGIN, top + body + 8), pictures.legend, fill="#555555", font=_font(12))
     return image
 
 

@@ -39,6 +39,7 @@ def page_data(pictures: Pictures, seconds_per_frame: float) -> dict[str, Any]:
         "cols": pictures.cols,
         "delay_ms": round(1000 * seconds_per_frame),
         "colors": [[fill, colors.text_color(fill)] for fill in table],
+        "notes_title": pictures.notes_title,
         "frames": frames,
     }
 

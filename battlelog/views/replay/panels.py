@@ -55,6 +55,7 @@ class Pictures:
     cols: int
     legend: str
     sheets: tuple[Sheet, ...]
+    notes_title: str = ""  # the heading of the list beside the boards
 
 
 #: The legend of an experiment's replay.
