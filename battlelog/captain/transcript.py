@@ -106,7 +106,8 @@ def board_path(out: Path, name: str, boards: Path | None) -> Path:
 
 def read_steps(transcript: list[Any], board: TrueBoard, where: str) -> tuple[Step, ...]:
     """The transcript's steps, each checked against ``board``; the first that does not fit is one line."""
-    layout, shot, steps = board.layout(), set(), []
+    layout, shot = board.layout(), set()
+    steps: list[Step] = []
     for k, step in enumerate(transcript, 1):
         at = f"{where}, step {k}"
         if isinstance(step, dict) and set(step) == SHOT_KEYS:

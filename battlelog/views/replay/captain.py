@@ -88,7 +88,9 @@ def _yes(answer: bool) -> str:
 
 def belief_panel(game: CaptainGame, cells: np.ndarray, shown: dict[int, int]) -> Panel:
     """The captain's belief in percent on the unshot cells; shots as the captain saw them."""
-    fills, texts, marks = [], [], []
+    fills: list[str] = []
+    texts: list[str] = []
+    marks: list[str] = []
     for cell, p in enumerate(cells.ravel()):
         if cell not in shown:
             fills.append(heat_fill(float(p)))
@@ -101,7 +103,9 @@ def belief_panel(game: CaptainGame, cells: np.ndarray, shown: dict[int, int]) ->
 
 def true_panel(game: CaptainGame, shown: dict[int, int]) -> Panel:
     """The spotter's board: the ships not found yet faint, with their initials; shots as on the belief."""
-    fills, texts, marks = [], [], []
+    fills: list[str] = []
+    texts: list[str] = []
+    marks: list[str] = []
     for cell, code in enumerate(game.board.codes):
         if cell in shown:
             _shot_cell(game, code, fills, texts, marks)
