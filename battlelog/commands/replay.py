@@ -33,6 +33,7 @@ from battlelog.commands.boards import add_engine_argument, output_path, real, wh
 from battlelog.engines import DEFAULT_ENGINE, engine_class
 from battlelog.engines.workspace import Workspace
 from battlelog.errors import BattlelogError
+from battlelog.jsonfile import named_file
 from battlelog.players import PLAYERS, Player, check_player, make_player
 from battlelog.players.spec import spec_name
 from battlelog.rules.hiders import BELIEF_WORDS
@@ -87,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     if not 0 < args.delay <= 60:
         raise BattlelogError(f"--delay {args.delay}: give the seconds per frame, more than 0 and at most 60")
     out = output_path(args.out, "--out")
-    source = Path(args.source)
+    source = named_file(args.source)
     run_folder = source.parent if source.name == GAMES and source.is_file() else source
     if is_captain_run(run_folder):
         return replay_captain(args, run_folder, out)
