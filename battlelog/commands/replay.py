@@ -63,9 +63,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--board", metavar="NAME", help="a captain run: the board file's name of the game (when several)")
     parser.add_argument(
-        "--boards", metavar="DIR", help="a captain run: the folder of its board files (default: the folder holding the run's)"
+        "--boards",
+        metavar="DIR",
+        help="a captain run: the folder of its board files (default: the folder that holds the run's folder)",
     )
-    add_engine_argument(parser, DEFAULT_ENGINE, what="that computes the heat maps")
+    add_engine_argument(parser, DEFAULT_ENGINE, what="that computes an experiment's heat maps")
     parser.add_argument(
         "--delay", type=real, default=0.8, metavar="SECONDS", help="seconds per frame when playing (default: 0.8)"
     )
