@@ -44,9 +44,8 @@ def captain_pictures(replay: CaptainReplay) -> Pictures:
     """Every frame of the replay as a sheet for the GIF and the page."""
     board = replay.game.board
     sheets = tuple(step_sheet(replay, k) for k in range(len(replay.cells)))
-    size = {"size": board.rows} if board.rows == board.cols else {"rows": board.rows, "cols": board.cols}
     legend = f"{LEGEND}\n{ASKED}" if sheets[-1].notes else LEGEND
-    return Pictures(replay.title, "", size, board.rows, board.cols, legend, sheets, NOTES_TITLE)
+    return Pictures(replay.title, "", board.rows, board.cols, legend, sheets, NOTES_TITLE)
 
 
 def step_sheet(replay: CaptainReplay, k: int) -> Sheet:

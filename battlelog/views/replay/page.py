@@ -34,7 +34,7 @@ def page_data(pictures: Pictures, seconds_per_frame: float) -> dict[str, Any]:
             {"caption": sheet.caption, "next": following, "panels": panels, "notes": list(sheet.notes), "current": sheet.current}
         )
     return {
-        **pictures.board,
+        **({"size": pictures.rows} if pictures.rows == pictures.cols else {}),  # as the JSON formats write a square board
         "rows": pictures.rows,
         "cols": pictures.cols,
         "delay_ms": round(1000 * seconds_per_frame),

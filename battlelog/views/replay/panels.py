@@ -46,11 +46,10 @@ class Sheet:
 
 @dataclass(frozen=True)
 class Pictures:
-    """Every frame of a replay as sheets, with what the pictures say once: title, note, board and legend."""
+    """Every frame of a replay as sheets, with what the pictures say once: title, note, board shape and legend."""
 
     title: str
     note: str
-    board: dict[str, int]  # the board as the JSON formats write it: {"size": N} or {"rows": R, "cols": C}
     rows: int
     cols: int
     legend: str
@@ -66,7 +65,7 @@ def pictures(replay: Replay) -> Pictures:
     """An experiment's replay as sheets: each frame's panels, caption and next shot."""
     config = replay.frames[0].state.config
     sheets = tuple(Sheet(f.caption(), tuple(frame_panels(replay, f)), f.next_shot) for f in replay.frames)
-    return Pictures(replay.title, replay.note, config.board_json(), config.rows, config.cols, LEGEND, sheets)
+    return Pictures(replay.title, replay.note, config.rows, config.cols, LEGEND, sheets)
 
 
 def frame_panels(replay: Replay, frame: Frame) -> list[Panel]:
