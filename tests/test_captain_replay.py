@@ -191,6 +191,10 @@ def _first(kind: str, transcript: list[dict[str, Any]]) -> dict[str, Any]:
          lambda t: _first("question", t).update(question="(size Red)"), "is not a yes/no question"),
         (["--game", "0", "--board", "a.txt", "--player", "ASKER"],
          lambda t: _first("shot", t).update(shot=[5, 0]), "a shot is [row, column] on the 5x5 board, not [5, 0]"),
+        (["--game", "0", "--board", "a.txt", "--player", "ASKER"],
+         lambda t: _first("shot", t).pop("answer"), "a step is {shot, answer} or {question, true_answer, given_answer, eig}"),
+        (["--game", "0", "--board", "a.txt", "--player", "ASKER"],
+         lambda t: t.__setitem__(-1, dict(_first("shot", t))), "again"),
     ],
 )  # fmt: skip
 def test_bad_input_is_one_line(
