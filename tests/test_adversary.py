@@ -4,6 +4,7 @@ the fitted prior, and one-line errors."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from fractions import Fraction
 from functools import cache
@@ -29,6 +30,7 @@ from battlelog.runner.experiment import Experiment
 from battlelog.runner.loop import play_game
 from battlelog.runner.records import load_results
 from battlelog.runner.seeds import layouts_for
+from battlelog.views.replay.sources import load_game
 
 import oracle_optimum
 from oracle import all_layouts
@@ -242,12 +244,28 @@ def test_an_experiment_records_its_adversary_and_resumes_against_it(
     hider = hider_from_json(manifest["hider"], "test", config)
     assert isinstance(hider, LayoutHider) and hider.name == "adversarial[against=problog]"
     assert hider == layout_shots("problog", config).hider(hider.name)
-    assert len(records) == 6 and all(record["hider"] == manifest["hider"] for record in records)
+    # Each record names the distribution that experiment.json holds whole: by name, size and digest.
+    digest = hashlib.sha256(json.dumps(manifest["hider"], sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    reference = {"name": "adversarial[against=problog]", "count": len(hider.layouts), "sha256": digest}
+    assert len(records) == 6 and all(record["hider"] == reference for record in records)
     assert {tuple(parse_layout(r["layout"], config, "test")) for r in records} <= set(hider.layouts)
     capsys.readouterr()
     assert main([*base, "--hider", "adversarial[against=problog]"]) == 0
     assert "played 0 games" in capsys.readouterr().out
     one_line_error(capsys, base, "hidden by adversarial[against=problog] with seed 2, not 3x3 2 with seed 2")
+    # A replay from the folder has the whole hider; a record alone cannot, and says so in one line.
+    assert load_game(out, 0, "problog").hider == hider
+    lone = tmp_path / "record.json"
+    lone.write_text(json.dumps(records[0]))
+    one_line_error(capsys, ["replay", str(lone), "--out", str(tmp_path / "replay")], "replay the game from its experiment folder")
+    # Records written before references, holding the hider whole, still read; a wrong digest is another experiment.
+    journal = out / "games.jsonl"
+    lines = [json.loads(line) for line in journal.read_text().splitlines()]
+    journal.write_text("".join(json.dumps({**r, "hider": manifest["hider"]}) + "\n" for r in lines))
+    assert len(load_results(out)[1]) == 6
+    journal.write_text("".join(json.dumps({**r, "hider": {**reference, "sha256": "0" * 64}}) + "\n" for r in lines))
+    with pytest.raises(BattlelogError, match="line 1: a game of"):
+        load_results(out)
 
 
 def test_belief_hider_is_refused_with_a_distribution_over_layouts() -> None:

@@ -64,7 +64,7 @@ def load_game(source: str | Path, game: int | None = None, player: str | None = 
 
 def _from_experiment(out: Path, game: int | None, player: str | None) -> Game:
     """Game ``game`` of ``player`` in an experiment (the player may be left out when only one played it)."""
-    from battlelog.runner.records import load_results  # the experiment records are read only here
+    from battlelog.runner.records import MANIFEST, load_results, manifest_hider  # the experiment records are read only here
 
     manifest, records = load_results(out)
     if game is None:
@@ -83,14 +83,15 @@ def _from_experiment(out: Path, game: int | None, player: str | None) -> Game:
     if record["status"] != "ok":
         raise BattlelogError(f"{out}: game {game} of {record['player']} failed ({record['status']}): there is nothing to replay")
     return game_from_record(
-        record, f"{out / GAMES_FILE} game {game} of {record['player']}", f"{out.name}, seed {manifest['seed']}"
-    )
+        record, f"{out / GAMES_FILE} game {game} of {record['player']}", f"{out.name}, seed {manifest['seed']}",
+        manifest_hider(manifest, str(out / MANIFEST)),
+    )  # fmt: skip
 
 
-def game_from_record(record: dict[str, Any], source: str, where: str | None = None) -> Game:
+def game_from_record(record: dict[str, Any], source: str, where: str | None = None, hider: Hider | None = None) -> Game:
     """A game record (a line of games.jsonl), checked: values a game could give, a valid layout that gives
-    every recorded answer."""
-    from battlelog.runner.records import check_game_values
+    every recorded answer. ``hider``: the experiment's, which a record may name by its digest only."""
+    from battlelog.runner.records import check_game_values, is_reference
 
     for key in ("ships", "layout", "shots", "player"):
         if key not in record:
@@ -111,7 +112,13 @@ def game_from_record(record: dict[str, Any], source: str, where: str | None = No
         raise FileFormatError(f"{source}: options must be an object, got {options!r}")
     number = f"game {record['game']}, " if isinstance(record.get("game"), int) else ""
     title = f"{record['player']} on {state.config.label()} ({number}{where or Path(source).name})"
-    hider = hider_from_json(record["hider"], source, state.config) if "hider" in record else UNIFORM
+    if hider is None and is_reference(record.get("hider")):
+        raise BattlelogError(
+            f"{source}: its hider is a distribution over layouts that experiment.json holds: replay the game from "
+            "its experiment folder (battlelog replay DIR --game N)"
+        )
+    if hider is None:
+        hider = hider_from_json(record["hider"], source, state.config) if "hider" in record else UNIFORM
     seed, game = (record.get(key) if isinstance(record.get(key), int) else None for key in ("seed", "game"))
     return Game(state, title, layout, str(record["player"]), dict(options), seed, game, hider)
 
