@@ -19,9 +19,18 @@ from battlelog.rules.config import GameConfig
 from battlelog.rules.state import GameState
 from battlelog.views.replay import colors
 from battlelog.views.replay.frames import Frame, Replay, build_replay
-from battlelog.views.replay.gif import frame_image, write_gif, write_still
+from battlelog.views.replay.gif import sheet_image, write_gif, write_still
 from battlelog.views.replay.page import render_page
-from battlelog.views.replay.panels import HIT_MARK, MISS_MARK, board_panel, frame_panels, heat_panel, percent_text, scores_panel
+from battlelog.views.replay.panels import (
+    HIT_MARK,
+    MISS_MARK,
+    board_panel,
+    frame_panels,
+    heat_panel,
+    percent_text,
+    pictures,
+    scores_panel,
+)
 from battlelog.views.replay.sources import Game, load_game
 
 from engine_cases import reference
@@ -258,8 +267,9 @@ def test_the_palette_runs_from_white_to_dark_red() -> None:
 # ----- pictures and page -------------------------------------------------------------------------
 def test_the_gif_has_one_image_per_frame_and_the_still_is_the_middle_one(experiment: Path, tmp_path: Path) -> None:
     replay = _replay(experiment, "pdf")
-    write_gif(replay, tmp_path / "r.gif", seconds_per_frame=0.5)
-    write_still(replay, tmp_path / "r.png", 3)
+    drawn = pictures(replay)
+    write_gif(drawn, tmp_path / "r.gif", seconds_per_frame=0.5)
+    write_still(drawn, tmp_path / "r.png", 3)
     with Image.open(tmp_path / "r.gif") as gif:
         assert gif.n_frames == len(replay.frames) and gif.info["loop"] == 0
         images, durations = [], []
@@ -270,12 +280,12 @@ def test_the_gif_has_one_image_per_frame_and_the_still_is_the_middle_one(experim
     assert durations[:-1] == [500] * (len(durations) - 1) and durations[-1] == 1500
     assert all(ImageChops.difference(a, b).getbbox() is not None for a, b in pairwise(images))  # every shot shows
     with Image.open(tmp_path / "r.png") as still:
-        assert ImageChops.difference(still.convert("RGB"), frame_image(replay, replay.frames[3])).getbbox() is None
+        assert ImageChops.difference(still.convert("RGB"), sheet_image(drawn, drawn.sheets[3])).getbbox() is None
 
 
 def test_the_page_is_self_contained_and_carries_every_frame(experiment: Path) -> None:
     replay = _replay(experiment, "pdf")
-    html = render_page(replay, 0.5)
+    html = render_page(pictures(replay), 0.5)
     assert not re.search(r"(src|href)\s*=|https?://|<link|@import|url\(", html, re.IGNORECASE)  # nothing to fetch
     embedded = re.search(r'<script type="application/json" id="replay-data">(.*?)</script>', html, re.DOTALL)
     assert embedded
@@ -297,7 +307,7 @@ def test_the_page_is_self_contained_and_carries_every_frame(experiment: Path) ->
 def test_titles_are_escaped_in_the_page() -> None:
     state = GameState.empty(CONFIG)
     frames = build_replay(Game(state, "<b>x</b> & y"), make_engine("sdd")).frames
-    html = render_page(Replay("<b>x</b> & y", Game(state, "t"), frames))
+    html = render_page(pictures(Replay("<b>x</b> & y", Game(state, "t"), frames)))
     assert "<b>x</b>" not in html and "&lt;b&gt;x&lt;/b&gt; &amp; y" in html
 
 
@@ -347,6 +357,6 @@ def test_the_legend_says_what_the_panels_draw_darkest() -> None:
     heat, board = heat_panel(frame), board_panel(state, layout)
     assert [i for i, fill in enumerate(heat.fills) if fill == colors.SUNK] == [5]  # the sinking shot only
     assert [i for i, fill in enumerate(board.fills) if fill == colors.SUNK] == [4, 5]  # the whole sunk ship
-    html = render_page(Replay("t", Game(state, "t", layout), (frame,)))
+    html = render_page(pictures(Replay("t", Game(state, "t", layout), (frame,))))
     assert "darkest: the shot that sank a ship (on the hidden board, the whole ship)" in html
     assert "darkest: a sunk ship" not in html

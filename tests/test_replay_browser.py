@@ -120,3 +120,31 @@ def test_stepping_through_the_page_changes_the_board(browser: Any, page: tuple[P
 
     errors = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
     assert errors == []
+
+
+def test_a_captain_replay_lists_the_questions_beside_the_boards(browser: Any, tmp_path: Path) -> None:
+    """A 5x5 captain game with questions: the list beside the boards grows with them, the one just asked
+    highlighted, and the page logs no error."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    (tmp_path / "a.txt").write_text("R,R,R,W,W\nW,W,W,W,G\nW,P,W,W,G\nW,P,W,W,W\nW,W,W,W,W\n")
+    (tmp_path / "bank.txt").write_text("(== (orient Green) H)\n(touch Red Green)\n(== (size Red) 3)\n")
+    argv = ["captain", "--board", str(tmp_path / "a.txt"), "--captain", "asker", "--bank", str(tmp_path / "bank.txt"),
+            "--threshold", "0.05", "--shots", "20", "--questions", "3", "--noise", "0.2",
+            "--out", str(tmp_path / "run")]  # fmt: skip
+    assert main(argv) == 0
+    assert main(["replay", str(tmp_path / "run"), "--game", "0", "--out", str(tmp_path / "replay")]) == 0
+    browser.get((tmp_path / "replay" / "replay.html").as_uri())
+    data = json.loads(browser.find_element(By.ID, "replay-data").get_attribute("textContent"))
+    asked = [k for k, frame in enumerate(data["frames"]) if frame["current"] is not None]
+    assert asked and browser.find_elements(By.CSS_SELECTOR, "#notes li") == []
+    for _ in range(asked[0]):
+        browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
+    frame = data["frames"][asked[0]]
+    items = browser.find_elements(By.CSS_SELECTOR, "#notes li")
+    assert [item.text for item in items] == frame["notes"] and frame["notes"]
+    assert [item.get_attribute("class") for item in items].index("current") == frame["current"]
+    assert items[frame["current"]].value_of_css_property("background-color") == _rgba(colors.HIGHLIGHT)
+    assert [h.text for h in browser.find_elements(By.CSS_SELECTOR, ".panel h2")][-1] == data["notes_title"]
+    assert [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"] == []

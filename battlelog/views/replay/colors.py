@@ -20,6 +20,10 @@ WATER = "#e8f1f8"  # the hidden board's empty cells
 SHIP = "#7d8b99"  # the hidden board's ship cells not hit yet
 NEXT = "#1565c0"  # the outline of the next shot
 INK, PAPER = "#111111", "#ffffff"  # text on light and on dark cells
+HIGHLIGHT = "#fff1a8"  # the current line of the list beside the boards
+#: A captain's ships: each colour's hits, and its tiles not shot yet on the true board (faint).
+SHIP_COLORS = {"Red": "#d62728", "Green": "#2ca02c", "Purple": "#8e5cc4", "Orange": "#f28e1c"}
+FAINT_SHIP_COLORS = {"Red": "#f5c4c4", "Green": "#c8e8c8", "Purple": "#e0d2f0", "Orange": "#fbdcb8"}
 
 #: What the darkest cells are, in both legends: the heat maps cannot know a sunk ship's other cells
 #: (several placements may fit the hits), so they blacken only the sinking shot; the hidden board knows.

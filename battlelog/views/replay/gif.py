@@ -1,4 +1,4 @@
-"""Frames of a replay as images (Pillow): the panels side by side under the frame's caption.
+"""Frames of a replay as images (Pillow): the panels side by side under the frame's caption, a list beside them.
 
 Marks are drawn as shapes, not glyphs, so that no font needs symbols; the numbers use Pillow's own
 scalable font, so the pictures look the same on every machine.
@@ -15,10 +15,10 @@ from PIL import Image, ImageDraw, ImageFont
 from battlelog.files import replacing
 from battlelog.rules.geometry import Cell
 from battlelog.views.replay import colors
-from battlelog.views.replay.frames import Frame, Replay
-from battlelog.views.replay.panels import HIT_MARK, MISS_MARK, Panel, frame_panels
+from battlelog.views.replay.panels import HIT_MARK, MISS_MARK, Panel, Pictures, Sheet
 
 MARGIN, GAP, LABEL = 16, 28, 20  # pixels: around the picture, between panels, for row and column labels
+_NOTE_FONT_SIZE, NOTE_LINE = 12, 17  # the list beside the boards: its font size and line height in pixels
 
 
 @lru_cache(maxsize=16)
@@ -31,23 +31,41 @@ def cell_pixels(size: int) -> int:
     return max(22, min(48, 360 // size))
 
 
-def frame_image(replay: Replay, frame: Frame) -> Image.Image:
-    """One frame: title, caption, then each panel with its title, row and column labels and cells."""
-    panels = frame_panels(replay, frame)
-    rows, cols = frame.state.rows, frame.state.cols
+def sheet_image(pictures: Pictures, sheet: Sheet) -> Image.Image:
+    """One frame: title, caption, then each panel with its title, row and column labels and cells, and the
+    sheet's list beside them (its current line highlighted). Every frame of a replay has the same size (a
+    GIF keeps its first frame's): room for the longest list of any."""
+    rows, cols = pictures.rows, pictures.cols
     cell = cell_pixels(max(rows, cols))
     board, height = LABEL + cols * cell, LABEL + rows * cell
-    width = 2 * MARGIN + len(panels) * board + (len(panels) - 1) * GAP
+    boards = len(sheet.panels) * board + (len(sheet.panels) - 1) * GAP
+    lines = {line for other in pictures.sheets for line in other.notes}
+    listing = max((_font(_NOTE_FONT_SIZE).getlength(line) for line in lines | {pictures.notes_title}), default=0.0)
+    width = 2 * MARGIN + boards + (GAP + round(listing) if lines else 0)
+    body = max(20 + height, 20 + max(len(other.notes) for other in pictures.sheets) * NOTE_LINE)
     top = MARGIN + 52
-    image = Image.new("RGB", (max(width, 560), top + 20 + height + 46 + MARGIN), colors.PAPER)
+    image = Image.new("RGB", (max(width, 560), top + body + 46 + MARGIN), colors.PAPER)
     draw = ImageDraw.Draw(image)
-    draw.text((MARGIN, MARGIN), replay.title, fill=colors.INK, font=_font(16))
-    draw.text((MARGIN, MARGIN + 24), frame.caption(), fill=colors.INK, font=_font(15))
-    for i, panel in enumerate(panels):
-        _draw_panel(draw, panel, MARGIN + i * (board + GAP), top, (rows, cols), cell, frame.next_shot)
-    legend = f"o miss   x hit   blue frame: the next shot\n{colors.SUNK_LEGEND}"
-    draw.multiline_text((MARGIN, top + 20 + height + 8), legend, fill="#555555", font=_font(12))
+    draw.text((MARGIN, MARGIN), pictures.title, fill=colors.INK, font=_font(16))
+    draw.text((MARGIN, MARGIN + 24), sheet.caption, fill=colors.INK, font=_font(15))
+    for i, panel in enumerate(sheet.panels):
+        _draw_panel(draw, panel, MARGIN + i * (board + GAP), top, (rows, cols), cell, sheet.next_cell)
+    if lines:
+        draw.text((MARGIN + boards + GAP, top), pictures.notes_title, fill=colors.INK, font=_font(13))
+    if sheet.notes:
+        _draw_notes(draw, sheet, MARGIN + boards + GAP, top)
+    draw.multiline_text((MARGIN, top + body + 8), pictures.legend, fill="#555555", font=_font(12))
     return image
+
+
+def _draw_notes(draw: ImageDraw.ImageDraw, sheet: Sheet, x: int, y: int) -> None:
+    """The sheet's list from (x, y) down, one line each, the current one on a highlight."""
+    font = _font(_NOTE_FONT_SIZE)
+    for k, line in enumerate(sheet.notes):
+        top = y + 20 + k * NOTE_LINE
+        if k == sheet.current:
+            draw.rectangle(draw.textbbox((x, top), line, font=font), fill=colors.HIGHLIGHT)
+        draw.text((x, top), line, fill=colors.INK, font=font)
 
 
 def _draw_panel(
@@ -89,16 +107,16 @@ def _draw_panel(
         draw.rectangle(box, outline=colors.NEXT, width=3)
 
 
-def write_gif(replay: Replay, path: Path, seconds_per_frame: float = 0.8) -> None:
+def write_gif(pictures: Pictures, path: Path, seconds_per_frame: float = 0.8) -> None:
     """Every frame, in order, as an animated GIF that loops; the last frame stays three times longer."""
-    images = [frame_image(replay, frame) for frame in replay.frames]
+    images = [sheet_image(pictures, sheet) for sheet in pictures.sheets]
     durations = [round(1000 * seconds_per_frame)] * len(images)
     durations[-1] *= 3
     with replacing(path) as scratch:
         images[0].save(scratch, "GIF", save_all=True, append_images=images[1:], duration=durations, loop=0, optimize=True)
 
 
-def write_still(replay: Replay, path: Path, index: int) -> None:
+def write_still(pictures: Pictures, path: Path, index: int) -> None:
     """Frame ``index`` as a PNG (the README shows one)."""
     with replacing(path) as scratch:
-        frame_image(replay, replay.frames[index]).save(scratch, "PNG", optimize=True)
+        sheet_image(pictures, pictures.sheets[index]).save(scratch, "PNG", optimize=True)

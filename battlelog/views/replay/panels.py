@@ -1,7 +1,8 @@
 """The boards of one frame, cell by cell: what colour, what number and what mark each cell shows.
 
 Deciding this once, here, is what keeps the GIF and the HTML page the same picture: both only paint
-panels (gif.py with Pillow, the page with a few lines of JavaScript).
+sheets of panels (gif.py with Pillow, the page with a few lines of JavaScript), whichever game they
+come from (a replay of an experiment here, a captain's game in captain.py).
 """
 
 from __future__ import annotations
@@ -31,6 +32,42 @@ class Panel:
     marks: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class Sheet:
+    """One frame as both pictures draw it: its caption, its panels, the cell outlined as the next shot, and
+    a list beside the boards (a captain's questions) with the line to highlight."""
+
+    caption: str
+    panels: tuple[Panel, ...]
+    next_cell: Cell | None
+    notes: tuple[str, ...] = ()
+    current: int | None = None
+
+
+@dataclass(frozen=True)
+class Pictures:
+    """Every frame of a replay as sheets, with what the pictures say once: title, note, board shape and legend."""
+
+    title: str
+    note: str
+    rows: int
+    cols: int
+    legend: str
+    sheets: tuple[Sheet, ...]
+    notes_title: str = ""  # the heading of the list beside the boards
+
+
+#: The legend of an experiment's replay.
+LEGEND = f"o miss   x hit   blue frame: the next shot\n{colors.SUNK_LEGEND}"
+
+
+def pictures(replay: Replay) -> Pictures:
+    """An experiment's replay as sheets: each frame's panels, caption and next shot."""
+    config = replay.frames[0].state.config
+    sheets = tuple(Sheet(f.caption(), tuple(frame_panels(replay, f)), f.next_shot) for f in replay.frames)
+    return Pictures(replay.title, replay.note, config.rows, config.cols, LEGEND, sheets)
+
+
 def frame_panels(replay: Replay, frame: Frame) -> list[Panel]:
     """The posterior, the hidden board when it is known, and the player's scores when it exposes them."""
     panels = [heat_panel(frame)]
@@ -46,6 +83,12 @@ def percent_text(p: float) -> str:
     if p <= 1e-12 or p >= 1 - 1e-12:
         return "0" if p < 0.5 else "100"
     return "<1" if p < 0.005 else ">99" if p > 0.995 else f"{100 * p:.0f}"
+
+
+def heat_fill(p: float) -> str:
+    """The heat scale's colour of a value in [0, 1] (clipped)."""
+    palette = colors.heat_palette()
+    return palette[round(float(np.clip(p, 0.0, 1.0)) * (len(palette) - 1))]
 
 
 def heat_panel(frame: Frame) -> Panel:
@@ -66,13 +109,12 @@ def scores_panel(frame: Frame, player: str) -> Panel:
 
 def _values_panel(key: str, title: str, state: GameState, values: np.ndarray, texts: list[str]) -> Panel:
     """Unshot cells coloured by ``values`` (in [0, 1]) and labelled ``texts``; shot cells by their answer."""
-    palette = colors.heat_palette()
     answers = {shot.cell: shot.result for shot in state.shots}
     fills, labels, marks = [], [], []
     for i, cell in enumerate(_cells(state.rows, state.cols)):
         result = answers.get(cell)
         if result is None:
-            fills.append(palette[round(float(np.clip(values[cell], 0.0, 1.0)) * (len(palette) - 1))])
+            fills.append(heat_fill(float(values[cell])))
         else:
             fills.append(colors.MISS if result == MISS else colors.SUNK if result == SUNK else colors.HIT)
         labels.append(texts[i] if result is None else "")
