@@ -34,6 +34,7 @@ from battlelog.tallies.propagate import as_hints, deduce
 from battlelog.tallies.puzzle import WATER, Puzzle
 from battlelog.tallies.rows import EMPTY, FIELD, GUARD, OPEN, Rows, over_budget
 from battlelog.tallies.search import Search
+from battlelog.tallies.transfer import transfer
 
 #: The most steps one count may take (a step: a cell tried while enumerating a row's fillings, or a filling
 #: tried from a state). Each stored state and filling cost at least one, so this bounds memory too (about 240
@@ -200,6 +201,11 @@ def count(puzzle: Puzzle, marginals: bool = False, budget: int = BUDGET) -> Coun
     names = prod(factorial(n) for n in Counter(puzzle.ships).values())
     if None not in known.row_counts and None not in known.col_counts:
         return _searched(known, marginals, budget, names)
+    swept = transfer(known, budget)
+    if swept is not None:
+        if swept.solutions == 0:
+            return Count(0, 0, None, None, swept.steps)
+        return Count(swept.solutions, swept.solutions * names, swept.cells if marginals else None, swept.solution, swept.steps)
     counter = _Counter(known, budget)
     start = counter.start()
     total = counter.count(start)
