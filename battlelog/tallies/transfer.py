@@ -131,10 +131,10 @@ class _Sweep:
         """The kernel's arrays after the cell."""
         return (self.g, self.wp, self.wf, self.rf, self.wc, self.rc, self.hint, self.rowt, self.rowroom, self.colroom, self.bounds)
 
-    def _layers(self, budget: int, alive: list[np.ndarray] | None) -> tuple[list[Layer], int] | None:
+    def _layers(self, budget: int, alive: list[np.ndarray] | None, spent: int = 0) -> tuple[list[Layer], int] | None:
         """The forward layers (the states before each cell and after the last), each state with its ways;
         with ``alive``, only states whose digits but the columns' needs are alive there; and the states
-        expanded. ``None`` when a count may overflow an int64."""
+        expanded, counted on from ``spent``. ``None`` when a count may overflow an int64."""
         from battlelog.tallies import transfer_kernel as kernel  # numba: loaded by a count, not by `--help`
 
         p = self.p
@@ -142,7 +142,7 @@ class _Sweep:
         counts = np.ones(1, dtype=np.int64)
         floats = np.ones(1, dtype=np.float64)
         layers = []
-        steps = 0
+        steps = spent
         for cell in range(p.rows * p.cols):
             steps += len(keys)
             if steps > budget:
@@ -191,7 +191,7 @@ class _Sweep:
             if found is None:
                 return None
             alive, spent = found
-        forward = self._layers(budget - spent, alive)
+        forward = self._layers(budget, alive, spent)
         if forward is None:
             return None
         layers, steps = forward
@@ -199,9 +199,9 @@ class _Sweep:
         dones, ships = self._completions(layers)
         total = int(final_counts[dones[-1] > 0].sum())
         if total == 0:
-            return Transferred(0, [], None, steps + spent)
+            return Transferred(0, [], None, steps)
         shares = (ships / total).reshape(self.p.rows, self.p.cols).tolist()
-        return Transferred(total, shares, self._one(layers, dones), steps + spent)
+        return Transferred(total, shares, self._one(layers, dones), steps)
 
     def _one(self, layers: list[Layer], dones: list[np.ndarray]) -> list[str]:
         """One solution: from the start, each cell's first move to a state with completions."""

@@ -16,6 +16,8 @@ from battlelog.engines.compiled import njit
 
 #: Letters of a cell by code: water, single, top, bottom, left, right, middle.
 LETTERS = ".ctblrm"
+#: Fibonacci hashing's multiplier (2**64 over the golden ratio): a state's slot is its top bits of key times this.
+_MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
 @njit(cache=True)
@@ -99,6 +101,7 @@ def expand(key: int, r: int, c: int, g: np.ndarray, wp: np.ndarray, wf: np.ndarr
                 n += 1
     m = 0
     tally = rowt[r]
+    todo, need_cols = cells_left(key, g, wp, wf, rf, wc, rc)
     for i in range(n):
         nxt = base + cand[i, 0] * wp[c] + cand[i, 1] * wrun
         if cand[i, 2] > 0:
@@ -122,7 +125,11 @@ def expand(key: int, r: int, c: int, g: np.ndarray, wp: np.ndarray, wf: np.ndarr
             if last_col:
                 nxt -= now * wrow
         low_rows = bounds[r * cols + c, 0] + (tally - now if tally >= 0 and not last_col else 0)
-        if not cells_fit(nxt, low_rows, bounds[r * cols + c], g, wp, wf, rf, wc, rc):
+        left_todo = todo - cand[i, 3]
+        low_cols = need_cols - (cand[i, 3] if wc[c] > 0 else 0)
+        if not (low_rows <= left_todo <= low_rows + bounds[r * cols + c, 1]):
+            continue
+        if not (low_cols <= left_todo <= low_cols + bounds[r * cols + c, 2]):
             continue
         out[m, 0], out[m, 1], out[m, 2] = nxt, cand[i, 3], cand[i, 4]
         m += 1
@@ -130,11 +137,10 @@ def expand(key: int, r: int, c: int, g: np.ndarray, wp: np.ndarray, wf: np.ndarr
 
 
 @njit(cache=True)
-def cells_fit(key: int, low_rows: int, bound: np.ndarray, g: np.ndarray, wp: np.ndarray, wf: np.ndarray, rf: np.ndarray,
-              wc: np.ndarray, rc: np.ndarray) -> bool:  # fmt: skip
-    """Whether the ship cells still to place (the fleet left less the open ships' cells so far) are at least
-    what the tallied lines still need and at most that plus the open cells of lines with no tally;
-    ``bound`` is (rows' need after this row, open cells of untallied rows, open cells of untallied columns)."""
+def cells_left(key: int, g: np.ndarray, wp: np.ndarray, wf: np.ndarray, rf: np.ndarray, wc: np.ndarray,
+               rc: np.ndarray) -> tuple[int, int]:  # fmt: skip
+    """The ship cells still to place (the fleet left less the open ships' cells so far: each ship cell placed
+    takes one off) and the cells the tallied columns still need."""
     cols, longest = g[1], g[2]
     todo = 0
     for length in range(1, longest + 1):
@@ -144,13 +150,11 @@ def cells_fit(key: int, low_rows: int, bound: np.ndarray, g: np.ndarray, wp: np.
         if v >= 2:
             todo -= v - 1
     todo -= (key // g[5]) % longest
-    if todo < low_rows or todo > low_rows + bound[1]:
-        return False
-    low_cols = 0
+    need = 0
     for c in range(cols):
         if wc[c] > 0:
-            low_cols += (key // wc[c]) % rc[c]
-    return low_cols <= todo <= low_cols + bound[2]
+            need += (key // wc[c]) % rc[c]
+    return todo, need
 
 
 @njit(cache=True)
@@ -159,30 +163,33 @@ def forward(keys: np.ndarray, counts: np.ndarray, floats: np.ndarray, r: int, c:
             rowroom: np.ndarray, colroom: np.ndarray, bounds: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
     """The next layer: the states after cell (r, c), sorted, each with its number of ways (exact, int64) and
     the same as a float (to see an overflow of the int64)."""
+    bits = 4
+    while (1 << bits) < 8 * keys.shape[0]:
+        bits += 1
+    mask = (1 << bits) - 1
+    shift = np.uint64(64 - bits)
+    table = np.full(1 << bits, -1, dtype=np.int64)  # open addressing: a slot holds a new state's index
     nkeys = np.empty(4 * keys.shape[0], dtype=np.int64)
-    src = np.empty(4 * keys.shape[0], dtype=np.int64)
+    ncounts = np.zeros(4 * keys.shape[0], dtype=np.int64)
+    nfloats = np.zeros(4 * keys.shape[0], dtype=np.float64)
     out = np.zeros((4, 3), dtype=np.int64)
     cand = np.zeros((4, 5), dtype=np.int64)
     size = 0
     for i in range(keys.shape[0]):
         m = expand(keys[i], r, c, g, wp, wf, rf, wc, rc, hint, rowt, rowroom, colroom, bounds, out, cand)
         for j in range(m):
-            nkeys[size] = out[j, 0]
-            src[size] = i
-            size += 1
-    order = np.argsort(nkeys[:size], kind="mergesort")
-    ukeys = np.empty(size, dtype=np.int64)
-    ucounts = np.zeros(size, dtype=np.int64)
-    ufloats = np.zeros(size, dtype=np.float64)
-    n = -1
-    for t in range(size):
-        k = nkeys[order[t]]
-        if n < 0 or ukeys[n] != k:
-            n += 1
-            ukeys[n] = k
-        ucounts[n] += counts[src[order[t]]]
-        ufloats[n] += floats[src[order[t]]]
-    return ukeys[: n + 1], ucounts[: n + 1], ufloats[: n + 1]
+            k = out[j, 0]
+            h = np.int64((np.uint64(k) * _MIX) >> shift)
+            while table[h] >= 0 and nkeys[table[h]] != k:
+                h = (h + 1) & mask
+            if table[h] < 0:
+                table[h] = size
+                nkeys[size] = k
+                size += 1
+            ncounts[table[h]] += counts[i]
+            nfloats[table[h]] += floats[i]
+    order = np.argsort(nkeys[:size])
+    return nkeys[:size][order], ncounts[:size][order], nfloats[:size][order]
 
 
 @njit(cache=True)
