@@ -12,6 +12,7 @@ from battlelog.errors import BudgetExceeded
 from battlelog.rules.config import GameConfig
 from battlelog.rules.layouts import sample_layout
 from battlelog.rules.variants import TOUCH_RULES, Rules
+from battlelog.tallies.count import count
 from battlelog.tallies.puzzle import Puzzle
 from battlelog.tallies.transfer import transfer
 
@@ -62,3 +63,16 @@ def test_the_budget_counts_states_and_refuses_past_it() -> None:
     assert again is not None and again.solutions == result.solutions
     with pytest.raises(BudgetExceeded, match=f"more than {result.steps - 1:,} steps"):
         transfer(puzzle, result.steps - 1)
+
+
+@pytest.mark.parametrize("touch", TOUCH_RULES)
+def test_one_tally_missing_of_its_lines_is_filled_in_and_counts_as_the_brute_force(touch: str) -> None:
+    for seed in range(3):
+        whole = drawn(6, 6, (3, 2, 2, 1), touch, 1.0, seed)
+        missing = seed % 6
+        rows = tuple(None if i == missing else t for i, t in enumerate(whole.row_counts))
+        puzzle = Puzzle(6, 6, whole.ships, rows, whole.col_counts, whole.hints, touch)
+        found = tallies_brute.solutions(6, 6, whole.ships, rows, whole.col_counts, whole.hints, touch)
+        result = count(puzzle, marginals=True)
+        assert result.solutions == len(found) > 0
+        assert np.allclose(result.cells, tallies_brute.shares(6, 6, found), atol=1e-9, rtol=0)

@@ -68,11 +68,6 @@ def _states_bound(p: Puzzle) -> int:
     return int(np.prod(np.array(_key_radices(p), dtype=object)))
 
 
-def fits(p: Puzzle) -> bool:
-    """Whether the puzzle's states pack into an int64 one way or the other."""
-    return min(_states_bound(p), _states_bound(transposed(p))) < 2**62
-
-
 class _Sweep:
     """The arrays the kernel reads, for a puzzle whose states fit an int64."""
 
@@ -103,8 +98,9 @@ class _Sweep:
                 self.start += t * weight
                 weight *= t + 1
         self.g = np.array([p.rows, p.cols, longest, _TOUCH[p.touch], wdg, wrun, wrow], dtype=np.int64)
-        self.hint = np.array([_CODES.get(p.hints.get((r, c), ""), -1) for r in range(p.rows) for c in range(p.cols)],
-                             dtype=np.int64)  # fmt: skip
+        self.hint = np.array(
+            [_CODES.get(p.hints.get((r, c), ""), -1) for r in range(p.rows) for c in range(p.cols)], dtype=np.int64
+        )
         self.rowt = np.array([-1 if t is None else t for t in p.row_counts], dtype=np.int64)
         open_cell = [[p.hints.get((r, c)) != WATER for c in range(p.cols)] for r in range(p.rows)]
         self.rowroom = np.array([sum(line[c + 1 :]) for line in open_cell for c in range(p.cols)], dtype=np.int64)
@@ -129,7 +125,19 @@ class _Sweep:
 
     def args(self) -> tuple[np.ndarray, ...]:
         """The kernel's arrays after the cell."""
-        return (self.g, self.wp, self.wf, self.rf, self.wc, self.rc, self.hint, self.rowt, self.rowroom, self.colroom, self.bounds)
+        return (
+            self.g,
+            self.wp,
+            self.wf,
+            self.rf,
+            self.wc,
+            self.rc,
+            self.hint,
+            self.rowt,
+            self.rowroom,
+            self.colroom,
+            self.bounds,
+        )
 
     def _layers(self, budget: int, alive: list[np.ndarray] | None, spent: int = 0) -> tuple[list[Layer], int] | None:
         """The forward layers (the states before each cell and after the last), each state with its ways;
@@ -166,7 +174,9 @@ class _Sweep:
         ships = np.zeros(p.rows * p.cols)
         for cell in range(p.rows * p.cols - 1, -1, -1):
             before, _, fwd = layers[cell]
-            later, ships[cell] = kernel.backward(before, layers[cell + 1][0], later, fwd, cell // p.cols, cell % p.cols, *self.args())
+            later, ships[cell] = kernel.backward(
+                before, layers[cell + 1][0], later, fwd, cell // p.cols, cell % p.cols, *self.args()
+            )
             dones.append(later)
         dones.reverse()
         return dones, ships
@@ -186,8 +196,9 @@ class _Sweep:
         column tallies, the sweep without them first: its states that complete prune the full sweep."""
         alive, spent = None, 0
         if self.modulus:
-            free = self.p
-            found = _Sweep(Puzzle(free.rows, free.cols, free.ships, free.row_counts, (None,) * free.cols, free.hints, free.touch)).alive(budget)
+            p = self.p
+            free = Puzzle(p.rows, p.cols, p.ships, p.row_counts, (None,) * p.cols, p.hints, p.touch)
+            found = _Sweep(free).alive(budget)
             if found is None:
                 return None
             alive, spent = found
@@ -195,7 +206,7 @@ class _Sweep:
         if forward is None:
             return None
         layers, steps = forward
-        final_keys, final_counts, _ = layers[-1]
+        final_counts = layers[-1][1]
         dones, ships = self._completions(layers)
         total = int(final_counts[dones[-1] > 0].sum())
         if total == 0:

@@ -42,9 +42,24 @@ def piece_ok(h: int, up: bool, down: bool, left: bool, right: bool) -> bool:
 
 
 @njit(cache=True)
-def expand(key: int, r: int, c: int, g: np.ndarray, wp: np.ndarray, wf: np.ndarray, rf: np.ndarray, wc: np.ndarray,
-           rc: np.ndarray, hint: np.ndarray, rowt: np.ndarray, rowroom: np.ndarray, colroom: np.ndarray,
-           bounds: np.ndarray, out: np.ndarray, cand: np.ndarray) -> int:  # fmt: skip
+def expand(
+    key: int,
+    r: int,
+    c: int,
+    g: np.ndarray,
+    wp: np.ndarray,
+    wf: np.ndarray,
+    rf: np.ndarray,
+    wc: np.ndarray,
+    rc: np.ndarray,
+    hint: np.ndarray,
+    rowt: np.ndarray,
+    rowroom: np.ndarray,
+    colroom: np.ndarray,
+    bounds: np.ndarray,
+    out: np.ndarray,
+    cand: np.ndarray,
+) -> int:
     """The states after cell (r, c) from ``key`` before it, in ``out[i] = (key, ship, letter code)``; how many."""
     rows, cols, longest, touch = g[0], g[1], g[2], g[3]
     wdg, wrun, wrow = g[4], g[5], g[6]
@@ -137,8 +152,9 @@ def expand(key: int, r: int, c: int, g: np.ndarray, wp: np.ndarray, wf: np.ndarr
 
 
 @njit(cache=True)
-def cells_left(key: int, g: np.ndarray, wp: np.ndarray, wf: np.ndarray, rf: np.ndarray, wc: np.ndarray,
-               rc: np.ndarray) -> tuple[int, int]:  # fmt: skip
+def cells_left(
+    key: int, g: np.ndarray, wp: np.ndarray, wf: np.ndarray, rf: np.ndarray, wc: np.ndarray, rc: np.ndarray
+) -> tuple[int, int]:
     """The ship cells still to place (the fleet left less the open ships' cells so far: each ship cell placed
     takes one off) and the cells the tallied columns still need."""
     cols, longest = g[1], g[2]
@@ -158,9 +174,24 @@ def cells_left(key: int, g: np.ndarray, wp: np.ndarray, wf: np.ndarray, rf: np.n
 
 
 @njit(cache=True)
-def forward(keys: np.ndarray, counts: np.ndarray, floats: np.ndarray, r: int, c: int, g: np.ndarray, wp: np.ndarray,
-            wf: np.ndarray, rf: np.ndarray, wc: np.ndarray, rc: np.ndarray, hint: np.ndarray, rowt: np.ndarray,
-            rowroom: np.ndarray, colroom: np.ndarray, bounds: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+def forward(
+    keys: np.ndarray,
+    counts: np.ndarray,
+    floats: np.ndarray,
+    r: int,
+    c: int,
+    g: np.ndarray,
+    wp: np.ndarray,
+    wf: np.ndarray,
+    rf: np.ndarray,
+    wc: np.ndarray,
+    rc: np.ndarray,
+    hint: np.ndarray,
+    rowt: np.ndarray,
+    rowroom: np.ndarray,
+    colroom: np.ndarray,
+    bounds: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The next layer: the states after cell (r, c), sorted, each with its number of ways (exact, int64) and
     the same as a float (to see an overflow of the int64)."""
     bits = 4
@@ -193,9 +224,25 @@ def forward(keys: np.ndarray, counts: np.ndarray, floats: np.ndarray, r: int, c:
 
 
 @njit(cache=True)
-def backward(keys: np.ndarray, after: np.ndarray, later: np.ndarray, fwd: np.ndarray, r: int, c: int, g: np.ndarray,
-             wp: np.ndarray, wf: np.ndarray, rf: np.ndarray, wc: np.ndarray, rc: np.ndarray, hint: np.ndarray,
-             rowt: np.ndarray, rowroom: np.ndarray, colroom: np.ndarray, bounds: np.ndarray) -> tuple[np.ndarray, float]:  # fmt: skip
+def backward(
+    keys: np.ndarray,
+    after: np.ndarray,
+    later: np.ndarray,
+    fwd: np.ndarray,
+    r: int,
+    c: int,
+    g: np.ndarray,
+    wp: np.ndarray,
+    wf: np.ndarray,
+    rf: np.ndarray,
+    wc: np.ndarray,
+    rc: np.ndarray,
+    hint: np.ndarray,
+    rowt: np.ndarray,
+    rowroom: np.ndarray,
+    colroom: np.ndarray,
+    bounds: np.ndarray,
+) -> tuple[np.ndarray, float]:
     """Completions of each state before cell (r, c) from ``later``, those of the sorted states ``after`` it;
     and the solutions with a ship on the cell (forward ways ``fwd`` times completions, over the ship moves)."""
     done = np.zeros(keys.shape[0], dtype=np.float64)
@@ -225,8 +272,9 @@ def finished(keys: np.ndarray, wf: np.ndarray, rf: np.ndarray, longest: int) -> 
 
 
 @njit(cache=True)
-def keep(keys: np.ndarray, counts: np.ndarray, floats: np.ndarray, alive: np.ndarray,
-         modulus: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+def keep(
+    keys: np.ndarray, counts: np.ndarray, floats: np.ndarray, alive: np.ndarray, modulus: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The states whose digits below ``modulus`` (all but the columns' needs) are among the sorted ``alive``."""
     mask = np.zeros(keys.shape[0], dtype=np.bool_)
     for i in range(keys.shape[0]):
