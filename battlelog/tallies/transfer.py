@@ -208,7 +208,7 @@ class _Sweep:
         layers, steps = forward
         final_counts = layers[-1][1]
         dones, ships = self._completions(layers)
-        total = int(final_counts[dones[-1] > 0].sum())
+        total = sum(final_counts[dones[-1] > 0].tolist())  # Python ints: the sum of int64 ways is exact
         if total == 0:
             return Transferred(0, [], None, steps)
         shares = (ships / total).reshape(self.p.rows, self.p.cols).tolist()
