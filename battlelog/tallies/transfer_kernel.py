@@ -6,6 +6,9 @@ each length and, per tallied column, the ship cells it still needs. ``g`` holds 
 ``g[0]`` the board's rows, ``g[1]`` its columns, ``g[2]`` the longest ship, ``g[3]`` the touch rule (0 none,
 1 diagonal, 2 allowed), ``g[4..6]`` the weights of the above-left bit, the run and the row's cells; the
 arrays ``wp`` (per column), ``wf``/``rf`` (per length) and ``wc``/``rc`` (per column, 0 when untallied).
+Per cell (``r * cols + c``): ``hint`` the revealed piece's code (-1 none), ``rowroom`` the open cells after it
+in its row, ``colroom`` those below it in its column, ``bounds`` what the tallied rows below need and the open
+cells after it of untallied rows and of untallied columns; ``rowt`` the row tallies (-1 not given).
 """
 
 from __future__ import annotations
