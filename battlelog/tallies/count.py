@@ -2,8 +2,9 @@
 
 First the cells every solution shares are deduced (:mod:`battlelog.tallies.propagate`). A puzzle with every
 tally given then goes to the placement search (:mod:`battlelog.tallies.search`), whose solutions are few
-enough to reach one by one; one with tallies missing goes to the sweep below, which shares work between
-solutions.
+enough to reach one by one; one with tallies missing to the compiled cell transfer
+(:mod:`battlelog.tallies.transfer`), which shares work between solutions; and when the transfer's state does
+not fit an int64 (boards much wider than 10) or its counts might overflow one, to the sweep below.
 
 The sweep is a row-by-row transfer over the board. Between two rows the state says, per column, whether the cell above
 is water, a ship cell that stops there, or a vertical ship still open (and how long it is so far); with it
@@ -34,6 +35,7 @@ from battlelog.tallies.propagate import as_hints, deduce
 from battlelog.tallies.puzzle import WATER, Puzzle
 from battlelog.tallies.rows import EMPTY, FIELD, GUARD, OPEN, Rows, over_budget
 from battlelog.tallies.search import Search
+from battlelog.tallies.transfer import transfer
 
 #: The most steps one count may take (a step: a cell tried while enumerating a row's fillings, or a filling
 #: tried from a state). Each stored state and filling cost at least one, so this bounds memory too (about 240
@@ -192,14 +194,21 @@ def count(puzzle: Puzzle, marginals: bool = False, budget: int = BUDGET) -> Coun
     one that needs more than ``budget`` steps is a one-line BudgetExceeded. Cells every solution shares
     are deduced first (:mod:`battlelog.tallies.propagate`); a puzzle with every tally given is then
     searched placement by placement (:mod:`battlelog.tallies.search`), one with tallies missing swept
-    row by row."""
+    cell by cell (:mod:`battlelog.tallies.transfer`), or row by row when the transfer cannot hold it."""
     grid = deduce(puzzle)
     if grid is None:
         return Count(0, 0, None, None, 0)
-    known = puzzle.with_hints(as_hints(puzzle, grid))
+    known = _one_tally_filled(puzzle.with_hints(as_hints(puzzle, grid)))
+    if known is None:
+        return Count(0, 0, None, None, 0)
     names = prod(factorial(n) for n in Counter(puzzle.ships).values())
     if None not in known.row_counts and None not in known.col_counts:
         return _searched(known, marginals, budget, names)
+    swept = transfer(known, budget)
+    if swept is not None:
+        if swept.solutions == 0:
+            return Count(0, 0, None, None, swept.steps)
+        return Count(swept.solutions, swept.solutions * names, swept.cells if marginals else None, swept.solution, swept.steps)
     counter = _Counter(known, budget)
     start = counter.start()
     total = counter.count(start)
@@ -207,6 +216,20 @@ def count(puzzle: Puzzle, marginals: bool = False, budget: int = BUDGET) -> Coun
         return Count(0, 0, None, None, counter.rows.steps)
     cells = counter.shares(start, total) if marginals else None
     return Count(total, total * names, cells, counter.one(start), counter.rows.steps)
+
+
+def _one_tally_filled(puzzle: Puzzle) -> Puzzle | None:
+    """The puzzle with a tally that is the only one missing of its rows (or columns) filled in: every
+    solution has the fleet's cells, so it is what the others leave. ``None`` when that is out of its line."""
+    p = puzzle
+    lines = [list(p.row_counts), list(p.col_counts)]
+    for counts, size in zip(lines, (p.cols, p.rows)):
+        if counts.count(None) == 1:
+            left = sum(p.ships) - sum(t for t in counts if t is not None)
+            if not 0 <= left <= size:
+                return None
+            counts[counts.index(None)] = left
+    return Puzzle(p.rows, p.cols, p.ships, tuple(lines[0]), tuple(lines[1]), p.hints, p.touch)
 
 
 def _searched(puzzle: Puzzle, marginals: bool, budget: int, names: int) -> Count:
