@@ -12,12 +12,14 @@ import numpy as np
 import pytest
 from scipy.stats import chisquare
 
+from battlelog.captain import records as captain_records
 from battlelog.cli import main
 from battlelog.errors import FileFormatError
 from battlelog.rules.config import GameConfig
 from battlelog.rules.layouts import sample_layout
 from battlelog.rules.state import GameState
 from battlelog.rules.variants import Rules
+from battlelog.runner import duel_records
 from battlelog.runner.records import GAMES, MANIFEST, check_record, read_manifest
 from battlelog.runner.seeds import game_seeds, layout_for
 
@@ -113,13 +115,15 @@ def test_summarize_and_replay_name_the_rules(capsys, no_contact: Path, tmp_path:
 
 
 def test_standard_manifests_have_no_rules_and_read_back_unchanged() -> None:
-    """Every committed experiment.json reads strictly and is written back byte for byte; those of the
-    standard rules (all but the rule-variants experiments) have no ``rules`` key, those under
-    experiments/results/variants/ name rules other than the standard ones."""
+    """Every committed experiment.json reads strictly (a duel's or a captain run's by its own reader) and is
+    written back byte for byte; those of the standard rules (all but the rule-variants experiments) have no
+    ``rules`` key, those under experiments/results/variants/ name rules other than the standard ones."""
+    readers = {captain_records.RUN: captain_records.read_manifest, duel_records.RUN: duel_records.read_manifest}
     manifests = sorted((ROOT / "experiments").rglob(MANIFEST))
     assert manifests
     for path in manifests:
-        manifest = read_manifest(path.parent)
+        run = json.loads(path.read_text()).get("run")
+        manifest = readers.get(run, read_manifest)(path.parent)
         if "variants" in path.relative_to(ROOT / "experiments").parts:
             assert manifest["rules"] != {"touch": "allowed", "sinks": "named"}
         else:
