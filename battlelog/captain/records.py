@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from battlelog.errors import BattlelogError, FileFormatError
-from battlelog.jsonfile import check_keys, parse_json, read_json
+from battlelog.jsonfile import check_keys, read_json
 from battlelog.runner.journal import JournalFormat
-from battlelog.runner.records import MANIFEST, read_journal
+from battlelog.runner.records import MANIFEST, parse_keyed_lines, read_journal
 
 #: The manifest's keys: the run's kind, then what decides every game's noise and length.
 MANIFEST_KEYS = ("run", "seed", "shots", "questions", "noise")
@@ -81,15 +81,10 @@ def check_record(record: Any, where: str, manifest: Mapping[str, Any]) -> None:
 
 def parse_records(data: bytes, source: Path, manifest: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The games in the complete lines of ``data`` (a torn last line is ignored); a game twice is refused."""
-    games: dict[tuple[str, str, int], dict[str, Any]] = {}
-    for number, line in enumerate(data.split(b"\n")[:-1], start=1):
-        where = f"{source} line {number}"
-        record = parse_json(line, where)
-        check_record(record, where, manifest)
-        if game_key(record) in games:
-            raise FileFormatError(f"{where}: repeats game {record['game']} of {record['captain']} on {record['board']}")
-        games[game_key(record)] = record
-    return list(games.values())
+    return parse_keyed_lines(
+        data, source, manifest, check_record, game_key,
+        lambda r: f"repeats game {r['game']} of {r['captain']} on {r['board']}",
+    )  # fmt: skip
 
 
 def is_captain_run(out: Path) -> bool:

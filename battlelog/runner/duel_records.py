@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from battlelog.errors import FileFormatError
-from battlelog.jsonfile import check_keys, parse_json, read_json
+from battlelog.jsonfile import check_keys, read_json
 from battlelog.rules.config import GameConfig
 from battlelog.runner.journal import JournalFormat
-from battlelog.runner.records import MANIFEST, describe_experiment, manifest_of
+from battlelog.runner.records import MANIFEST, describe_experiment, manifest_of, parse_keyed_lines
 
 RUN = "duel"
 #: The manifest's keys: the run's kind, the players in their order, and an experiment's board keys.
@@ -86,15 +86,7 @@ def check_record(record: Any, where: str, manifest: Mapping[str, Any]) -> None:
 
 def parse_records(data: bytes, source: Path, manifest: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The duels in the complete lines of ``data`` (a torn last line is ignored); a duel twice is refused."""
-    duels: dict[int, dict[str, Any]] = {}
-    for number, line in enumerate(data.split(b"\n")[:-1], start=1):
-        where = f"{source} line {number}"
-        record = parse_json(line, where)
-        check_record(record, where, manifest)
-        if game_key(record) in duels:
-            raise FileFormatError(f"{where}: repeats duel {record['game']}")
-        duels[game_key(record)] = record
-    return list(duels.values())
+    return parse_keyed_lines(data, source, manifest, check_record, game_key, lambda r: f"repeats duel {r['game']}")
 
 
 DUEL_JOURNAL = JournalFormat(read_manifest, describe, parse_records, game_key)

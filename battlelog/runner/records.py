@@ -285,6 +285,24 @@ def load_results(out: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     return manifest, parse_records(data, path, manifest)
 
 
+def parse_keyed_lines(
+    data: bytes, source: Path, manifest: Mapping[str, Any], check: Callable[[Any, str, Mapping[str, Any]], None],
+    key: Callable[[Mapping[str, Any]], Any], repeats: Callable[[Mapping[str, Any]], str],
+) -> list[dict[str, Any]]:
+    """The records in the complete lines of ``data`` (a torn last line is ignored), each checked by ``check``;
+    a record whose ``key`` came before is refused with ``repeats(record)``. For the runs that never replace a
+    record (duels, captain games); an experiment's replays replace their failures (:func:`parse_records`)."""
+    seen: dict[Any, dict[str, Any]] = {}
+    for number, line in enumerate(data.split(b"\n")[:-1], start=1):
+        where = f"{source} line {number}"
+        record = parse_json(line, where)
+        check(record, where, manifest)
+        if key(record) in seen:
+            raise FileFormatError(f"{where}: {repeats(record)}")
+        seen[key(record)] = record
+    return list(seen.values())
+
+
 def read_journal(out: Path) -> tuple[Path, bytes]:
     """The games file of ``out`` that is read (:func:`journal_path`) and its bytes, unzipped (empty when there is
     none yet); one line when it cannot be read. For every kind of run journalled by the runner's journal."""
