@@ -14,9 +14,23 @@ import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
+import durations
 import pytest
 
 TEST_PLAYERS = "battlelog_test_players"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--record-durations", metavar="FILE", help="write each test's seconds to FILE (tests/durations.py)")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark ``slow`` every test that took :data:`durations.FAST_LIMIT` seconds or more in the committed record."""
+    slow = durations.slow_tests(durations.read_record(durations.RECORD), (item.nodeid for item in items))
+    for item in items:
+        if item.nodeid in slow:
+            item.add_marker(pytest.mark.slow)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -26,6 +40,10 @@ def pytest_configure(config: pytest.Config) -> None:
     import tempfile
 
     os.environ["BATTLELOG_CACHE_DIR"] = tempfile.mkdtemp(prefix="battlelog-test-cache-")
+    record = config.getoption("--record-durations")
+    if record and not hasattr(config, "workerinput"):  # the controller sees every worker's reports
+        header = f"seconds per test (setup + call + teardown): python -m pytest {' '.join(config.invocation_params.args)}"
+        config.pluginmanager.register(durations.Recorder(Path(record), header), "battlelog-durations")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -33,6 +51,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     import shutil
 
     shutil.rmtree(os.environ.pop("BATTLELOG_CACHE_DIR", ""), ignore_errors=True)
+
 
 _SOURCE = '''
 """Players that fail on purpose, for the experiment runner's tests."""
