@@ -153,9 +153,16 @@ def locate_fault(state: GameState, engine: Engine, source: str | None = None) ->
     file the state came from (``source``) when it came from one.
 
     Scans prefixes in order (consistency of prefixes need not be monotone, so no bisection); only
-    called on the error path.
+    called on the error path. Tallies are given before any shot: every prefix keeps them, and when they
+    leave no layout on their own, the error says so instead of blaming a shot.
     """
     where = "" if source is None else f"{source}: "
+    if state.tallied:
+        try:
+            engine.marginals(state.prefix(0))
+        except Inconsistent as exc:
+            fleet = ",".join(map(str, state.ships))
+            return StateError(f"{where}contradictory state: the tallies leave no layout of fleet {fleet} ({exc})")
     if state.shots:
         for count in range(1, len(state.shots) + 1):
             try:
@@ -163,8 +170,9 @@ def locate_fault(state: GameState, engine: Engine, source: str | None = None) ->
             except Inconsistent as exc:
                 shot = state.shots[count - 1]
                 answer = shot.result + (f" ship {shot.ship}" if shot.ship is not None else "")
+                evidence = "the answers and the tallies" if state.tallied else "the answers"
                 return StateError(
                     f"{where}contradictory state: shot {count} ({cell_name(shot.cell)}, {answer}) leaves no layout "
-                    f"of fleet {','.join(map(str, state.ships))} consistent with the answers ({exc})"
+                    f"of fleet {','.join(map(str, state.ships))} consistent with {evidence} ({exc})"
                 )
     return StateError(f"{where}contradictory state: no layout fits the state")

@@ -23,10 +23,10 @@ def solve(state: GameState, engine: Engine, source: str | None = None) -> Margin
 def check_consistent(state: GameState, engine_name: str, source: str | None = None) -> None:
     """Refuse a state that no layout satisfies, with the error :func:`solve` gives. Every layout has a
     positive weight under any prior, so the state is checked under the uniform one, which every engine weighs."""
-    if not state.shots:
+    if not state.shots and not state.tallied:
         return  # the fleet fits the board (GameConfig checks it), so the empty board has layouts
     if not state.config.prior.is_uniform:
-        state = GameState(state.config.with_prior(UNIFORM), state.shots)
+        state = GameState(state.config.with_prior(UNIFORM), state.shots, row_counts=state.row_counts, col_counts=state.col_counts)
     engine = make_engine(engine_name)
     try:
         solve(state, engine, source)
