@@ -15,6 +15,8 @@ from battlelog.errors import FileFormatError, StateError
 from battlelog.rules.state import GameState
 from battlelog.rules.symmetry import SYMMETRIES, symmetries_of
 
+import oracle
+
 TALLIED: dict[str, Any] = {
     "size": 4,
     "ships": [3, 2],
@@ -117,3 +119,21 @@ def test_cache_keys_tell_tallies_apart() -> None:
     cols = row.with_tallies(None, (1, 1, 0))
     assert not {posterior_key(row, s) for s in symmetries_of(1, 3)} & {posterior_key(cols, s) for s in symmetries_of(1, 3)}
     assert json.loads(json.dumps(state.to_json())) == TALLIED
+
+
+# ----- the oracle ----------------------------------------------------------------------------------------------
+def test_oracle_filters_layouts_by_tallies_as_counted_by_hand() -> None:
+    """A 2x2 board and one ship of 2 has four layouts (two across, two down): a row of 2 leaves the top one; columns
+    of 1 and 1 leave the two across; a column of 2 with a row of 2 leaves none."""
+    config = GameState.from_json({"size": 2, "ships": [2]}).config
+    table = oracle.layouts(2, (2,))
+    assert len(table) == 4
+    assert oracle.tallied(table, (2, None), None).sum() == 1
+    assert oracle.tallied(table, None, (1, 1)).sum() == 2
+    assert oracle.tallied(table, (2, None), (2, None)).sum() == 0
+    cells, models = oracle.brute_marginals(GameState(config, row_counts=(2, None)))
+    assert models == 1 and cells.tolist() == [[1.0, 1.0], [0.0, 0.0]]
+    cells, models = oracle.brute_marginals(GameState(config, col_counts=(1, 1)))
+    assert models == 2 and cells.tolist() == [[0.5, 0.5], [0.5, 0.5]]
+    with pytest.raises(ValueError, match="no consistent layout"):
+        oracle.brute_marginals(GameState(config, row_counts=(2, None), col_counts=(2, None)))
