@@ -5,15 +5,24 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
+from battlelog.engines.base import Engine
 from battlelog.engines.canonical import canonical_form, model_key, posterior_key
-from battlelog.errors import FileFormatError, StateError
+from battlelog.engines.native import tallied
+from battlelog.engines.native.engine import NativeEngine
+from battlelog.engines.solve import solve
+from battlelog.errors import BattlelogError, BudgetExceeded, FileFormatError, Inconsistent, StateError
+from battlelog.rules.config import GameConfig
+from battlelog.rules.prior import UNIFORM, Prior
 from battlelog.rules.state import GameState
 from battlelog.rules.symmetry import SYMMETRIES, symmetries_of
+from battlelog.rules.variants import SINK_RULES, TOUCH_RULES, Rules
 
 import oracle
 
@@ -137,3 +146,156 @@ def test_oracle_filters_layouts_by_tallies_as_counted_by_hand() -> None:
     assert models == 2 and cells.tolist() == [[0.5, 0.5], [0.5, 0.5]]
     with pytest.raises(ValueError, match="no consistent layout"):
         oracle.brute_marginals(GameState(config, row_counts=(2, None), col_counts=(2, None)))
+
+
+# ----- random tallied states and their brute-force posterior ---------------------------------------------------------
+#: (rows, cols, fleet): small squares and a rectangle, ships of equal length and of length 1 among them.
+BOARDS = ((4, 4, (3, 2, 2)), (5, 5, (3, 2)), (3, 5, (3, 2, 1)), (4, 4, (2, 2, 1)))
+#: A prior weighing all three features.
+PRIOR = Prior(0.7, -0.4, 0.3)
+
+
+@dataclass(frozen=True)
+class Tallied:
+    """A consistent state with tallies taken from its true layout, and the oracle's posterior: models and cells."""
+
+    state: GameState
+    models: int
+    cells: np.ndarray
+
+
+def random_tallied(count: int, seed: int, priors: bool = True) -> list[Tallied]:
+    """``count`` states on :data:`BOARDS` under random rules (every touch rule, every sink rule, :data:`PRIOR` in about
+    a third when ``priors``): a uniform layout of the oracle's, random shots answered by its referee, and each row's and
+    column's true tally given with probability 1/2."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for trial in range(count):
+        rows, cols, ships = BOARDS[trial % len(BOARDS)]
+        touch, sinks = TOUCH_RULES[int(rng.integers(3))], SINK_RULES[int(rng.integers(3))]
+        prior = PRIOR if priors and rng.random() < 1 / 3 else UNIFORM
+        table = oracle.layouts(rows, ships, touch, cols)
+        config = GameConfig(rows, ships, Rules(touch=touch, sinks=sinks), cols=cols, prior=prior)
+        k = int(rng.integers(len(table)))
+        cells = [divmod(int(x), cols) for x in rng.permutation(rows * cols)[: int(rng.integers(0, rows * cols // 2))]]
+        state = GameState(config)
+        for cell, (result, ship) in zip(cells, oracle.play(table, k, cells, sinks)):
+            if state.over:
+                break
+            state = state.with_shot(*cell, result, ship)
+        covered = (table.owner[k] >= 0).reshape(rows, cols)
+        row_counts = tuple(int(v) if rng.random() < 0.5 else None for v in covered.sum(axis=1))
+        col_counts = tuple(int(v) if rng.random() < 0.5 else None for v in covered.sum(axis=0))
+        state = state.with_tallies(row_counts, col_counts)
+        chosen = oracle.posterior(table, [(s.cell, (s.result, s.ship)) for s in state.shots], sinks)
+        chosen = chosen[oracle.tallied(table, state.row_counts, state.col_counts)[chosen]]
+        weights = oracle.layout_weights(table, *prior.theta)
+        out.append(Tallied(state, len(chosen), oracle.weighted_cell_marginals(table, chosen, weights)))
+    return out
+
+
+def check_engine(engine: Engine, cases: list[Tallied]) -> None:
+    """``engine`` gives every case's oracle cells to 1e-9 and its number of layouts."""
+    for case in cases:
+        got = engine.marginals(case.state)
+        where = json.dumps(case.state.to_json())
+        assert got.models == case.models, where
+        np.testing.assert_allclose(got.cells, case.cells, rtol=0, atol=1e-9, err_msg=where)
+
+
+# ----- the native engine ---------------------------------------------------------------------------------------------
+def test_native_listing_equals_the_oracle() -> None:
+    cases = random_tallied(160, 40)
+    assert {c.state.config.rules.touch for c in cases} == set(TOUCH_RULES)
+    assert {c.state.config.rules.sinks for c in cases} == set(SINK_RULES)
+    assert any(not c.state.config.prior.is_uniform for c in cases) and any(c.state.sunk_shots for c in cases)
+    check_engine(NativeEngine(), cases)
+
+
+def test_native_puzzle_counter_equals_the_oracle(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With listing made to give up at once, the states whose evidence is a puzzle's are counted as puzzles, exactly;
+    the others are refused in one line."""
+    monkeypatch.setattr(tallied, "PAIR_LIMIT", 0)
+    cases = random_tallied(60, 41, priors=False)
+    puzzles = [c for c in cases if tallied.is_puzzle(c.state)]
+    assert len(puzzles) >= 20 and any(c.state.hits for c in puzzles)
+    check_engine(NativeEngine(), puzzles)
+    others = [c for c in cases if not tallied.is_puzzle(c.state)]
+    for case in others:
+        with pytest.raises(BudgetExceeded, match="too many layouts to list") as caught:
+            NativeEngine().marginals(case.state)
+        assert "\n" not in str(caught.value)
+
+
+def test_counts_and_weights_of_the_native_engine_agree_with_its_marginals() -> None:
+    """``counts`` and ``weighted`` (what players and the prior's fit read) see the tallies too."""
+    engine = NativeEngine()
+    for case in random_tallied(12, 42):
+        state = case.state
+        assert engine.counts(state).models == case.models
+        np.testing.assert_allclose(engine.weighted(state).cells, case.cells, rtol=0, atol=1e-9)
+        with pytest.raises(BattlelogError, match="cannot draw layouts of a state with tallies"):
+            engine.sample(state, 1, np.random.default_rng(0))
+
+
+def test_a_tallied_state_never_meets_the_cache_entry_of_its_shots_without_tallies() -> None:
+    """One engine (one workspace: its marginals cache and its empty boards on disk), asked a state without tallies and
+    then the same shots with them, and the other way round: each answer is its own posterior's."""
+    for case in random_tallied(16, 43, priors=False) + _empty_boards():
+        state, plain = case.state, case.state.with_tallies(None, None)
+        _, plain_models = oracle.brute_marginals(plain)
+        for order in ((plain, state), (state, plain)):
+            engine = NativeEngine()
+            for asked in order:
+                got = engine.marginals(asked)
+                assert got.models == (case.models if asked.tallied else plain_models), json.dumps(asked.to_json())
+        if case.models != plain_models:
+            assert NativeEngine().marginals(state).models != NativeEngine().marginals(plain).models
+
+
+def _empty_boards() -> list[Tallied]:
+    """Empty 4x4 boards with a few tallies (the engine keeps the empty board's marginals on disk)."""
+    config = GameConfig(4, (3, 2))
+    out = []
+    for row_counts, col_counts in (((2, None, 0, 3), None), (None, (1, 1, 1, 2)), ((1, 1, 1, 2), (0, 1, 1, 3))):
+        state = GameState(config, row_counts=row_counts, col_counts=col_counts)
+        cells, models = oracle.brute_marginals(state)
+        out.append(Tallied(state, models, cells))
+    return out
+
+
+@pytest.mark.parametrize(
+    "row_counts, col_counts, shots, message",
+    [
+        ((2, None, None, None), None, [(0, 0, "hit"), (0, 1, "hit"), (0, 2, "hit")], "row A's tally 2 does not fit its 3 hits"),
+        (
+            None,
+            (None, 2, None, None),
+            [(r, 1, "miss") for r in range(3)],
+            "column 2's tally 2 does not fit its 0 hits and 1 cells",
+        ),
+        ((2, 2, 2, 0), None, [], "the row tallies sum to 6, but the fleet has 5 ship cells"),
+        (None, (4, 4, None, None), [], "the column tallies sum to 8, but the fleet has 5 ship cells"),
+        ((1, 0, 1, 3), None, [], "no layout of the fleet fits all the answers and the tallies"),
+    ],
+)
+def test_tallies_the_rest_rules_out_are_inconsistent(row_counts: Any, col_counts: Any, shots: list, message: str) -> None:
+    state = GameState(GameConfig(4, (3, 2), Rules(sinks="silent")), row_counts=row_counts, col_counts=col_counts)
+    for row, col, result in shots:
+        state = state.with_shot(row, col, result)
+    with pytest.raises(Inconsistent, match=re.escape(message)) as caught:
+        NativeEngine().marginals(state)
+    assert "\n" not in str(caught.value)
+    with pytest.raises(ValueError, match="no consistent layout"):
+        oracle.brute_marginals(state)
+
+
+def test_solve_says_whether_the_tallies_or_a_shot_are_at_fault() -> None:
+    config = GameConfig(4, (3, 2))
+    with pytest.raises(StateError, match=r"contradictory state: the tallies leave no layout of fleet 3,2 \("):
+        solve(GameState(config, row_counts=(1, 0, 1, 3)), NativeEngine(), "s.json")
+    state = GameState(config, row_counts=(0, 0, 2, 3)).with_shot(3, 3, "miss").with_shot(3, 2, "miss")
+    with pytest.raises(
+        StateError, match=r"s.json: contradictory state: shot 2 \(D3, miss\) leaves no layout .* the answers and the tallies"
+    ):
+        solve(state, NativeEngine(), "s.json")

@@ -31,7 +31,7 @@ import numpy as np
 from battlelog.engines import budget, progress
 from battlelog.engines.base import Engine, Marginals
 from battlelog.engines.canonical import canonical_form
-from battlelog.engines.native import ladder
+from battlelog.engines.native import ladder, tallied
 from battlelog.engines.native.cases import case_counts
 from battlelog.engines.native.counts import Counts, total
 from battlelog.engines.native.draws import Drawn, Randomness, draw_layouts, draw_owners
@@ -62,7 +62,8 @@ class NativeEngine(Engine):
     each game's first draws do not sweep it again; and recent states' listed layouts (``listings``), so that a
     state a few shots on is answered by filtering them (:mod:`~.reuse`; ``reuse=False``: never). Recent states'
     marginals and the empty boards on disk are the ``workspace``'s (None: its own); without a ``memory_budget``
-    it uses the one in force at each call. Adding a rung: see :mod:`~.ladder`.
+    it uses the one in force at each call. Adding a rung: see :mod:`~.ladder`. Tallies (row and column counts): exact
+    by :mod:`~.tallied` (listed under them, or counted as a puzzle; no draws yet).
 
     Priors (``state.config.prior``): the marginals and draws are the weighted posterior's (float64 passes over the same
     model: :mod:`~.weights`); ``models`` stays the exact number of consistent layouts. Two methods serve learning a
@@ -103,21 +104,23 @@ class NativeEngine(Engine):
     def marginals(self, state: GameState) -> Marginals:
         """Exact occupancy and placement marginals of ``state``, and its number of layouts (off a filtered listing first:
         cheaper than the canonical form the workspace's cache is keyed by)."""
-        if state.config.effective_prior.is_uniform and (reused := self.reused(state)) is not None:
+        if not state.tallied and state.config.effective_prior.is_uniform and (reused := self.reused(state)) is not None:
             return listed_counts(state.rows, state.cols, state.ships, *reused.layouts).marginals()
         states, empty_boards = self.workspace.states, self.workspace.empty_boards
-        canonical = canonical_form(state)
+        canonical = canonical_form(state)  # the tallies are part of it
         cached = states.get(state, canonical)
         if cached is not None:
             return cached
-        stored = empty_boards.load(state.config) if not state.shots else None
+        empty = not state.shots and not state.tallied
+        stored = empty_boards.load(state.config) if empty else None
         if stored is not None:
             states.put(state, stored, canonical)
             return stored
         prior = state.config.effective_prior
-        result = self.counts(state).marginals() if prior.is_uniform else self.weighted(state).marginals()
+        exact = lambda: self.counts(state).marginals() if prior.is_uniform else self.weighted(state).marginals()  # noqa: E731
+        result = tallied.marginals(state, exact) if state.tallied else exact()
         states.put(state, result, canonical)
-        if not state.shots:
+        if empty:
             empty_boards.save(state.config, result)
         return result
 
