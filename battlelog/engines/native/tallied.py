@@ -72,13 +72,14 @@ def tallied_layouts(problem: Problem, state: GameState) -> Listed | None:
     """The layouts of ``problem`` (ground from ``state``) that meet the state's tallies, listed; None when listing them
     would test more than :data:`PAIR_LIMIT` pairs for one ship (see the module's docstring)."""
     rows, n = problem.rows, problem.cols
-    want = np.array([-1 if t is None else t for t in (state.row_counts or (None,) * rows) + (state.col_counts or (None,) * n)])
+    tallies = (state.row_counts or (None,) * rows) + (state.col_counts or (None,) * n)
+    want = np.array([-1 if t is None else t for t in tallies], dtype=np.int16)  # small: the arrays below are per pair
     given = want >= 0
     lines = _line_matrix(rows, n)  # cell x line: which row and which column the cell is in
     domains, uses = [], []
     for ship in range(len(problem.ships)):
         index = np.array([_canonical_index(p, rows, n) for p in problem.domains[ship]], dtype=np.int64).reshape(-1)
-        use = placement_matrix(rows, n, problem.ships[ship])[index].astype(np.int64) @ lines
+        use = (placement_matrix(rows, n, problem.ships[ship])[index].astype(np.int64) @ lines).astype(np.int16)
         fits = ((use <= want) | ~given).all(axis=1)  # no placement may overfill a tallied line on its own
         domains.append(index[fits])
         uses.append(use[fits])
@@ -86,7 +87,7 @@ def tallied_layouts(problem: Problem, state: GameState) -> Listed | None:
     words = words_for(rows * n)
     covered = np.zeros((1, words), dtype=np.uint64)
     blocked = np.zeros((1, words), dtype=np.uint64)
-    used = np.zeros((1, rows + n), dtype=np.int64)
+    used = np.zeros((1, rows + n), dtype=np.int16)
     chosen = np.zeros((1, 0), dtype=np.int64)
     left = sum(problem.ships)
     for ship in order:
