@@ -11,13 +11,16 @@ from typing import Any
 
 import numpy as np
 import pytest
+from test_problog_engine import run_stock_problog
 
+from battlelog.engines import ENGINES, engine_class, make_engine
 from battlelog.engines.base import Engine
 from battlelog.engines.canonical import canonical_form, model_key, posterior_key
 from battlelog.engines.native import tallied
 from battlelog.engines.native.engine import NativeEngine
 from battlelog.engines.solve import solve
 from battlelog.errors import BattlelogError, BudgetExceeded, FileFormatError, Inconsistent, StateError
+from battlelog.model.render import render_program
 from battlelog.rules.config import GameConfig
 from battlelog.rules.prior import UNIFORM, Prior
 from battlelog.rules.state import GameState
@@ -299,3 +302,50 @@ def test_solve_says_whether_the_tallies_or_a_shot_are_at_fault() -> None:
         StateError, match=r"s.json: contradictory state: shot 2 \(D3, miss\) leaves no layout .* the answers and the tallies"
     ):
         solve(state, NativeEngine(), "s.json")
+
+
+# ----- ProbLog, and every other engine ------------------------------------------------------------------------------
+def test_problog_engine_equals_the_oracle() -> None:
+    """The rendered program's count constraints (templates/evidence.pl.j2) through ProbLog's pipeline: about a second a state."""
+    check_cells(make_engine("problog"), random_tallied(8, 45))
+
+
+@pytest.mark.slow
+def test_problog_engine_equals_the_oracle_on_more_states() -> None:
+    check_cells(make_engine("problog"), random_tallied(12, 46))
+
+
+def check_cells(engine: Engine, cases: list[Tallied]) -> None:
+    """``engine``'s cells are every case's oracle cells to 1e-9."""
+    for case in cases:
+        got = engine.marginals(case.state).cells
+        np.testing.assert_allclose(got, case.cells, rtol=0, atol=1e-9, err_msg=json.dumps(case.state.to_json()))
+
+
+def test_the_stock_problog_command_gives_the_oracle_s_marginals(tmp_path: Path) -> None:
+    """``problog`` itself on the rendered program of a state with row and column tallies, hits, a miss and a sink."""
+    case = next(
+        c for c in random_tallied(40, 47, priors=False) if c.state.sunk_shots and c.state.row_counts and c.state.col_counts
+    )
+    program = render_program(case.state)
+    assert program.count("evidence(row_cells(") == sum(k is not None for k in case.state.row_counts or ())
+    printed = run_stock_problog(program, tmp_path / "state.pl")
+    assert set(printed) == set(case.state.unshot)
+    for cell, probability in printed.items():
+        assert abs(probability - case.cells[cell]) <= 5e-9, cell  # %.8g rounding of values below 1
+
+
+@pytest.mark.parametrize("name", list(ENGINES))
+def test_every_engine_weighs_tallies_or_refuses_them_in_one_line(name: str) -> None:
+    """What an engine declares (``weighs_tallies``) is what it does: it gives the oracle's marginals of tallied states,
+    or refuses them, directly and through ``solve``, in one line; none answers as if the tallies were not there."""
+    engine = make_engine(name)
+    cases = random_tallied(3, 48, priors=False)
+    if engine_class(name).weighs_tallies:
+        check_cells(engine, cases)
+        return
+    for case in cases:
+        for ask in (engine.marginals, lambda state: solve(state, engine)):
+            with pytest.raises(BattlelogError, match=f"the {name} engine does not weigh tallies") as caught:
+                ask(case.state)
+            assert "\n" not in str(caught.value)

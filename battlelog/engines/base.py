@@ -102,6 +102,10 @@ class Engine(ABC):
     #: refuses such a state in one line (:func:`check_prior_support`) rather than answer as if uniform.
     weighs_priors: ClassVar[bool] = False
 
+    #: Whether row and column tallies (``state.row_counts``, ``state.col_counts``) are weighed as evidence; an engine that
+    #: does not refuses a state with tallies in one line (:func:`check_tally_support`) rather than answer as if it had none.
+    weighs_tallies: ClassVar[bool] = False
+
     @classmethod
     def check_board(cls, config: GameConfig) -> None:
         """Refuse, in one line and without building anything, a board this engine cannot count (by default
@@ -146,6 +150,14 @@ def check_prior_support(engine: type[Engine] | Engine, config: GameConfig) -> No
     """Refuse, in one line, a configuration whose prior ``engine`` does not weigh."""
     if not engine.weighs_priors and not config.effective_prior.is_uniform:
         raise BattlelogError(f"the {engine.name} engine does not weigh priors yet: it cannot answer {config.label()}")
+
+
+def check_tally_support(engine: type[Engine] | Engine, state: GameState) -> None:
+    """Refuse, in one line, a state with tallies that ``engine`` does not weigh."""
+    if state.tallied and not engine.weighs_tallies:
+        raise BattlelogError(
+            f"the {engine.name} engine does not weigh tallies (row_counts, col_counts) yet: use the native or problog engine"
+        )
 
 
 def locate_fault(state: GameState, engine: Engine, source: str | None = None) -> StateError:

@@ -7,13 +7,16 @@ of their answers made it so, which :func:`battlelog.engines.locate_fault` finds.
 from __future__ import annotations
 
 from battlelog.engines import Engine, Inconsistent, Marginals, locate_fault, make_engine
+from battlelog.engines.base import check_tally_support
 from battlelog.rules.prior import UNIFORM
 from battlelog.rules.state import GameState
 
 
 def solve(state: GameState, engine: Engine, source: str | None = None) -> Marginals:
     """The engine's marginals; a contradictory state becomes the error naming the first shot at fault
-    (and ``source``, the file the state was read from, when there is one)."""
+    (and ``source``, the file the state was read from, when there is one); an engine that does not weigh the
+    state's tallies refuses it in one line."""
+    check_tally_support(engine, state)
     try:
         return engine.marginals(state)
     except Inconsistent:

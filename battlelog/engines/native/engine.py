@@ -77,6 +77,7 @@ class NativeEngine(Engine):
     samples = True
     samples_together = True
     weighs_priors = True
+    weighs_tallies = True
 
     def __init__(
         self, memory_budget: int | None = None, workspace: Workspace | None = None, reuse: bool = True, turn: bool = True
