@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from test_problog_engine import run_stock_problog
 
+from battlelog.cli import main
 from battlelog.engines import ENGINES, engine_class, make_engine
 from battlelog.engines.base import Engine
 from battlelog.engines.canonical import canonical_form, model_key, posterior_key
@@ -349,3 +350,26 @@ def test_every_engine_weighs_tallies_or_refuses_them_in_one_line(name: str) -> N
             with pytest.raises(BattlelogError, match=f"the {name} engine does not weigh tallies") as caught:
                 ask(case.state)
             assert "\n" not in str(caught.value)
+
+
+# ----- the command line ------------------------------------------------------------------------------------------------
+FIXTURE = Path(__file__).parent / "fixtures" / "tallies_5x5.json"
+
+
+@pytest.mark.parametrize("engine", ["native", "problog"])
+def test_marginals_command_reads_tallies(engine: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """``battlelog marginals tests/fixtures/tallies_5x5.json`` (docs/formats.md): the oracle's cells and count."""
+    cells, models = oracle.brute_marginals(GameState.load(FIXTURE))
+    assert main(["marginals", str(FIXTURE), "--engine", engine, "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    np.testing.assert_allclose(printed["cells"], cells, rtol=0, atol=1e-9)
+    assert printed["models"] == (models if engine == "native" else None)
+    assert main(["marginals", str(FIXTURE)]) == 0
+    assert f"{models} layouts fit the answers and the tallies" in capsys.readouterr().out
+
+
+def test_marginals_command_refuses_what_an_engine_cannot_weigh(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["marginals", str(FIXTURE), "--engine", "sdd"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("battlelog: error: the sdd engine does not weigh tallies (row_counts, col_counts) yet")
+    assert "\n" not in err

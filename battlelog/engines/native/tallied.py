@@ -23,6 +23,7 @@ counter takes the states it gives up on when their evidence is a puzzle's; any o
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -38,8 +39,10 @@ from battlelog.rules.prior import Prior
 from battlelog.rules.state import GameState
 from battlelog.rules.variants import SILENT
 
-#: Most (partial layout, placement) pairs tested for one ship before the listing gives up (a few hundred MB at most).
-PAIR_LIMIT = 1 << 21
+#: Most (partial layout, placement) pairs tested for one ship before the listing gives up (some seconds of work).
+PAIR_LIMIT = 1 << 24
+#: Pairs tested at once (the arrays of one chunk take some tens of MB).
+CHUNK_PAIRS = 1 << 18
 #: Listed layouts: the order ships were placed in, per layout its covered cells (packed) and each ship's placement index.
 Listed = tuple[list[int], np.ndarray, np.ndarray]
 
@@ -85,28 +88,26 @@ def tallied_layouts(problem: Problem, state: GameState) -> Listed | None:
         uses.append(use[fits])
     order = sorted(range(len(problem.ships)), key=lambda ship: len(domains[ship]))
     words = words_for(rows * n)
-    covered = np.zeros((1, words), dtype=np.uint64)
-    blocked = np.zeros((1, words), dtype=np.uint64)
-    used = np.zeros((1, rows + n), dtype=np.int16)
-    chosen = np.zeros((1, 0), dtype=np.int64)
+    partial = _Partial(
+        np.zeros((1, words), dtype=np.uint64),
+        np.zeros((1, words), dtype=np.uint64),
+        np.zeros((1, rows + n), dtype=np.int16),
+        np.zeros((1, 0), dtype=np.int64),
+    )
     left = sum(problem.ships)
     for ship in order:
         index, use = domains[ship], uses[ship]
-        if len(covered) * len(index) > PAIR_LIMIT:
+        if len(partial.covered) * len(index) > PAIR_LIMIT:
             return None
         cells, halo = _masks(rows, n, problem.ships[ship], problem.touch)
-        cells, halo = cells[index], halo[index]
-        fits = ~(blocked[:, None, :] & cells[None, :, :]).any(axis=2)
-        partial, placement = np.nonzero(fits)
         left -= problem.ships[ship]
-        grown = used[partial] + use[placement]
-        need = np.where(given, want - grown, 0)
-        keep = ((need >= 0).all(axis=1)) & (need[:, :rows].sum(axis=1) <= left) & (need[:, rows:].sum(axis=1) <= left)
-        partial, placement = partial[keep], placement[keep]
-        covered = covered[partial] | cells[placement]
-        blocked = blocked[partial] | halo[placement]
-        used = grown[keep]
-        chosen = np.concatenate([chosen[partial], index[placement, None]], axis=1)
+        step = max(1, CHUNK_PAIRS // max(1, len(index)))
+        parts = [
+            partial.slice(start, start + step).extend(index, use, cells[index], halo[index], want, given, rows, left)
+            for start in range(0, len(partial.covered), step)
+        ]
+        partial = _Partial.joined(parts)
+    covered, used, chosen = partial.covered, partial.used, partial.chosen
     keep = ((used == want) | ~given).all(axis=1)
     if problem.required:
         bits = np.zeros((1, rows * n), dtype=np.uint8)
@@ -114,6 +115,50 @@ def tallied_layouts(problem: Problem, state: GameState) -> Listed | None:
         required = pack_rows(bits)[0]
         keep &= ((covered & required) == required).all(axis=1)
     return order, covered[keep], chosen[keep]
+
+
+@dataclass(frozen=True)
+class _Partial:
+    """Partial layouts, one row each: the cells their ships cover and block (packed), the ship cells in each line (rows,
+    then columns) and each ship's placement index, in the order placed."""
+
+    covered: np.ndarray
+    blocked: np.ndarray
+    used: np.ndarray
+    chosen: np.ndarray
+
+    def slice(self, start: int, stop: int) -> _Partial:
+        return _Partial(self.covered[start:stop], self.blocked[start:stop], self.used[start:stop], self.chosen[start:stop])
+
+    @staticmethod
+    def joined(parts: list[_Partial]) -> _Partial:
+        return _Partial(*(np.concatenate([getattr(p, name) for p in parts]) for name in ("covered", "blocked", "used", "chosen")))
+
+    def extend(
+        self,
+        index: np.ndarray,
+        use: np.ndarray,
+        cells: np.ndarray,
+        halo: np.ndarray,
+        want: np.ndarray,
+        given: np.ndarray,
+        rows: int,
+        left: int,
+    ) -> _Partial:
+        """Each partial layout with each placement (``index``, its line counts ``use``, ``cells`` and ``halo``) it has room
+        for, kept while no tallied line is overfilled and the ``left`` ship cells can still fill the tallied rows and columns."""
+        fits = ~(self.blocked[:, None, :] & cells[None, :, :]).any(axis=2)
+        partial, placement = np.nonzero(fits)
+        grown = self.used[partial] + use[placement]
+        need = np.where(given, want - grown, 0)
+        keep = (need >= 0).all(axis=1) & (need[:, :rows].sum(axis=1) <= left) & (need[:, rows:].sum(axis=1) <= left)
+        partial, placement = partial[keep], placement[keep]
+        return _Partial(
+            self.covered[partial] | cells[placement],
+            self.blocked[partial] | halo[placement],
+            grown[keep],
+            np.concatenate([self.chosen[partial], index[placement, None]], axis=1),
+        )
 
 
 def _line_matrix(rows: int, n: int) -> np.ndarray:
