@@ -17,7 +17,7 @@ from battlelog.cli import main
 from battlelog.engines import ENGINES, engine_class, make_engine
 from battlelog.engines.base import Engine
 from battlelog.engines.canonical import canonical_form, model_key, posterior_key
-from battlelog.engines.native import tallied
+from battlelog.engines.native import ladder, tallied
 from battlelog.engines.native.engine import NativeEngine
 from battlelog.engines.solve import solve
 from battlelog.errors import BattlelogError, BudgetExceeded, FileFormatError, Inconsistent, StateError
@@ -240,6 +240,23 @@ def test_counts_and_weights_of_the_native_engine_agree_with_its_marginals() -> N
         np.testing.assert_allclose(engine.weighted(state).cells, case.cells, rtol=0, atol=1e-9)
         with pytest.raises(BattlelogError, match="cannot draw layouts of a state with tallies"):
             engine.sample(state, 1, np.random.default_rng(0))
+
+
+def test_no_rung_of_the_ladder_is_asked_about_a_tallied_state(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No rung sees tallies, so none may be asked (every want), even after the same shots were asked without them."""
+    engine = NativeEngine()
+    case = random_tallied(1, 49, priors=False)[0]
+    engine.marginals(case.state.with_tallies(None, None))  # what the rungs remember: this state's shots, untallied
+
+    def refuse(ask: object) -> None:
+        raise AssertionError("a rung was asked about a tallied state")
+
+    for rung in ladder.LADDER:
+        monkeypatch.setattr(rung, "answer", refuse)
+    assert engine.counts(case.state).models == case.models
+    np.testing.assert_allclose(engine.weighted(case.state).cells, case.cells, rtol=0, atol=1e-9)
+    with pytest.raises(BattlelogError, match="cannot draw layouts of a state with tallies"):
+        engine.drawn_from(case.state)
 
 
 def test_a_tallied_state_never_meets_the_cache_entry_of_its_shots_without_tallies() -> None:
