@@ -28,8 +28,9 @@ from typing import Any
 
 from battlelog.rules.config import format_ships
 from battlelog.rules.geometry import Placement, cell_name
+from battlelog.rules.line_counts import Tallies
 from battlelog.rules.prior import Prior, placement_log_weight
-from battlelog.rules.state import GameState, Tallies
+from battlelog.rules.state import GameState
 from battlelog.rules.variants import NAMED
 from battlelog.templating import environment
 

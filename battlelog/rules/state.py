@@ -35,6 +35,7 @@ from battlelog.jsonfile import check_keys, named_file, read_json
 from battlelog.rules.answers import HIT, MISS, SUNK
 from battlelog.rules.config import GameConfig, board_from_json
 from battlelog.rules.geometry import Cell
+from battlelog.rules.line_counts import Tallies, check_tallies
 from battlelog.rules.prior import Prior
 from battlelog.rules.shots import Shot, _Tally
 from battlelog.rules.variants import NAMED, Rules
@@ -45,26 +46,6 @@ STATE_KEYS, SHOT_KEYS = (
     ("size", "rows", "cols", "ships", "rules", "prior", "row_counts", "col_counts", "shots"),
     ("row", "col", "result", "ship", "volley"),
 )
-#: A line's tallies: per row (or column), its number of ship cells, or None where not given.
-Tallies = tuple[int | None, ...]
-
-
-def check_tallies(counts: Any, lines: int, length: int, name: str) -> Tallies | None:
-    """``counts`` as a state holds them: a tuple of ``lines`` entries, each None or a whole number 0..``length``, and
-    None when no entry is given (a list of nulls says nothing). Anything else is a one-line StateError."""
-    if counts is None:
-        return None
-    if not isinstance(counts, (list, tuple)) or len(counts) != lines:
-        raise StateError(f"{name} must be a list of {lines} entries (null or a whole number), got {clip(repr(counts))}")
-    for k, value in enumerate(counts):
-        if value is None:
-            continue
-        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= length:
-            raise StateError(f"{name}[{k}] is {clip(repr(value))}: a tally is null or a whole number from 0 to {length}")
-    out = tuple(counts)
-    return out if any(value is not None for value in out) else None
-
-
 @dataclass(frozen=True)
 class GameState:
     """A board configuration and the shots fired so far, in order.
@@ -306,4 +287,4 @@ class GameState:
         a crash leaves the previous file)."""
         write_text(path, json.dumps(self.to_json()) + "\n")
 
-__all__ = ["HIT", "MISS", "SUNK", "GameState", "Shot", "Tallies", "check_tallies"]
+__all__ = ["HIT", "MISS", "SUNK", "GameState", "Shot"]

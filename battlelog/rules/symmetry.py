@@ -16,7 +16,8 @@ import numpy as np
 
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Cell, Placement, placement_starts
-from battlelog.rules.state import GameState, Shot, Tallies
+from battlelog.rules.line_counts import Tallies
+from battlelog.rules.state import GameState, Shot
 
 
 @dataclass(frozen=True)
