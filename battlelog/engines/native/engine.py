@@ -29,7 +29,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from battlelog.engines import budget, progress
-from battlelog.engines.base import Engine, Marginals
+from battlelog.engines.base import Engine, Marginals, layout_owners
 from battlelog.engines.canonical import canonical_form
 from battlelog.engines.native import ladder, tallied
 from battlelog.engines.native.cases import case_counts
@@ -44,7 +44,7 @@ from battlelog.engines.native.tables import SweepTables, check_board_bits
 from battlelog.engines.native.weights import Weighted, tracks_touching
 from battlelog.engines.workspace import Workspace
 from battlelog.errors import Inconsistent
-from battlelog.model.ground import Problem
+from battlelog.model.ground import Problem, ground_problem
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement
 from battlelog.rules.prior import FEATURES
@@ -63,7 +63,7 @@ class NativeEngine(Engine):
     state a few shots on is answered by filtering them (:mod:`~.reuse`; ``reuse=False``: never). Recent states'
     marginals and the empty boards on disk are the ``workspace``'s (None: its own); without a ``memory_budget``
     it uses the one in force at each call. Adding a rung: see :mod:`~.ladder`. Tallies (row and column counts): exact
-    by :mod:`~.tallied` (listed under them, or counted as a puzzle; no draws yet).
+    by :mod:`~.tallied` (listed under them, or counted as a puzzle; drawn from the listing).
 
     Priors (``state.config.prior``): the marginals and draws are the weighted posterior's (float64 passes over the same
     model: :mod:`~.weights`); ``models`` stays the exact number of consistent layouts. Two methods serve learning a
@@ -181,12 +181,17 @@ class NativeEngine(Engine):
     def sample(self, state: GameState, count: int, rng: Randomness) -> list[tuple[Placement, ...]]:
         """``count`` layouts drawn independently from the posterior of ``state`` (uniform, or weighted by its prior): each
         walks the layered model, taking every transition in proportion to the layouts (their weight) through it; interchangeable
-        ships are then named in a uniformly random order. A split state first draws its case, in proportion to its layouts."""
+        ships are then named in a uniformly random order. A split state first draws its case, in proportion to its layouts.
+        A state with tallies is drawn from its listed layouts (:func:`~.tallied.sample`)."""
+        if state.tallied:
+            return tallied.sample(ground_problem(state), state, count, rng)
         prior = state.config.effective_prior  # uniform: no touch weight, so _tracked is False
         return draw_layouts(self.drawn_from(state, tracks_touching(state)), count, rng, None if prior.is_uniform else prior)
 
     def sample_owners(self, state: GameState, count: int, rng: np.random.Generator) -> np.ndarray:
         """:meth:`sample`'s layouts (the same from the same generator) as ``owner[s, x]``, the ship on row-major cell x or -1."""
+        if state.tallied:
+            return layout_owners(state.config, self.sample(state, count, rng))
         prior = state.config.effective_prior
         return draw_owners(self.drawn_from(state, tracks_touching(state)), count, rng, None if prior.is_uniform else prior)
 

@@ -63,6 +63,7 @@ from battlelog.engines.native.reuse import Listing
 from battlelog.engines.native.tables import check_problem_bits, sweep_order
 from battlelog.engines.native.turns import CaseWeigher, turned_counts, turned_weighted
 from battlelog.engines.native.weights import Weighted, weigher
+from battlelog.errors import BattlelogError
 from battlelog.model.ground import Problem, ground_problem
 from battlelog.rules.state import GameState
 
@@ -280,8 +281,8 @@ def climb(ask: Ask, ladder: Sequence[Rung] = LADDER) -> Answer:
     """The first answer to ``ask`` up ``ladder``; a state with tallies never meets a rung (none sees tallies): it is
     listed under them (:mod:`~.tallied`)."""
     if ask.state.tallied:
-        if ask.want == DRAW:
-            raise tallied.refuse_draws(ask.state)
+        if ask.want == DRAW:  # NativeEngine.sample draws a tallied state's layouts from its listing (tallied.sample)
+            raise BattlelogError("a state with tallies has no models to draw from: its layouts are drawn from their listing")
         return tallied.listed(ask.problem, ask.state, None if ask.want == COUNTS else ask.prior)
     if ask.want == DRAW:
         ask.memory.draws = True

@@ -16,6 +16,8 @@ hands every one to :func:`answer` before any rung is tried. Two exact ways, chos
   water and hits as ship cells. It counts sets of ships, equal lengths alike; with no sink to tell them apart, each set
   is n! layouts per n ships of one length (``Count.layouts``), with the same cell shares. It gives no placement marginals.
 
+Draws (:func:`sample`) come from the listing alone: a state it gives up on cannot be drawn from (one line).
+
 Listing is tried first (it gives everything, and gives up early, at most :data:`PAIR_LIMIT` pairs of work); the puzzle
 counter takes the states it gives up on when their evidence is a puzzle's; any other is a one-line BudgetExceeded.
 """
@@ -30,11 +32,12 @@ import numpy as np
 from battlelog.bits import pack_rows, words_for
 from battlelog.engines.base import Marginals
 from battlelog.engines.native.counts import Counts
-from battlelog.engines.native.few import _canonical_index, _masks, listed_counts, listed_weighted
+from battlelog.engines.native.few import _canonical_index, _masks, listed_counts, listed_features, listed_weighted
+from battlelog.engines.native.streams import Randomness, walker
 from battlelog.engines.native.weights import Weighted
-from battlelog.errors import BattlelogError, BudgetExceeded, Inconsistent
+from battlelog.errors import BudgetExceeded, Inconsistent
 from battlelog.model.ground import Problem
-from battlelog.rules.geometry import placement_matrix
+from battlelog.rules.geometry import Placement, placement_matrix
 from battlelog.rules.prior import Prior
 from battlelog.rules.state import GameState
 from battlelog.rules.variants import SILENT
@@ -173,6 +176,32 @@ def _line_matrix(rows: int, n: int) -> np.ndarray:
 def listed(problem: Problem, state: GameState, prior: Prior | None) -> Counts | Weighted:
     """The exact counts (``prior`` None) or weighted posterior of the tallied ``state``, by listing; a one-line
     BudgetExceeded when its layouts are too many to list, Inconsistent when none is left (or the tallies alone show it)."""
+    rows, n, ships = problem.rows, problem.cols, problem.ships
+    found = _listing(problem, state)
+    return listed_counts(rows, n, ships, *found) if prior is None else listed_weighted(rows, n, ships, *found, prior)
+
+
+def sample(problem: Problem, state: GameState, count: int, rng: Randomness) -> list[tuple[Placement, ...]]:
+    """``count`` layouts drawn from the tallied ``state``'s posterior (each listed layout weighed by its prior), one per
+    walker of ``rng`` (one generator for all, or one each: :mod:`~.streams`); refused as :func:`listed` refuses."""
+    order, covered, chosen = _listing(problem, state)
+    prior, rows, n = state.config.effective_prior, problem.rows, problem.cols
+    share = None
+    if not prior.is_uniform:
+        bits = np.unpackbits(covered.view(np.uint8), axis=1, bitorder="little")[:, : rows * n].astype(np.float64)
+        log_weight = listed_features(rows, n, problem.ships, order, bits, chosen) @ np.array(prior.theta)
+        weight = np.exp(log_weight - log_weight.max())
+        share = weight / weight.sum()
+    picks = [int(walker(rng, i).choice(len(chosen), p=share)) for i in range(count)]
+    placements = [state.config.placements(ship) for ship in range(len(problem.ships))]
+    return [
+        tuple(sorted((placements[ship][chosen[k, column]] for column, ship in enumerate(order)), key=lambda p: p.ship))
+        for k in picks
+    ]
+
+
+def _listing(problem: Problem, state: GameState) -> Listed:
+    """:func:`tallied_layouts`, or the one-line errors of too many layouts to list and of none."""
     check_tallies(state)
     found = tallied_layouts(problem, state)
     if found is None:
@@ -183,8 +212,7 @@ def listed(problem: Problem, state: GameState, prior: Prior | None) -> Counts | 
         )
     if not len(found[1]):
         raise Inconsistent("no layout of the fleet fits all the answers and the tallies")
-    rows, n, ships = problem.rows, problem.cols, problem.ships
-    return listed_counts(rows, n, ships, *found) if prior is None else listed_weighted(rows, n, ships, *found, prior)
+    return found
 
 
 def is_puzzle(state: GameState) -> bool:
@@ -223,11 +251,4 @@ def marginals(state: GameState, by_listing: Callable[[], Marginals]) -> Marginal
     return puzzle_marginals(state)
 
 
-def refuse_draws(state: GameState) -> BattlelogError:
-    """The one-line refusal to draw layouts of a tallied state (nothing lists or walks them for draws yet)."""
-    return BattlelogError(
-        "the native engine cannot draw layouts of a state with tallies yet (its marginals and count it can give)"
-    )
-
-
-__all__ = ["PAIR_LIMIT", "check_tallies", "is_puzzle", "listed", "marginals", "puzzle_marginals", "tallied_layouts"]
+__all__ = ["PAIR_LIMIT", "check_tallies", "is_puzzle", "listed", "marginals", "puzzle_marginals", "sample", "tallied_layouts"]
