@@ -354,7 +354,7 @@ def test_problog_engine_equals_the_oracle() -> None:
 
 @pytest.mark.slow
 def test_problog_engine_equals_the_oracle_on_more_states() -> None:
-    check_cells(make_engine("problog"), random_tallied(12, 46))
+    check_cells(make_engine("problog"), random_tallied(8, 46))
 
 
 def check_cells(engine: Engine, cases: list[Tallied]) -> None:
