@@ -10,8 +10,9 @@ and optimum test checks against.
 - the answers a layout gives: the shots fed in order to a simulated referee, which answers miss,
   hit, or on a ship's last unhit cell ``sunk`` with the ship (``named``), ``sunk`` (``unnamed``) or
   ``hit`` (``silent``);
-- the posterior: the layouts whose answers are exactly the recorded ones (the transcript rule), each
-  equally likely; its count, cell marginals and placement marginals.
+- the posterior: the layouts whose answers are exactly the recorded ones (the transcript rule) and whose
+  lines hold exactly the ship cells the state's tallies give (``row_counts``, ``col_counts``, where not
+  None), each equally likely; its count, cell marginals and placement marginals.
 
 The simulation runs over all layouts at once with numpy (one array of owners per layout), which is
 the same literal simulation, only vectorised. The last part reads the same oracle in battlelog's own
@@ -176,6 +177,17 @@ def posterior(table: Layouts, shots: list[tuple[tuple[int, int], Answer]], sinks
     return np.flatnonzero(ok)
 
 
+def tallied(table: Layouts, row_counts: tuple[int | None, ...] | None, col_counts: tuple[int | None, ...] | None) -> np.ndarray:
+    """Per layout, whether every row and column whose tally is given (not None) holds exactly that many ship cells."""
+    covered = (table.owner >= 0).reshape(len(table), table.size, table.cols)
+    ok = np.ones(len(table), dtype=bool)
+    for counts, lines in ((row_counts, covered.sum(axis=2)), (col_counts, covered.sum(axis=1))):
+        for k, count in enumerate(counts or ()):
+            if count is not None:
+                ok &= lines[:, k] == count
+    return ok
+
+
 def cell_marginals(table: Layouts, chosen: np.ndarray) -> np.ndarray:
     """The share of the chosen layouts that cover each cell (rows x cols)."""
     covered = (table.owner[chosen] >= 0).mean(axis=0)
@@ -258,9 +270,23 @@ def referee(layout: tuple[Placement, ...], cells: list[Cell], sinks: str) -> lis
 
 
 def consistent(layout: tuple[Placement, ...], state: GameState) -> bool:
-    """Does ``layout`` give exactly the state's answers to its shots (the transcript rule)?"""
+    """Does ``layout`` give exactly the state's answers to its shots (the transcript rule), and hold in each line
+    the ship cells its tally gives?"""
     recorded = [(shot.result, shot.ship) for shot in state.shots]
-    return referee(layout, [shot.cell for shot in state.shots], state.config.rules.sinks) == recorded
+    answered = referee(layout, [shot.cell for shot in state.shots], state.config.rules.sinks) == recorded
+    return answered and tallies_hold(layout, state)
+
+
+def tallies_hold(layout: tuple[Placement, ...], state: GameState) -> bool:
+    """Does every row and column whose tally the state gives hold exactly that many of the layout's ship cells?"""
+    ship_cells = [cell for p in layout for cell in cells_of(spot_of(p))]
+    for r, count in enumerate(state.row_counts or ()):
+        if count is not None and sum(1 for row, _ in ship_cells if row == r) != count:
+            return False
+    for c, count in enumerate(state.col_counts or ()):
+        if count is not None and sum(1 for _, col in ship_cells if col == c) != count:
+            return False
+    return True
 
 
 def consistent_layouts(state: GameState) -> list[tuple[Placement, ...]]:

@@ -120,7 +120,8 @@ def test_malformed_json_is_a_file_format_error(data: object, message: str) -> No
         ),
         (
             {"size": 5, "ships": [2], "fleet": [2]},
-            "unknown key 'fleet'; expected only 'size', 'rows', 'cols', 'ships', 'rules', 'prior', 'shots'",
+            "unknown key 'fleet'; expected only 'size', 'rows', 'cols', 'ships', 'rules', 'prior', 'row_counts', 'col_counts', "
+            "'shots'",
         ),
         ({"size": 5, "ships": [2], "shots": [{"row": 0, "column": 0, "result": "hit"}]}, "shot 1: unknown key 'column'"),
         (

@@ -71,7 +71,7 @@ def report(state: GameState, marginals: Marginals, engine: str, seconds: float, 
         HEAT_LEGEND,
     ]
     if marginals.models is not None:
-        lines.append(layouts_line(marginals.models))
+        lines.append(layouts_line(marginals.models, "the answers and the tallies" if state.tallied else "the answers"))
     best = most_likely(state, marginals.cells)
     if best:
         lines.append(f"most likely: {', '.join(map(cell_name, best))} ({100 * marginals.cells[best[0]]:.1f}%)")

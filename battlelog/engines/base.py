@@ -102,6 +102,10 @@ class Engine(ABC):
     #: refuses such a state in one line (:func:`check_prior_support`) rather than answer as if uniform.
     weighs_priors: ClassVar[bool] = False
 
+    #: Whether row and column tallies (``state.row_counts``, ``state.col_counts``) are weighed as evidence; an engine that
+    #: does not refuses a state with tallies in one line (:func:`check_tally_support`) rather than answer as if it had none.
+    weighs_tallies: ClassVar[bool] = False
+
     @classmethod
     def check_board(cls, config: GameConfig) -> None:
         """Refuse, in one line and without building anything, a board this engine cannot count (by default
@@ -148,14 +152,29 @@ def check_prior_support(engine: type[Engine] | Engine, config: GameConfig) -> No
         raise BattlelogError(f"the {engine.name} engine does not weigh priors yet: it cannot answer {config.label()}")
 
 
+def check_tally_support(engine: type[Engine] | Engine, state: GameState) -> None:
+    """Refuse, in one line, a state with tallies that ``engine`` does not weigh."""
+    if state.tallied and not engine.weighs_tallies:
+        raise BattlelogError(
+            f"the {engine.name} engine does not weigh tallies (row_counts, col_counts) yet: use the native or problog engine"
+        )
+
+
 def locate_fault(state: GameState, engine: Engine, source: str | None = None) -> StateError:
     """The error for an inconsistent state, naming the first shot after which no layout fits, and the
     file the state came from (``source``) when it came from one.
 
     Scans prefixes in order (consistency of prefixes need not be monotone, so no bisection); only
-    called on the error path.
+    called on the error path. Tallies are given before any shot: every prefix keeps them, and when they
+    leave no layout on their own, the error says so instead of blaming a shot.
     """
     where = "" if source is None else f"{source}: "
+    if state.tallied:
+        try:
+            engine.marginals(state.prefix(0))
+        except Inconsistent as exc:
+            fleet = ",".join(map(str, state.ships))
+            return StateError(f"{where}contradictory state: the tallies leave no layout of fleet {fleet} ({exc})")
     if state.shots:
         for count in range(1, len(state.shots) + 1):
             try:
@@ -163,8 +182,9 @@ def locate_fault(state: GameState, engine: Engine, source: str | None = None) ->
             except Inconsistent as exc:
                 shot = state.shots[count - 1]
                 answer = shot.result + (f" ship {shot.ship}" if shot.ship is not None else "")
+                evidence = "the answers and the tallies" if state.tallied else "the answers"
                 return StateError(
                     f"{where}contradictory state: shot {count} ({cell_name(shot.cell)}, {answer}) leaves no layout "
-                    f"of fleet {','.join(map(str, state.ships))} consistent with the answers ({exc})"
+                    f"of fleet {','.join(map(str, state.ships))} consistent with {evidence} ({exc})"
                 )
     return StateError(f"{where}contradictory state: no layout fits the state")

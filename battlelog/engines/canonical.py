@@ -23,7 +23,7 @@ def posterior_key(state: GameState, symmetry: Symmetry = IDENTITY) -> PosteriorK
     The rules, the prior (when not uniform: ``GameConfig.effective_prior``), the misses, the hits, and for each sink the ship (-1
     when sinks are unnamed), its cell
     and the hits up to that shot (the order of the other shots does not matter), as row-major cell
-    indices. Equal keys mean equal posteriors.
+    indices; and the tallies given, each as its line's image (see :func:`_tally_keys`). Equal keys mean equal posteriors.
     """
     return _keys(state, symmetry.index_map(state.rows, state.cols)[None, :])[0]
 
@@ -87,10 +87,34 @@ def _keys(state: GameState, images: np.ndarray, weighed: bool = True) -> list[Po
     head = ((rows, n) if rows != n else n, state.ships, rules.touch, rules.sinks, *weights)
     misses = cells([r * n + c for r, c in state.misses])
     hit_cells = cells(hits)
+    tallies = _tally_keys(state, images)
     return [
-        (*head, misses[i], hit_cells[i], tuple(sorted((ship, at[i], inside[i]) for ship, at, inside in sinks)))
+        (*head, misses[i], hit_cells[i], tuple(sorted((ship, at[i], inside[i]) for ship, at, inside in sinks)), *tallies[i])
         for i in range(len(images))
     ]
+
+
+def _tally_keys(state: GameState, images: np.ndarray) -> list[tuple[object, ...]]:
+    """Per image, the tallies given as ``("tallies", lines)``, ``lines`` the sorted ``("row" or "col", image line,
+    count)``; nothing without tallies, so an untallied state's key is as it was. A row stays a row unless the image
+    transposes (then cell 1, right of cell 0, lands in another row; a board of one column has no transpose), and its
+    image line is the one holding its first cell's image (every symmetry keeps the width, or the board is square)."""
+    if not state.tallied:
+        return [()] * len(images)
+    n = state.cols
+    lines = [("row", r * n, count) for r, count in enumerate(state.row_counts or ()) if count is not None]
+    lines += [("col", c, count) for c, count in enumerate(state.col_counts or ()) if count is not None]
+    out: list[tuple[object, ...]] = []
+    for image in images:
+        turned = n > 1 and image[1] // n != image[0] // n
+        keyed = []
+        for kind, first, count in lines:
+            if turned:
+                kind = "col" if kind == "row" else "row"
+            at = int(image[first])
+            keyed.append((kind, at // n if kind == "row" else at % n, count))
+        out.append(("tallies", tuple(sorted(keyed))))
+    return out
 
 
 @lru_cache(maxsize=64)

@@ -219,8 +219,8 @@ def fit_partial(engine: Engine, config: GameConfig, states: list[GameState], rou
 
 
 def _under(state: GameState, config: GameConfig) -> GameState:
-    """``state``'s shots under ``config`` (the same board and rules, another prior)."""
-    return GameState(config, state.shots)
+    """``state``'s shots and tallies under ``config`` (the same board and rules, another prior)."""
+    return GameState(config, state.shots, row_counts=state.row_counts, col_counts=state.col_counts)
 
 
 __all__ = ["Fit", "fit_partial", "fit_prior", "weighted_engine"]

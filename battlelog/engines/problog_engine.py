@@ -32,6 +32,7 @@ class ProblogEngine(Engine):
 
     name = "problog"
     weighs_priors = True  # the program writes the prior as weights (templates/fleet.pl.j2, rules.pl.j2)
+    weighs_tallies = True  # a count constraint per given line (templates/evidence.pl.j2)
 
     def __init__(self, workspace: Workspace | None = None) -> None:
         """Every engine takes a workspace (:meth:`Workspace.engine` builds them all alike); this one

@@ -42,7 +42,7 @@ import numpy as np
 from pysdd.sdd import SddManager, SddNode
 
 from battlelog.engines import budget
-from battlelog.engines.base import Engine, Marginals
+from battlelog.engines.base import Engine, Marginals, check_tally_support
 from battlelog.engines.budget import readable
 from battlelog.engines.frontier import Diagram, check_fleet_size, smallest_diagram
 from battlelog.engines.pysdd_setup import BYTES_PER_NODE, sdd_manager
@@ -129,7 +129,9 @@ class SddEngine(Engine):
         check_fleet_size(len(config.ships))
 
     def marginals(self, state: GameState) -> Marginals:
-        """Occupancy marginals of ``state`` and its number of layouts (exact below 2**53)."""
+        """Occupancy marginals of ``state`` and its number of layouts (exact below 2**53); a state with tallies is
+        refused in one line (the frontier sweep has no line counts)."""
+        check_tally_support(self, state)
         empty_boards = self.workspace.sdd_empty_boards
         key = state.config.posterior  # what the posterior depends on: the rules but their salvo
         if not state.shots and key in empty_boards:

@@ -28,6 +28,7 @@ from typing import Any
 
 from battlelog.rules.config import format_ships
 from battlelog.rules.geometry import Placement, cell_name
+from battlelog.rules.line_counts import Tallies
 from battlelog.rules.prior import Prior, placement_log_weight
 from battlelog.rules.state import GameState
 from battlelog.rules.variants import NAMED
@@ -41,7 +42,8 @@ def program_context(state: GameState) -> dict[str, Any]:
     """The plain data the templates render: numbers, names and lists, no ProbLog syntax.
 
     ``rules`` holds the names of the touch and sink rules, by which the templates choose what to
-    write; ``afloat`` (the ships not announced sunk) is known, and listed, only when sinks are named.
+    write; ``afloat`` (the ships not announced sunk) is known, and listed, only when sinks are named; ``tallies`` lists the
+    rows and the columns whose number of ship cells is given (templates/evidence.pl.j2 writes each as a count constraint).
     ``prior`` is the prior as it weighs this board's layouts (no ``touch`` where ships never meet along
     a side); a ship is ``weighted`` when its placements' weights differ, and then each placement has
     its log-weight and the ship the sum of its weights (``total``); ``touch_factor`` is exp(-|touch|),
@@ -73,8 +75,17 @@ def program_context(state: GameState) -> dict[str, Any]:
             for t, shot in enumerate(state.shots)
         ],
         "afloat": list(state.afloat) if rules.sinks == NAMED else [],
+        "tallies": {
+            "rows": [{"index": r, "count": k, "name": chr(ord("A") + r)} for r, k in _given(state.row_counts)],
+            "cols": [{"index": c, "count": k, "name": str(c + 1)} for c, k in _given(state.col_counts)],
+        },
         "unshot": [{"row": r, "col": c, "name": cell_name((r, c))} for r, c in state.unshot],
     }
+
+
+def _given(counts: Tallies | None) -> list[tuple[int, int]]:
+    """The lines whose tally is given, with it."""
+    return [(k, count) for k, count in enumerate(counts or ()) if count is not None]
 
 
 def _ship(ship: int, length: int, placements: tuple[Placement, ...], prior: Prior, rows: int, cols: int) -> dict[str, Any]:

@@ -14,6 +14,11 @@ What the shots tell of the fleet depends on the sink rule (``config.rules.sinks`
 
 :attr:`GameState.over` is true under ``named`` and ``unnamed`` once as many sinks were announced as
 there are ships, and under ``silent`` once as many cells were hit as the fleet has ship cells.
+
+Tallies (:attr:`GameState.row_counts`, :attr:`GameState.col_counts`) are evidence too: the number of ship cells in
+a row or a column, ``None`` where not given (None as a whole: none given). Their form is checked here (one entry per
+line, each a whole number from 0 to the line's length); a tally the shots contradict (fewer than the hits in its line)
+is, like any contradiction, the engines' :class:`~battlelog.errors.Inconsistent`.
 """
 
 from __future__ import annotations
@@ -30,30 +35,39 @@ from battlelog.jsonfile import check_keys, named_file, read_json
 from battlelog.rules.answers import HIT, MISS, SUNK
 from battlelog.rules.config import GameConfig, board_from_json
 from battlelog.rules.geometry import Cell
+from battlelog.rules.line_counts import Tallies, check_tallies
 from battlelog.rules.prior import Prior
 from battlelog.rules.shots import Shot, _Tally
 from battlelog.rules.variants import NAMED, Rules
 from battlelog.wording import clip
 
 #: The keys of the game-state format, and of each shot in it.
-STATE_KEYS, SHOT_KEYS = ("size", "rows", "cols", "ships", "rules", "prior", "shots"), ("row", "col", "result", "ship", "volley")
-
-
+STATE_KEYS, SHOT_KEYS = (
+    ("size", "rows", "cols", "ships", "rules", "prior", "row_counts", "col_counts", "shots"),
+    ("row", "col", "result", "ship", "volley"),
+)
 @dataclass(frozen=True)
 class GameState:
     """A board configuration and the shots fired so far, in order.
 
     ``pending``: cells a player has already picked for the volley it is choosing, not yet fired (see
-    :meth:`aiming`); empty in every state of a game.
+    :meth:`aiming`); empty in every state of a game. ``row_counts``, ``col_counts``: the tallies given (see the
+    module's docstring), None when none is; a state with tallies is another posterior, so they are part of its
+    equality and hash.
     """
 
     config: GameConfig
     shots: tuple[Shot, ...] = field(default=())
     pending: frozenset[Cell] = field(default=frozenset(), compare=False)
+    row_counts: Tallies | None = None
+    col_counts: Tallies | None = None
     _tally: _Tally = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "shots", tuple(self.shots))
+        rows, cols = self.config.rows, self.config.cols
+        object.__setattr__(self, "row_counts", check_tallies(self.row_counts, rows, cols, "row_counts"))
+        object.__setattr__(self, "col_counts", check_tallies(self.col_counts, cols, rows, "col_counts"))
         tally = _Tally()
         for t, shot in enumerate(self.shots):
             tally.admit(self.config, t, shot)
@@ -77,6 +91,8 @@ class GameState:
         object.__setattr__(state, "config", self.config)
         object.__setattr__(state, "shots", self.shots + (shot,))
         object.__setattr__(state, "pending", frozenset())
+        object.__setattr__(state, "row_counts", self.row_counts)
+        object.__setattr__(state, "col_counts", self.col_counts)
         object.__setattr__(state, "_tally", tally)
         return state
 
@@ -85,14 +101,23 @@ class GameState:
         as shot (:attr:`shot_cells`, :attr:`unshot`) but have no answer (hits, misses and shots are
         unchanged), so a player that picks one cell at a time never picks one twice."""
         state = object.__new__(GameState)
-        for name in ("config", "shots", "_tally"):
+        for name in ("config", "shots", "row_counts", "col_counts", "_tally"):
             object.__setattr__(state, name, getattr(self, name))
         object.__setattr__(state, "pending", frozenset(cells))
         return state
 
     def prefix(self, count: int) -> GameState:
-        """The state after the first ``count`` shots."""
-        return GameState(self.config, self.shots[:count])
+        """The state after the first ``count`` shots (the tallies, given before any shot, kept)."""
+        return GameState(self.config, self.shots[:count], row_counts=self.row_counts, col_counts=self.col_counts)
+
+    def with_tallies(self, row_counts: Tallies | None, col_counts: Tallies | None) -> GameState:
+        """This state's shots with these tallies (None: not given) instead of its own."""
+        return GameState(self.config, self.shots, row_counts=row_counts, col_counts=col_counts)
+
+    @property
+    def tallied(self) -> bool:
+        """Whether some row's or column's tally is given."""
+        return self.row_counts is not None or self.col_counts is not None
 
     # ----- what the shots say ----------------------------------------------------------------
     @property
@@ -196,12 +221,16 @@ class GameState:
             out["rules"] = self.config.rules.to_json()
         if not self.config.prior.is_uniform:
             out["prior"] = self.config.prior.to_json()
+        for key, counts in (("row_counts", self.row_counts), ("col_counts", self.col_counts)):
+            if counts is not None:
+                out[key] = list(counts)
         out["shots"] = [s.to_json() for s in self.shots]
         return out
 
     @classmethod
     def from_json(cls, data: Any, source: str = "game state") -> GameState:
-        """Read the spec's game-state format; anything malformed is a one-line FileFormatError."""
+        """Read the spec's game-state format; anything malformed is a one-line FileFormatError (tallies too: the
+        form of each, not whether the shots allow it)."""
         if not isinstance(data, dict):
             raise FileFormatError(f"{source}: expected a JSON object with size, ships and shots")
         check_keys(data, STATE_KEYS, source)
@@ -236,7 +265,12 @@ class GameState:
             config = GameConfig(rows, tuple(ships), rules, cols=cols, prior=prior)
         except RulesError as exc:  # a prior too strong for the board
             raise FileFormatError(f"{source}: {exc}") from None
-        return cls(config, tuple(shots))
+        try:
+            row_counts = check_tallies(data.get("row_counts"), rows, cols, "row_counts")
+            col_counts = check_tallies(data.get("col_counts"), cols, rows, "col_counts")
+        except StateError as exc:
+            raise FileFormatError(f"{source}: {exc}") from None
+        return cls(config, tuple(shots), row_counts=row_counts, col_counts=col_counts)
 
     @classmethod
     def load(cls, path: str | Path) -> GameState:

@@ -16,6 +16,7 @@ import numpy as np
 
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Cell, Placement, placement_starts
+from battlelog.rules.line_counts import Tallies
 from battlelog.rules.state import GameState, Shot
 
 
@@ -65,13 +66,23 @@ class Symmetry:
         return Placement.from_cells(placement.ship, (self.cell(cell, rows, cols) for cell in placement.cells))
 
     def state(self, state: GameState) -> GameState:
-        """The image of a game state: every shot moved, in the same order, with the same answer (on a
-        rectangle only the symmetries that keep its shape apply: see :func:`symmetries_of`)."""
+        """The image of a game state: every shot moved, in the same order, with the same answer, and the tallies
+        moved with their lines (on a rectangle only the symmetries that keep its shape apply: see :func:`symmetries_of`)."""
         rows, cols = state.rows, state.cols
         if self.transpose and rows != cols:
             raise ValueError(f"a transpose does not map the {rows}x{cols} board to itself")
         shots = tuple(Shot(*self.cell(s.cell, rows, cols), s.result, s.ship) for s in state.shots)
-        return GameState(state.config, shots)
+        row_counts, col_counts = self.tallies(state.row_counts, state.col_counts)
+        return GameState(state.config, shots, row_counts=row_counts, col_counts=col_counts)
+
+    def tallies(self, row_counts: Tallies | None, col_counts: Tallies | None) -> tuple[Tallies | None, Tallies | None]:
+        """The image board's row and column tallies: a transpose swaps them, a flip reverses its axis's."""
+        rows_image, cols_image = (col_counts, row_counts) if self.transpose else (row_counts, col_counts)
+        if self.flip_rows and rows_image is not None:
+            rows_image = rows_image[::-1]
+        if self.flip_cols and cols_image is not None:
+            cols_image = cols_image[::-1]
+        return rows_image, cols_image
 
     def placement_order(self, config: GameConfig, ship: int) -> np.ndarray:
         """``out[k]``: the index, in ``config.placements(ship)``, of the image of placement ``k``."""

@@ -29,9 +29,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from battlelog.engines import budget, progress
-from battlelog.engines.base import Engine, Marginals
+from battlelog.engines.base import Engine, Marginals, layout_owners
 from battlelog.engines.canonical import canonical_form
-from battlelog.engines.native import ladder
+from battlelog.engines.native import ladder, tallied
 from battlelog.engines.native.cases import case_counts
 from battlelog.engines.native.counts import Counts, total
 from battlelog.engines.native.draws import Drawn, Randomness, draw_layouts, draw_owners
@@ -44,7 +44,7 @@ from battlelog.engines.native.tables import SweepTables, check_board_bits
 from battlelog.engines.native.weights import Weighted, tracks_touching
 from battlelog.engines.workspace import Workspace
 from battlelog.errors import Inconsistent
-from battlelog.model.ground import Problem
+from battlelog.model.ground import Problem, ground_problem
 from battlelog.rules.config import GameConfig
 from battlelog.rules.geometry import Placement
 from battlelog.rules.prior import FEATURES
@@ -62,7 +62,8 @@ class NativeEngine(Engine):
     each game's first draws do not sweep it again; and recent states' listed layouts (``listings``), so that a
     state a few shots on is answered by filtering them (:mod:`~.reuse`; ``reuse=False``: never). Recent states'
     marginals and the empty boards on disk are the ``workspace``'s (None: its own); without a ``memory_budget``
-    it uses the one in force at each call. Adding a rung: see :mod:`~.ladder`.
+    it uses the one in force at each call. Adding a rung: see :mod:`~.ladder`. Tallies (row and column counts): exact
+    by :mod:`~.tallied` (listed under them, or counted as a puzzle; drawn from the listing).
 
     Priors (``state.config.prior``): the marginals and draws are the weighted posterior's (float64 passes over the same
     model: :mod:`~.weights`); ``models`` stays the exact number of consistent layouts. Two methods serve learning a
@@ -76,6 +77,7 @@ class NativeEngine(Engine):
     samples = True
     samples_together = True
     weighs_priors = True
+    weighs_tallies = True
 
     def __init__(
         self, memory_budget: int | None = None, workspace: Workspace | None = None, reuse: bool = True, turn: bool = True
@@ -103,21 +105,23 @@ class NativeEngine(Engine):
     def marginals(self, state: GameState) -> Marginals:
         """Exact occupancy and placement marginals of ``state``, and its number of layouts (off a filtered listing first:
         cheaper than the canonical form the workspace's cache is keyed by)."""
-        if state.config.effective_prior.is_uniform and (reused := self.reused(state)) is not None:
+        if not state.tallied and state.config.effective_prior.is_uniform and (reused := self.reused(state)) is not None:
             return listed_counts(state.rows, state.cols, state.ships, *reused.layouts).marginals()
         states, empty_boards = self.workspace.states, self.workspace.empty_boards
-        canonical = canonical_form(state)
+        canonical = canonical_form(state)  # the tallies are part of it
         cached = states.get(state, canonical)
         if cached is not None:
             return cached
-        stored = empty_boards.load(state.config) if not state.shots else None
+        empty = not state.shots and not state.tallied
+        stored = empty_boards.load(state.config) if empty else None
         if stored is not None:
             states.put(state, stored, canonical)
             return stored
         prior = state.config.effective_prior
-        result = self.counts(state).marginals() if prior.is_uniform else self.weighted(state).marginals()
+        exact = lambda: self.counts(state).marginals() if prior.is_uniform else self.weighted(state).marginals()  # noqa: E731
+        result = tallied.marginals(state, exact) if state.tallied else exact()
         states.put(state, result, canonical)
-        if not state.shots:
+        if empty:
             empty_boards.save(state.config, result)
         return result
 
@@ -177,12 +181,17 @@ class NativeEngine(Engine):
     def sample(self, state: GameState, count: int, rng: Randomness) -> list[tuple[Placement, ...]]:
         """``count`` layouts drawn independently from the posterior of ``state`` (uniform, or weighted by its prior): each
         walks the layered model, taking every transition in proportion to the layouts (their weight) through it; interchangeable
-        ships are then named in a uniformly random order. A split state first draws its case, in proportion to its layouts."""
+        ships are then named in a uniformly random order. A split state first draws its case, in proportion to its layouts.
+        A state with tallies is drawn from its listed layouts (:func:`~.tallied.sample`)."""
+        if state.tallied:
+            return tallied.sample(ground_problem(state), state, count, rng)
         prior = state.config.effective_prior  # uniform: no touch weight, so _tracked is False
         return draw_layouts(self.drawn_from(state, tracks_touching(state)), count, rng, None if prior.is_uniform else prior)
 
     def sample_owners(self, state: GameState, count: int, rng: np.random.Generator) -> np.ndarray:
         """:meth:`sample`'s layouts (the same from the same generator) as ``owner[s, x]``, the ship on row-major cell x or -1."""
+        if state.tallied:
+            return layout_owners(state.config, self.sample(state, count, rng))
         prior = state.config.effective_prior
         return draw_owners(self.drawn_from(state, tracks_touching(state)), count, rng, None if prior.is_uniform else prior)
 

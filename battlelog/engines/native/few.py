@@ -89,18 +89,7 @@ def listed_weighted(
     """The weighted posterior under ``prior`` of listed layouts (as :func:`few_layouts` gives them) of a
     ``rows`` x ``n`` board and fleet ``ships``: each layout weighed literally by its features."""
     bits = np.unpackbits(covered.view(np.uint8), axis=1, bitorder="little")[:, : rows * n].astype(np.float64)
-    ring = np.zeros((rows, n))
-    ring[0, :] = ring[-1, :] = ring[:, 0] = ring[:, -1] = 1
-    owner = np.full((len(chosen), rows * n), -1, dtype=np.int64)
-    vertical = np.zeros(len(chosen))
-    for column, ship in enumerate(order):
-        length = ships[ship]
-        owner[placement_matrix(rows, n, length)[chosen[:, column]].astype(bool)] = column
-        vertical += (length >= 2) & (chosen[:, column] >= rows * max(0, n - length + 1))  # vertical ones come last
-    grid = owner.reshape(-1, rows, n)
-    across = (grid[:, :, :-1] >= 0) & (grid[:, :, 1:] >= 0) & (grid[:, :, :-1] != grid[:, :, 1:])
-    down = (grid[:, :-1, :] >= 0) & (grid[:, 1:, :] >= 0) & (grid[:, :-1, :] != grid[:, 1:, :])
-    features = np.stack([bits @ ring.ravel(), vertical, (across.sum(axis=(1, 2)) + down.sum(axis=(1, 2))).astype(float)], axis=1)
+    features = listed_features(rows, n, ships, order, bits, chosen)
     if not len(chosen):
         placements = tuple(np.zeros(len(placement_matrix(rows, n, length))) for length in ships)
         return Weighted(0, -math.inf, np.zeros((rows, n)), placements, np.zeros(3))
@@ -113,6 +102,25 @@ def listed_weighted(
     for column, ship in enumerate(order):
         out[ship] = np.bincount(chosen[:, column], weights=share, minlength=len(placement_matrix(rows, n, ships[ship])))
     return Weighted(len(chosen), top + math.log(total), (share @ bits).reshape(rows, n), tuple(out), share @ features)
+
+
+def listed_features(
+    rows: int, n: int, ships: tuple[int, ...], order: list[int], bits: np.ndarray, chosen: np.ndarray
+) -> np.ndarray:
+    """Per listed layout (its cells ``bits`` unpacked, its placements ``chosen`` in ``order``), the prior's three features,
+    literally: ship cells on the outer ring, vertical ships of length 2 or more, side pairs covered by two ships."""
+    ring = np.zeros((rows, n))
+    ring[0, :] = ring[-1, :] = ring[:, 0] = ring[:, -1] = 1
+    owner = np.full((len(chosen), rows * n), -1, dtype=np.int64)
+    vertical = np.zeros(len(chosen))
+    for column, ship in enumerate(order):
+        length = ships[ship]
+        owner[placement_matrix(rows, n, length)[chosen[:, column]].astype(bool)] = column
+        vertical += (length >= 2) & (chosen[:, column] >= rows * max(0, n - length + 1))  # vertical ones come last
+    grid = owner.reshape(-1, rows, n)
+    across = (grid[:, :, :-1] >= 0) & (grid[:, :, 1:] >= 0) & (grid[:, :, :-1] != grid[:, :, 1:])
+    down = (grid[:, :-1, :] >= 0) & (grid[:, 1:, :] >= 0) & (grid[:, :-1, :] != grid[:, 1:, :])
+    return np.stack([bits @ ring.ravel(), vertical, (across.sum(axis=(1, 2)) + down.sum(axis=(1, 2))).astype(float)], axis=1)
 
 
 def listed_counts(rows: int, n: int, ships: tuple[int, ...], order: list[int], covered: np.ndarray, chosen: np.ndarray) -> Counts:

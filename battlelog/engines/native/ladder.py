@@ -31,7 +31,11 @@ recounted only after: the order each was measured fastest in, kept as it was.
 :class:`~battlelog.engines.native.memory.Memory` is the one owner of what the rungs remember between questions (the
 last models, their state, the last recount, the last weighed posterior, the empty board's model); a sweep replaces it.
 
-Adding a rung (a new kind of evidence, say an answered question or a row tally): write a class with a
+Tallies (row and column counts) are the one kind of evidence no rung sees: :func:`climb` hands a tallied state to
+:mod:`~.tallied` before any rung, so no rung can answer it as if untallied (held to the oracle by
+tests/test_tallies_evidence.py, since the plain sweep cannot be).
+
+Adding a rung (a new kind of evidence, say an answered question): write a class with a
 ``name``, the ``wants`` it serves and ``answer(ask)`` returning the answer or None, put an instance in
 :data:`LADDER` where its cost places it, and add states it answers to tests/test_native_ladder.py's
 cases; the ladder test then holds it to the plain sweep and fails while it answers no state.
@@ -46,6 +50,7 @@ from typing import Protocol
 
 from battlelog.engines import budget
 from battlelog.engines.canonical import PosteriorKey, model_key, posterior_key
+from battlelog.engines.native import tallied
 from battlelog.engines.native.cases import Compiler, case_counts, read_cases
 from battlelog.engines.native.counts import Counts, total
 from battlelog.engines.native.draws import Drawn
@@ -58,6 +63,7 @@ from battlelog.engines.native.reuse import Listing
 from battlelog.engines.native.tables import check_problem_bits, sweep_order
 from battlelog.engines.native.turns import CaseWeigher, turned_counts, turned_weighted
 from battlelog.engines.native.weights import Weighted, weigher
+from battlelog.errors import BattlelogError
 from battlelog.model.ground import Problem, ground_problem
 from battlelog.rules.state import GameState
 
@@ -272,7 +278,12 @@ LADDER: tuple[Rung, ...] = (
 
 
 def climb(ask: Ask, ladder: Sequence[Rung] = LADDER) -> Answer:
-    """The first answer to ``ask`` up ``ladder``."""
+    """The first answer to ``ask`` up ``ladder``; a state with tallies never meets a rung (none sees tallies): it is
+    listed under them (:mod:`~.tallied`)."""
+    if ask.state.tallied:
+        if ask.want == DRAW:  # NativeEngine.sample draws a tallied state's layouts from its listing (tallied.sample)
+            raise BattlelogError("a state with tallies has no models to draw from: its layouts are drawn from their listing")
+        return tallied.listed(ask.problem, ask.state, None if ask.want == COUNTS else ask.prior)
     if ask.want == DRAW:
         ask.memory.draws = True
     for rung in ladder:
