@@ -6,10 +6,22 @@ from __future__ import annotations
 import os
 import signal
 import time
+from collections.abc import Iterator
 
 import pytest
 
 from battlelog.runner.interrupts import interrupts_remembered
+
+
+@pytest.fixture
+def python_handler() -> Iterator[None]:
+    """Python's own Ctrl-C handler for the test, whatever the runner was started with (a job started in the
+    background by a shell without job control inherits SIGINT ignored)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 class _InterruptedWhileCollected:
@@ -21,6 +33,7 @@ class _InterruptedWhileCollected:
 
 
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+@pytest.mark.usefixtures("python_handler")
 def test_an_interrupt_a_destructor_swallowed_is_raised_again() -> None:
     with interrupts_remembered() as ask_again:
         _InterruptedWhileCollected()  # collected at once: the interrupt is swallowed, the code goes on
@@ -31,6 +44,7 @@ def test_an_interrupt_a_destructor_swallowed_is_raised_again() -> None:
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # Python's own handler back
 
 
+@pytest.mark.usefixtures("python_handler")
 def test_without_an_interrupt_nothing_is_raised() -> None:
     with interrupts_remembered() as ask_again:
         ask_again()
