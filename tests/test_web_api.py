@@ -353,3 +353,19 @@ def test_a_streamed_body_is_cut_at_the_limit_too(client: TestClient) -> None:
     chunks = iter([b"{" + b" " * (MAX_BODY // 2), b" " * (MAX_BODY // 2), b"}"])  # no Content-Length: chunked
     one_line_error(client.post("/api/marginals", content=chunks, headers=JSON), 413, "larger than")
     one_line_error(client.post("/api/marginals", content=b"{}", headers={**JSON, "Content-Length": "x"}), 400, "Content-Length")
+
+
+def test_a_state_with_tallies_is_answered_as_the_command_line_does(
+    client: TestClient, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fixture = Path(__file__).parent / "fixtures" / "tallies_5x5.json"
+    assert main(["marginals", str(fixture), "--json"]) == 0
+    expected = json.loads(capsys.readouterr().out)
+    answer = client.post("/api/marginals", json=json.loads(fixture.read_text()))
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["models"] == expected["models"] == 16
+    assert np.allclose(answer.json()["cells"], expected["cells"], atol=1e-12)
+    untallied = {key: value for key, value in json.loads(fixture.read_text()).items() if not key.endswith("_counts")}
+    assert client.post("/api/marginals", json=untallied).json()["models"] > 16  # the tallies were weighed, not dropped
+    one_line_error(client.post("/api/marginals", json={**untallied, "row_counts": [1, 2, 3]}), 400, "row_counts")
+    one_line_error(client.post("/api/marginals", json={**untallied, "col_counts": [5, 5, 5, 5, 5]}), 409, "tallies")
