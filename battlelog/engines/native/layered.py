@@ -40,7 +40,7 @@ import ctypes
 import functools
 import math
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -84,7 +84,9 @@ SweepProgress = Callable[[float], None]
 class Level:
     """The states before one cell: their forward counts and their transitions (CSR: ``first[s]`` to ``first[s + 1]``)."""
 
-    fwd: np.ndarray  # int64, one per state
+    #: int64, one per state; None in the levels a touch weight's model keeps (:func:`_kept`), which only counting reads:
+    #: :meth:`LayeredModel.levels` gives them back from the segment start (:func:`_counted`).
+    fwd: np.ndarray | None
     first: np.ndarray  # int32, one per state and one more
     child: np.ndarray  # int32, the next level's state each transition leads to
     action: np.ndarray  # int8, 0 or 1 + 2 * kind + orientation
@@ -93,9 +95,21 @@ class Level:
     touching: np.ndarray | None = None
 
     @property
+    def states(self) -> int:
+        return len(self.first) - 1
+
+    @property
+    def counts(self) -> np.ndarray:
+        """The forward counts, which a level read through :meth:`LayeredModel.levels` always has."""
+        if self.fwd is None:
+            raise AssertionError("a level kept without its forward counts was read for them (read it through levels())")
+        return self.fwd
+
+    @property
     def nbytes(self) -> int:
         extra = 0 if self.touching is None else self.touching.nbytes
-        return self.fwd.nbytes + self.first.nbytes + self.child.nbytes + self.action.nbytes + extra
+        own = 0 if self.fwd is None else self.fwd.nbytes
+        return own + self.first.nbytes + self.child.nbytes + self.action.nbytes + extra
 
 
 @dataclass(frozen=True)
@@ -184,8 +198,9 @@ class LayeredModel:
                 yield segment.start + offset, level
 
     def segment_levels(self, segment: Segment) -> list[Level]:
-        """One segment's levels, kept or rebuilt (for passes that walk the segments in their own order)."""
-        return self._levels_of(segment)
+        """One segment's levels, kept or rebuilt, for passes that walk the segments in their own order and read no
+        forward counts (the weighted ones): kept levels come as they are, maybe without them (:func:`_kept`)."""
+        return segment.levels if segment.levels is not None else self._levels_of(segment)
 
     def uses(self, progress: SweepProgress | None = None) -> np.ndarray:
         """``out[k, o, j]``: counted layouts in which a ship of kind k starts at swept cell j in orientation o."""
@@ -201,8 +216,8 @@ class LayeredModel:
                     levels = self._levels_of(segment)
                     for j in range(segment.stop - 1, segment.start - 1, -1):
                         level = levels[j - segment.start]
-                        bwd = jit.kernels(len(level.fwd)).collect(
-                            bwd, level.fwd, level.first, level.child, level.action, every, out[j]
+                        bwd = jit.kernels(level.states).collect(
+                            bwd, level.counts, level.first, level.child, level.action, every, out[j]
                         )
                     del level
                     levels = []  # dropped before the next segment is rebuilt: one segment's levels at a time
@@ -226,7 +241,7 @@ class LayeredModel:
                 levels = self._levels_of(segment)
                 bwd = kept[index] if index in kept else _backward_through(levels, end, len(self.tables.kinds))
                 for offset, level in enumerate(levels):
-                    run = jit.kernels(len(level.fwd))
+                    run = jit.kernels(level.states)
                     taken = run.choose(
                         bwd[offset + 1], level.first, level.child, level.action, every, at, below(rng, bwd[offset][at])
                     )
@@ -257,9 +272,10 @@ class LayeredModel:
         return self._drawing
 
     def _levels_of(self, segment: Segment) -> list[Level]:
-        """The segment's levels: kept, or rebuilt from its start (the same states, in the same order)."""
+        """The segment's levels with their forward counts: kept (counted again from the segment start when kept
+        without them), or rebuilt from its start (the same states, in the same order)."""
         if segment.levels is not None:
-            return segment.levels
+            return _counted(segment.levels, segment.fwd, len(self.tables.kinds))
         if segment.unpacks and segment.held:
             return _unpacked(segment)
         levels: list[Level] = []
@@ -329,6 +345,27 @@ class LayeredModel:
         return keys, fwd
 
 
+def _kept(tables: SweepTables, level: Level) -> Level:
+    """A level as the model keeps it: a touch weight's without its forward counts (8 bytes a state, a third of the
+    empty 10x10 board's model), which no weighing reads and :func:`_counted` gives back to the counting that does."""
+    return replace(level, fwd=None) if tables.touch == TRACKED else level
+
+
+def _counted(levels: list[Level], fwd: np.ndarray, kinds: int) -> list[Level]:
+    """``levels`` with their forward counts, those missing counted again from ``fwd``, the counts before the first
+    (the merge's sums, in another order: the same integers)."""
+    if all(level.fwd is not None for level in levels):
+        return levels
+    out: list[Level] = []
+    every = every_action(kinds)
+    with jit.quiet():
+        for level in levels:
+            out.append(replace(level, fwd=fwd))
+            following = int(level.child.max()) + 1 if len(level.child) else 0  # every next state is some transition's child
+            fwd = jit.kernels(level.states).forward_allowed(fwd, level.first, level.child, level.action, every, following)
+    return out
+
+
 def _unpacked(segment: Segment) -> list[Level]:
     """A segment's levels from their packed form and its start's forward counts: the levels a rebuild gives."""
     levels: list[Level] = []
@@ -357,7 +394,7 @@ def _pack_levels(tables: SweepTables, segments: list[Segment], budget: int, afte
     """Pack the kept levels of every segment (the sweep stops keeping them): each segment's levels are
     dropped once packed, or left to be rebuilt when one of them cannot be packed within ``budget``.
     ``after``: the states after the last level kept."""
-    sizes = [len(level.fwd) for segment in segments for level in segment.levels or ()][1:] + [after]
+    sizes = [level.states for segment in segments for level in segment.levels or ()][1:] + [after]
     i = 0
     for segment in segments:
         levels, segment.levels = segment.levels or [], None
@@ -378,7 +415,7 @@ def _pack_into(segment: Segment, level: Level, next_states: int, kinds: int, bud
         return
     _return_freed_memory()  # packed levels live long among short-lived arrays: no fragmented heap
     one = None
-    if held + packed.packed_bytes(len(level.fwd), len(level.child), next_states) <= budget:
+    if held + packed.packed_bytes(level.states, len(level.child), next_states) <= budget:
         one = packed.pack(level.first, level.child, level.action, next_states, kinds)
     if one is None:
         segment.packed = None
@@ -406,8 +443,8 @@ def _backward_through(levels: list[Level], end: np.ndarray, kinds: int) -> list[
     scratch = np.zeros(2 * kinds, dtype=np.int64)  # collect's per-placement tallies, not needed here
     every, out = every_action(kinds), [end]
     for level in reversed(levels):
-        run = jit.kernels(len(level.fwd))
-        out.append(run.collect(out[-1], level.fwd, level.first, level.child, level.action, every, scratch))
+        run = jit.kernels(level.states)
+        out.append(run.collect(out[-1], level.counts, level.first, level.child, level.action, every, scratch))
     out.reverse()
     return out
 
@@ -458,7 +495,7 @@ def sweep(tables: SweepTables, budget: int, progress: SweepProgress | None = Non
                 except BudgetExceeded as exc:
                     if keep_levels:  # drop every level (packed where there is room): keep segment starts only
                         keep_levels = False
-                        in_segment = sum(level.nbytes for level in segments[-1].levels or ())
+                        in_segment = sum(size.nbytes for size in sizes[segments[-1].start :])  # as rebuilt: counts and all
                         repack = True  # out of the handler, once the failed attempt's arrays are freed
                     elif not recompute and _unpack_last(segments):  # packed levels make room for the sweep first
                         held = sum(segment.nbytes for segment in segments)
@@ -484,8 +521,9 @@ def sweep(tables: SweepTables, budget: int, progress: SweepProgress | None = Non
             )
             segments[-1].rebuild = max(segments[-1].rebuild, in_segment + min(work, lean))
             if keep_levels:
-                segments[-1].levels.append(level)  # type: ignore[union-attr]
-                held += level.nbytes
+                kept = _kept(tables, level)
+                segments[-1].levels.append(kept)  # type: ignore[union-attr]
+                held += kept.nbytes
             else:
                 in_segment += level.nbytes
                 if not recompute:

@@ -112,54 +112,10 @@ class Weigher:
         top = float(log_table.max())
         return np.exp(log_table - top).ravel(), top, _NO_PAIRS if level.touching is None else level.touching
 
-    def _forward(self, levels: list[Level], start: int, fwd: np.ndarray, log: float) -> list[tuple[np.ndarray, float]]:
-        """The scaled forward values before each level of a segment and after it, with their log scales."""
-        out = [(fwd, log)]
-        for offset, level in enumerate(levels):
-            table, top, pairs = self.weights(level, start + offset)
-            following = (
-                len(levels[offset + 1].fwd) if offset + 1 < len(levels) else int(level.child.max()) + 1 if len(level.child) else 0
-            )
-            after = np.zeros(following)  # the next level's states: every one is some transition's child
-            jit.weight_kernels(len(fwd)).forward(fwd, level.first, level.child, level.action, pairs, table, after)
-            scale = float(after.max()) if len(after) else 1.0
-            after /= scale  # in place: the same values as a new array, one array fewer a level
-            fwd, log = after, log + top + math.log(scale)
-            out.append((fwd, log))
-        return out
-
     def weighted(self) -> Weighted:
-        """The weighted posterior of the model's problem (ships named, interchangeable ones alike).
-
-        The forward values of every level are kept from the forward pass when the model keeps its levels;
-        a model that rebuilds its segments recomputes them one segment at a time on the way back."""
-        model, tables = self.model, self.model.tables
-        if self.paths == 0:
-            return _none(tables)
-        starts, kept = [(np.ones(1), 0.0)], {}
-        for index, segment in enumerate(model.segments):  # forward: every segment start, and the log partition
-            passes = self._forward(model.segment_levels(segment), segment.start, *starts[-1])
-            starts.append(passes[-1])
-            if not model.rebuilds:
-                kept[index] = passes
-        log_z = starts[-1][1] + math.log(float(starts[-1][0][0]))
-        uses = np.zeros((2 * len(tables.kinds) + 1, tables.cell_count))
-        bwd, log_bwd = np.ones(1), 0.0
-        for index in range(len(model.segments) - 1, -1, -1):
-            segment = model.segments[index]
-            levels = model.segment_levels(segment)
-            passes = kept.pop(index) if index in kept else self._forward(levels, segment.start, *starts[index])
-            for offset in range(len(levels) - 1, -1, -1):
-                level, (fwd, log) = levels[offset], passes[offset]
-                table, top, pairs = self.weights(level, segment.start + offset)
-                tally = np.zeros(2 * len(tables.kinds) + 1)
-                here = jit.weight_kernels(len(fwd)).backward(
-                    bwd, fwd, level.first, level.child, level.action, pairs, table, tally
-                )
-                uses[:, segment.start + offset] = tally * math.exp(log + top + log_bwd - log_z)
-                scale = float(here.max())
-                bwd, log_bwd = here / scale, log_bwd + top + math.log(scale)
-        return _read(tables, uses, self.paths * tables.multiplicity, log_z + math.log(tables.multiplicity), tables_ring(tables))
+        """The weighted posterior of the model's problem (ships named, interchangeable ones alike)."""
+        (out,) = weighed_together([self])
+        return out
 
     def draw(self, count: int, rng: Randomness) -> np.ndarray:
         """``count`` paths drawn independently with probability proportional to their weights (``out[i, j]``:
@@ -175,7 +131,7 @@ class Weigher:
             through, _ = self._backward_through(levels, segment.start, end)
             for offset, level in enumerate(levels):
                 table, _, pairs = self.weights(level, segment.start + offset)
-                run = jit.weight_kernels(len(level.fwd))
+                run = jit.weight_kernels(level.states)
                 taken = run.choose(
                     through[offset + 1], level.first, level.child, level.action, pairs, table, at, uniform(rng, count)
                 )
@@ -191,8 +147,8 @@ class Weigher:
         for offset in range(len(levels) - 1, -1, -1):
             level = levels[offset]
             table, top, pairs = self.weights(level, start + offset)
-            ignored = np.zeros(len(level.fwd))
-            here = jit.weight_kernels(len(level.fwd)).backward(
+            ignored = np.zeros(level.states)
+            here = jit.weight_kernels(level.states).backward(
                 out[-1], ignored, level.first, level.child, level.action, pairs, table, tally
             )
             scale = float(here.max())
@@ -235,6 +191,125 @@ class MaskedWeigher(Weigher):
     def weights(self, level: Level, j: int) -> tuple[np.ndarray, float, np.ndarray]:
         table, top, pairs = super().weights(level, j)
         return (table.reshape(-1, 3) * self.allowed[j][:, None]).ravel(), top, pairs
+
+
+#: The most bytes of forward values a weighing keeps for its backward pass (those of the last segments); the others are
+#: computed again a segment at a time on the way back. The touch weight's empty 10x10 board has 124 MB of them (15.5
+#: million states) beside a 230 MB model: kept whole they were a third of its peak (docs/speed.md, "The touch weight's
+#: empty board"). A board whose states are fewer than 4 million keeps them all, as before.
+FORWARD_BYTES = 32 << 20
+
+#: A pass's values under each prior weighed together, each with the log of the scale it is divided by.
+Values = list[tuple[np.ndarray, float]]
+
+
+def weighed_together(weighers: list[Weigher]) -> list[Weighted]:
+    """The weighted posteriors of one model under one or two priors (``weighers``, of the same model and paths), read
+    in one forward and one backward pass: two priors share every read of the levels (the kernels' ``*_pair``), about
+    a third cheaper than two passes, with the same sums in the same order (the same floats).
+
+    The forward values before each level are kept for the backward pass within :data:`FORWARD_BYTES` (those of the
+    last segments, which it reads first) and computed again from their segment's start for the others, as for a
+    model that rebuilds its segments (which keeps none)."""
+    model, tables = weighers[0].model, weighers[0].model.tables
+    if weighers[0].paths == 0:
+        return [_none(tables) for _ in weighers]
+    keep = _kept_segments(model, len(weighers))
+    starts: list[Values] = [[(np.ones(1), 0.0) for _ in weighers]]
+    kept: dict[int, list[Values]] = {}
+    for index, segment in enumerate(model.segments):  # forward: every segment start, and the log partition
+        passes = _forward(weighers, model.segment_levels(segment), segment.start, starts[-1])
+        starts.append(passes[-1])
+        if index in keep:
+            kept[index] = passes
+        del passes
+    log_z = [log + math.log(float(values[0])) for values, log in starts[-1]]
+    uses = [np.zeros((2 * len(tables.kinds) + 1, tables.cell_count)) for _ in weighers]
+    bwd: Values = [(np.ones(1), 0.0) for _ in weighers]
+    for index in range(len(model.segments) - 1, -1, -1):
+        segment = model.segments[index]
+        levels = model.segment_levels(segment)
+        passes = kept.pop(index) if index in kept else _forward(weighers, levels, segment.start, starts[index])
+        passes.pop()  # the values after the segment: the next one's start
+        for offset in range(len(levels) - 1, -1, -1):
+            bwd = _backward(weighers, levels[offset], segment.start + offset, passes.pop(), bwd, log_z, uses)
+        del passes, levels
+    ring = tables_ring(tables)
+    return [
+        _read(tables, used, weigher.paths * tables.multiplicity, log + math.log(tables.multiplicity), ring)
+        for weigher, used, log in zip(weighers, uses, log_z)
+    ]
+
+
+def _kept_segments(model: LayeredModel, priors: int) -> set[int]:
+    """The segments whose forward values a weighing under ``priors`` priors keeps: the last ones, within
+    :data:`FORWARD_BYTES`; none when the model rebuilds its segments (their levels are not held either)."""
+    if model.rebuilds:
+        return set()
+    keep, held = set(), 0
+    for index in range(len(model.segments) - 1, -1, -1):
+        held += 8 * priors * sum(level.states for level in model.segment_levels(model.segments[index]))
+        if held > FORWARD_BYTES:
+            break
+        keep.add(index)
+    return keep
+
+
+def _forward(weighers: list[Weigher], levels: list[Level], start: int, values: Values) -> list[Values]:
+    """The scaled forward values before each level of a segment and after it, under each weigher's prior."""
+    out = [values]
+    for offset, level in enumerate(levels):
+        weights = [weigher.weights(level, start + offset) for weigher in weighers]
+        pairs = weights[0][2]
+        after = [np.zeros(_following(levels, offset)) for _ in weighers]
+        run = jit.weight_kernels(level.states)
+        if len(weighers) == 1:
+            run.forward(values[0][0], level.first, level.child, level.action, pairs, weights[0][0], after[0])
+        else:
+            (a, _), (b, _) = values
+            run.forward_pair(a, b, level.first, level.child, level.action, pairs, weights[0][0], weights[1][0], *after)
+        values = []
+        for (_, log), (_, top, _), next_values in zip(out[-1], weights, after):
+            scale = float(next_values.max()) if len(next_values) else 1.0
+            next_values /= scale  # in place: the same values as a new array, one array fewer a level
+            values.append((next_values, log + top + math.log(scale)))
+        out.append(values)
+    return out
+
+
+def _following(levels: list[Level], offset: int) -> int:
+    """The states after level ``offset`` of a segment: the next level's, or (the last) one more than its largest child,
+    as every next state is some transition's child."""
+    if offset + 1 < len(levels):
+        return levels[offset + 1].states
+    child = levels[offset].child
+    return int(child.max()) + 1 if len(child) else 0
+
+
+def _backward(
+    weighers: list[Weigher], level: Level, j: int, before: Values, after: Values, log_z: list[float], uses: list[np.ndarray]
+) -> Values:
+    """One step back through level j under each weigher's prior: the scaled backward values before it from those after it
+    (``after``) and the forward values before it (``before``), each placement's weighted share added to ``uses``."""
+    weights = [weigher.weights(level, j) for weigher in weighers]
+    pairs = weights[0][2]
+    tallies = [np.zeros(2 * len(weighers[0].model.tables.kinds) + 1) for _ in weighers]
+    run = jit.weight_kernels(level.states)
+    if len(weighers) == 1:
+        here = [run.backward(after[0][0], before[0][0], level.first, level.child, level.action, pairs, weights[0][0], tallies[0])]
+    else:
+        (fa, _), (fb, _) = before
+        (ba, _), (bb, _) = after
+        here = [np.empty(level.states), np.empty(level.states)]
+        run.backward_pair(
+            ba, bb, fa, fb, level.first, level.child, level.action, pairs, weights[0][0], weights[1][0], *tallies, *here
+        )
+    out = []
+    for (_, log), (_, log_after), (_, top, _), tally, values, used, z in zip(before, after, weights, tallies, here, uses, log_z):
+        used[:, j] = tally * math.exp(log + top + log_after - z)
+        scale = float(values.max())
+        out.append((values / scale, log_after + top + math.log(scale)))
+    return out
 
 
 _WEIGHERS: weakref.WeakKeyDictionary[LayeredModel, dict[Prior, Weigher]] = weakref.WeakKeyDictionary()
