@@ -67,7 +67,7 @@ def kernels(states: int) -> SimpleNamespace:
 
 _weights_compiled: SimpleNamespace | None = None
 _weights_interpreted = SimpleNamespace(
-    touching=weight_kernel.touching, settle=weight_kernel.settle, forward=weight_kernel.forward, backward=weight_kernel.backward,
+    settle=weight_kernel.settle, forward=weight_kernel.forward, backward=weight_kernel.backward,
     forward_pair=weight_kernel.forward_pair, backward_pair=weight_kernel.backward_pair, choose=weight_kernel.choose,
 )
 

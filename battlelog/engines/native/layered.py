@@ -125,7 +125,8 @@ class LevelSize:
 
 @dataclass
 class Segment:
-    """Levels ``start`` to ``stop - 1``: the states at ``start`` (always kept), and the levels when kept."""
+    """Levels ``start`` to ``stop - 1``: the states at ``start`` (always kept, but their keys once the levels are all kept
+    or packed: never swept again), and the levels when kept."""
 
     start: int
     stop: int
@@ -564,6 +565,8 @@ def sweep(tables: SweepTables, budget: int, progress: SweepProgress | None = Non
         model = LayeredModel(tables, _pieces(tables, segments, sizes, budget), paths, max(peak, held + reserve), budget, sizes)
         model.release_starts()
         return model
+    for segment in segments:  # every level kept: no segment is swept again, and its start's keys are not needed
+        segment.keys = np.empty(0, dtype=np.uint64)
     return LayeredModel(tables, segments, paths, peak, budget)
 
 
@@ -661,36 +664,33 @@ def _advance_at_once(
     """:func:`_advance` with the whole level expanded, then merged at once (``_AT_ONCE_BYTES`` a transition)."""
     bound = len(keys) * (1 + 2 * len(tables.kinds))
     run = jit.kernels(len(keys))
+    per = _AT_ONCE_BYTES + _pair_bytes(tables)
     try:
-        _check(tables, budget, held + _AT_ONCE_BYTES * bound + 4 * len(keys), j, len(keys))
+        _check(tables, budget, held + per * bound + 4 * len(keys), j, len(keys))
     except BudgetExceeded:  # the worst case does not fit: count the transitions, and allocate for those
         bound = _transitions(tables, keys, j, run)
-        _check(tables, budget, held + _AT_ONCE_BYTES * bound + 4 * len(keys), j, len(keys), bound)
-    out_keys, out_action, first = (
+        _check(tables, budget, held + per * bound + 4 * len(keys), j, len(keys), bound)
+    out_keys, out_action, out_pairs, first = (
         np.empty(bound, dtype=np.uint64),
         np.empty(bound, dtype=np.int8),
+        np.empty(bound * _pair_bytes(tables), dtype=np.int8),
         np.empty(len(keys) + 1, dtype=np.int32),
     )
-    written = _expand(tables, keys, j, run, out_keys, out_action, first)
+    written = _expand(tables, keys, j, run, out_keys, out_action, out_pairs, first)
     table_bits = max(1, (2 * written).bit_length())
-    work = _AT_ONCE_BYTES * bound + 4 * len(keys) + 4 * (1 << table_bits) + 24 * written
+    work = per * bound + 4 * len(keys) + 4 * (1 << table_bits) + 24 * written
     _check(tables, budget, held + work, j, len(keys), written)
     table = np.full(1 << table_bits, -1, dtype=np.int32)
     child = np.empty(written, dtype=np.int32)
     next_keys, next_fwd = run.merge(fwd, first, out_keys[:written], table, table_bits, child)
     action = out_action[:written].copy()
-    return Level(fwd, first, child, action, _touching(tables, keys, j, first, action)), next_keys, next_fwd, work
+    pairs = out_pairs[:written].copy() if tables.touch == TRACKED else None
+    return Level(fwd, first, child, action, pairs), next_keys, next_fwd, work
 
 
-def _touching(tables: SweepTables, keys: np.ndarray, j: int, first: np.ndarray, action: np.ndarray) -> np.ndarray | None:
-    """The touching pairs of every transition at cell j, when the sweep keeps them for a prior (else None)."""
-    if tables.touch != TRACKED:
-        return None
-    out = np.empty(len(action), dtype=np.int8)
-    jit.weight_kernels(len(keys)).touching(
-        keys, j, tables.cols, tables.field_bits, tables.profile_shift, tables.profile_bits, first, action, out
-    )
-    return out
+def _pair_bytes(tables: SweepTables) -> int:
+    """Bytes a transition's touching pairs take: 1 when the sweep keeps them for a prior's touch weight, else 0."""
+    return 1 if tables.touch == TRACKED else 0
 
 
 def _advance_in_slices(
@@ -713,6 +713,7 @@ def _advance_in_slices(
         capacity = _known_capacity(n, bound, distinct, most)
     work = _check(tables, budget, held + fixed + _STATE_BYTES * capacity, j, n, bound) - held
     action, child, first = np.empty(bound, dtype=np.int8), np.empty(bound, dtype=np.int32), np.empty(n + 1, dtype=np.int32)
+    pairs = np.empty(bound * _pair_bytes(tables), dtype=np.int8)
     out_keys = np.empty(step * most, dtype=np.uint64)
     table = np.full(2 * capacity, -1, dtype=np.int32)
     states, states_fwd = np.empty(capacity, dtype=np.uint64), np.empty(capacity, dtype=np.int64)
@@ -727,14 +728,15 @@ def _advance_in_slices(
             states, states_fwd = _grown(states, distinct, capacity), _grown(states_fwd, distinct, capacity)
             table = np.full(2 * capacity, -1, dtype=np.int32)
             run.rehash(states, distinct, table)
-        added = _expand(tables, keys[s:e], j, run, out_keys, action[written:], first[s : e + 1])
+        at = pairs[written * _pair_bytes(tables) :]
+        added = _expand(tables, keys[s:e], j, run, out_keys, action[written:], at, first[s : e + 1])
         distinct = int(run.insert(fwd[s:e], first[s : e + 1], out_keys, table, states, states_fwd, distinct, child[written:]))
         first[s : e + 1] += written
         written += added
     del table, out_keys
     states.resize(distinct, refcheck=False)  # in place: no view of them is left
     states_fwd.resize(distinct, refcheck=False)
-    return Level(fwd, first, child, action, _touching(tables, keys, j, first, action)), states, states_fwd, work
+    return Level(fwd, first, child, action, pairs if tables.touch == TRACKED else None), states, states_fwd, work
 
 
 @functools.cache
@@ -783,7 +785,7 @@ def _fixed_work(tables: SweepTables, states: int, transitions: int) -> int:
     scratch of one slice's keys."""
     most = 1 + 2 * len(tables.kinds)
     step = min(states, _SLICE)
-    return _WORK_BYTES * transitions + 4 * (states + 1) + 8 * states + step * (8 * most + 4) + 8
+    return (_WORK_BYTES + _pair_bytes(tables)) * transitions + 4 * (states + 1) + 8 * states + step * (8 * most + 4) + 8
 
 
 def _grown(values: np.ndarray, used: int, size: int) -> np.ndarray:
@@ -794,11 +796,12 @@ def _grown(values: np.ndarray, used: int, size: int) -> np.ndarray:
 
 
 def _expand(
-    tables: SweepTables, keys: np.ndarray, j: int, run: Any, out_keys: np.ndarray, out_action: np.ndarray, first: np.ndarray
-) -> int:
+    tables: SweepTables, keys: np.ndarray, j: int, run: Any, out_keys: np.ndarray, out_action: np.ndarray,
+    out_pairs: np.ndarray, first: np.ndarray,
+) -> int:  # fmt: skip
     written = int(run.expand(
-        keys, j, tables.cols, tables.field_bits, tables.lengths, tables.count_shift, tables.count_mask,
-        tables.starts, tables.required, tables.settled[j + 1], tables.touch, tables.profile_bits, out_keys, out_action, first,
+        keys, j, tables.cols, tables.field_bits, tables.lengths, tables.count_shift, tables.count_mask, tables.starts,
+        tables.required, tables.settled[j + 1], tables.touch, tables.profile_bits, out_keys, out_action, out_pairs, first,
     ))  # fmt: skip
     if tables.touch == TRACKED and SETTLE:  # the profile kept for a touch weight: only what is read again (weight_kernel.settle)
         jit.weight_kernels(len(keys)).settle(
@@ -812,7 +815,10 @@ def _transitions(tables: SweepTables, keys: np.ndarray, j: int, run: Any) -> int
     """How many transitions leave ``keys`` at cell j, expanded a slice at a time into a small scratch
     buffer (when a level's worst case, every state taking every action, would not fit)."""
     most = _COUNT_SLICE * (1 + 2 * len(tables.kinds))
-    scratch = (np.empty(most, dtype=np.uint64), np.empty(most, dtype=np.int8), np.empty(_COUNT_SLICE + 1, dtype=np.int32))
+    scratch = (
+        np.empty(most, dtype=np.uint64), np.empty(most, dtype=np.int8), np.empty(most * _pair_bytes(tables), dtype=np.int8),
+        np.empty(_COUNT_SLICE + 1, dtype=np.int32),
+    )  # fmt: skip
     return sum(_expand(tables, keys[s : s + _COUNT_SLICE], j, run, *scratch) for s in range(0, len(keys), _COUNT_SLICE))
 
 

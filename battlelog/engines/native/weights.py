@@ -218,18 +218,20 @@ def weighed_together(weighers: list[Weigher]) -> list[Weighted]:
     starts: list[Values] = [[(np.ones(1), 0.0) for _ in weighers]]
     kept: dict[int, list[Values]] = {}
     for index, segment in enumerate(model.segments):  # forward: every segment start, and the log partition
-        passes = _forward(weighers, model.segment_levels(segment), segment.start, starts[-1])
+        passes = _forward(weighers, model.segment_levels(segment), segment.start, starts[-1], index in keep)
         starts.append(passes[-1])
         if index in keep:
             kept[index] = passes
         del passes
-    log_z = [log + math.log(float(values[0])) for values, log in starts[-1]]
+    log_z = [log + math.log(float(values[0])) for values, log in starts.pop()]
     uses = [np.zeros((2 * len(tables.kinds) + 1, tables.cell_count)) for _ in weighers]
     bwd: Values = [(np.ones(1), 0.0) for _ in weighers]
     for index in range(len(model.segments) - 1, -1, -1):
         segment = model.segments[index]
         levels = model.segment_levels(segment)
-        passes = kept.pop(index) if index in kept else _forward(weighers, levels, segment.start, starts[index])
+        start = starts.pop()  # this segment's, read for the last time
+        passes = kept.pop(index) if index in kept else _forward(weighers, levels, segment.start, start)
+        del start
         passes.pop()  # the values after the segment: the next one's start
         for offset in range(len(levels) - 1, -1, -1):
             bwd = _backward(weighers, levels[offset], segment.start + offset, passes.pop(), bwd, log_z, uses)
@@ -255,8 +257,9 @@ def _kept_segments(model: LayeredModel, priors: int) -> set[int]:
     return keep
 
 
-def _forward(weighers: list[Weigher], levels: list[Level], start: int, values: Values) -> list[Values]:
-    """The scaled forward values before each level of a segment and after it, under each weigher's prior."""
+def _forward(weighers: list[Weigher], levels: list[Level], start: int, values: Values, every: bool = True) -> list[Values]:
+    """The scaled forward values before each level of a segment and after it, under each weigher's prior (``every``
+    false: those after it only, each level's dropped once the next one's are computed)."""
     out = [values]
     for offset, level in enumerate(levels):
         weights = [weigher.weights(level, start + offset) for weigher in weighers]
@@ -273,7 +276,10 @@ def _forward(weighers: list[Weigher], levels: list[Level], start: int, values: V
             scale = float(next_values.max()) if len(next_values) else 1.0
             next_values /= scale  # in place: the same values as a new array, one array fewer a level
             values.append((next_values, log + top + math.log(scale)))
-        out.append(values)
+        if every:
+            out.append(values)
+        else:
+            out = [values]
     return out
 
 
@@ -308,7 +314,8 @@ def _backward(
     for (_, log), (_, log_after), (_, top, _), tally, values, used, z in zip(before, after, weights, tallies, here, uses, log_z):
         used[:, j] = tally * math.exp(log + top + log_after - z)
         scale = float(values.max())
-        out.append((values / scale, log_after + top + math.log(scale)))
+        values /= scale  # in place: one array fewer a level
+        out.append((values, log_after + top + math.log(scale)))
     return out
 
 
