@@ -155,7 +155,7 @@ def test_tracking_touch_changes_no_count() -> None:
     plain = layered.sweep(SweepTables(problem, sweep_order(state)), 2**30)
     tracked = layered.sweep(SweepTables(problem, sweep_order(state), tracked=True), 2**30)
     assert tracked.paths == plain.paths and (
-        sum(len(level.fwd) for _, level in tracked.levels()) > sum(len(level.fwd) for _, level in plain.levels())
+        sum(level.states for _, level in tracked.levels()) > sum(level.states for _, level in plain.levels())
     )
     np.testing.assert_array_equal(tracked.uses(), plain.uses())
 
@@ -187,7 +187,7 @@ def test_settled_profiles_merge_states_and_weigh_alike(
             whole = layered.sweep(tables, 2**30)
             monkeypatch.setattr(layered, "SETTLE", True)
             assert settled.paths == whole.paths
-            sizes = [sum(len(level.fwd) for _, level in model.levels()) for model in (settled, whole)]
+            sizes = [sum(level.states for _, level in model.levels()) for model in (settled, whole)]
             assert sizes[0] <= sizes[1]
             fewer += sizes[0] < sizes[1]
             for prior in priors:
