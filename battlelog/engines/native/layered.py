@@ -125,8 +125,8 @@ class LevelSize:
 
 @dataclass
 class Segment:
-    """Levels ``start`` to ``stop - 1``: the states at ``start`` (always kept, but their keys once the levels are all kept
-    or packed: never swept again), and the levels when kept."""
+    """Levels ``start`` to ``stop - 1``: the states at ``start`` (always kept; their keys only while the segment may be
+    swept again, not once its levels are kept or packed), and the levels when kept."""
 
     start: int
     stop: int

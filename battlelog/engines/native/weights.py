@@ -194,9 +194,9 @@ class MaskedWeigher(Weigher):
 
 
 #: The most bytes of forward values a weighing keeps for its backward pass (those of the last segments); the others are
-#: computed again a segment at a time on the way back. The touch weight's empty 10x10 board has 124 MB of them (15.5
-#: million states) beside a 230 MB model: kept whole they were a third of its peak (docs/speed.md, "The touch weight's
-#: empty board"). A board whose states are fewer than 4 million keeps them all, as before.
+#: computed again a segment at a time on the way back. The touch weight's empty 10x10 board has 124 MB of them a prior
+#: (15.5 million states) beside a 209 MB model: kept whole they were a third of its peak (docs/speed.md, "The touch
+#: weight's empty board, again"). A model of fewer than 4 million states (2 million under two priors) keeps them all.
 FORWARD_BYTES = 32 << 20
 
 #: A pass's values under each prior weighed together, each with the log of the scale it is divided by.
@@ -205,8 +205,9 @@ Values = list[tuple[np.ndarray, float]]
 
 def weighed_together(weighers: list[Weigher]) -> list[Weighted]:
     """The weighted posteriors of one model under one or two priors (``weighers``, of the same model and paths), read
-    in one forward and one backward pass: two priors share every read of the levels (the kernels' ``*_pair``), about
-    a third cheaper than two passes, with the same sums in the same order (the same floats).
+    in one forward and one backward pass: two priors share every read of the levels (the kernels' ``*_pair``: on the
+    widest level of the touch weight's empty 10x10 board about 1.3 times one pass, not 2), with the same sums in the same
+    order (the same floats).
 
     The forward values before each level are kept for the backward pass within :data:`FORWARD_BYTES` (those of the
     last segments, which it reads first) and computed again from their segment's start for the others, as for a
