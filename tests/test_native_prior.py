@@ -27,7 +27,7 @@ from scipy import stats
 from test_variant_oracle import variant_states
 
 from battlelog.engines.native import draws as draws_module
-from battlelog.engines.native import few, ladder, layered, turns, weights
+from battlelog.engines.native import few, ladder, layered, passes, turns, weights
 from battlelog.engines.native.engine import NativeEngine
 from battlelog.engines.native.tables import SweepTables, sweep_order
 from battlelog.engines.native.weights import Weigher, placement_log_weights
@@ -339,14 +339,14 @@ def test_two_priors_weighed_together_equal_each_weighed_alone(
 ) -> None:
     """One pass carrying two priors (the self-transposed board's prior and its flip) gives each prior's posterior bit for
     bit as a pass of its own, whether the forward values are kept for the backward pass, partly, or computed again."""
-    monkeypatch.setattr(weights, "FORWARD_BYTES", kept_bytes)
+    monkeypatch.setattr(passes, "FORWARD_BYTES", kept_bytes)
     state = GameState(GameConfig(6, (4, 3, 2, 2)), (Shot(2, 3, "hit"), Shot(4, 1, "miss")))
     tables = SweepTables(Problem.from_model(ground(state)), sweep_order(state), tracked=True)
     model = layered.sweep(tables, 2**31)
-    assert len(weights._kept_segments(model, 2)) == kept_segments  # none, the last two of six, all
+    assert len(passes.kept_segments(model, 2)) == kept_segments  # none, the last two of six, all
     priors = (Prior(0.8, -0.3, -0.5), Prior(0.8, 0.3, -0.5))
     together = weights.weighed_together([Weigher(model, prior) for prior in priors])
-    monkeypatch.setattr(weights, "FORWARD_BYTES", 1 << 40)
+    monkeypatch.setattr(passes, "FORWARD_BYTES", 1 << 40)
     for got, prior in zip(together, priors):
         alone = Weigher(model, prior).weighted()
         np.testing.assert_array_equal(got.cells, alone.cells)

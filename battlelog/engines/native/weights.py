@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from battlelog.engines.base import Marginals
-from battlelog.engines.native import jit
+from battlelog.engines.native import jit, passes
 from battlelog.engines.native.layered import LayeredModel, Level
 from battlelog.engines.native.streams import Randomness, uniform
 from battlelog.engines.native.tables import TRACKED, VERTICAL, SweepTables
@@ -193,131 +193,46 @@ class MaskedWeigher(Weigher):
         return (table.reshape(-1, 3) * self.allowed[j][:, None]).ravel(), top, pairs
 
 
-#: The most bytes of forward values a weighing keeps for its backward pass (those of the last segments); the others are
-#: computed again a segment at a time on the way back. The touch weight's empty 10x10 board has 124 MB of them a prior
-#: (15.5 million states) beside a 209 MB model: kept whole they were a third of its peak (docs/speed.md, "The touch
-#: weight's empty board, again"). A model of fewer than 4 million states (2 million under two priors) keeps them all.
-FORWARD_BYTES = 32 << 20
-
-#: A pass's values under each prior weighed together, each with the log of the scale it is divided by.
-Values = list[tuple[np.ndarray, float]]
-
-
 def weighed_together(weighers: list[Weigher]) -> list[Weighted]:
     """The weighted posteriors of one model under one or two priors (``weighers``, of the same model and paths), read
     in one forward and one backward pass: two priors share every read of the levels (the kernels' ``*_pair``: on the
     widest level of the touch weight's empty 10x10 board about 1.3 times one pass, not 2), with the same sums in the same
     order (the same floats).
 
-    The forward values before each level are kept for the backward pass within :data:`FORWARD_BYTES` (those of the
-    last segments, which it reads first) and computed again from their segment's start for the others, as for a
+    The forward values before each level are kept for the backward pass within :data:`~.passes.FORWARD_BYTES` (those of
+    the last segments, which it reads first) and computed again from their segment's start for the others, as for a
     model that rebuilds its segments (which keeps none)."""
     model, tables = weighers[0].model, weighers[0].model.tables
     if weighers[0].paths == 0:
         return [_none(tables) for _ in weighers]
-    keep = _kept_segments(model, len(weighers))
-    starts: list[Values] = [[(np.ones(1), 0.0) for _ in weighers]]
-    kept: dict[int, list[Values]] = {}
+    weights: list[passes.Weights] = [weigher.weights for weigher in weighers]
+    keep = passes.kept_segments(model, len(weighers))
+    starts: list[passes.Values] = [[(np.ones(1), 0.0) for _ in weighers]]
+    kept: dict[int, list[passes.Values]] = {}
     for index, segment in enumerate(model.segments):  # forward: every segment start, and the log partition
-        passes = _forward(weighers, model.segment_levels(segment), segment.start, starts[-1], index in keep)
-        starts.append(passes[-1])
+        values = passes.forward(weights, model.segment_levels(segment), segment.start, starts[-1], index in keep)
+        starts.append(values[-1])
         if index in keep:
-            kept[index] = passes
-        del passes
+            kept[index] = values
+        del values
     log_z = [log + math.log(float(values[0])) for values, log in starts.pop()]
     uses = [np.zeros((2 * len(tables.kinds) + 1, tables.cell_count)) for _ in weighers]
-    bwd: Values = [(np.ones(1), 0.0) for _ in weighers]
+    bwd: passes.Values = [(np.ones(1), 0.0) for _ in weighers]
     for index in range(len(model.segments) - 1, -1, -1):
         segment = model.segments[index]
         levels = model.segment_levels(segment)
         start = starts.pop()  # this segment's, read for the last time
-        passes = kept.pop(index) if index in kept else _forward(weighers, levels, segment.start, start)
+        values = kept.pop(index) if index in kept else passes.forward(weights, levels, segment.start, start)
         del start
-        passes.pop()  # the values after the segment: the next one's start
+        values.pop()  # the values after the segment: the next one's start
         for offset in range(len(levels) - 1, -1, -1):
-            bwd = _backward(weighers, levels[offset], segment.start + offset, passes.pop(), bwd, log_z, uses)
-        del passes, levels
+            bwd = passes.backward(weights, levels[offset], segment.start + offset, values.pop(), bwd, log_z, uses)
+        del values, levels
     ring = tables_ring(tables)
     return [
         _read(tables, used, weigher.paths * tables.multiplicity, log + math.log(tables.multiplicity), ring)
         for weigher, used, log in zip(weighers, uses, log_z)
     ]
-
-
-def _kept_segments(model: LayeredModel, priors: int) -> set[int]:
-    """The segments whose forward values a weighing under ``priors`` priors keeps: the last ones, within
-    :data:`FORWARD_BYTES`; none when the model rebuilds its segments (their levels are not held either)."""
-    if model.rebuilds:
-        return set()
-    keep, held = set(), 0
-    for index in range(len(model.segments) - 1, -1, -1):
-        held += 8 * priors * sum(level.states for level in model.segment_levels(model.segments[index]))
-        if held > FORWARD_BYTES:
-            break
-        keep.add(index)
-    return keep
-
-
-def _forward(weighers: list[Weigher], levels: list[Level], start: int, values: Values, every: bool = True) -> list[Values]:
-    """The scaled forward values before each level of a segment and after it, under each weigher's prior (``every``
-    false: those after it only, each level's dropped once the next one's are computed)."""
-    out = [values]
-    for offset, level in enumerate(levels):
-        weights = [weigher.weights(level, start + offset) for weigher in weighers]
-        pairs = weights[0][2]
-        after = [np.zeros(_following(levels, offset)) for _ in weighers]
-        run = jit.weight_kernels(level.states)
-        if len(weighers) == 1:
-            run.forward(values[0][0], level.first, level.child, level.action, pairs, weights[0][0], after[0])
-        else:
-            (a, _), (b, _) = values
-            run.forward_pair(a, b, level.first, level.child, level.action, pairs, weights[0][0], weights[1][0], *after)
-        values = []
-        for (_, log), (_, top, _), next_values in zip(out[-1], weights, after):
-            scale = float(next_values.max()) if len(next_values) else 1.0
-            next_values /= scale  # in place: the same values as a new array, one array fewer a level
-            values.append((next_values, log + top + math.log(scale)))
-        if every:
-            out.append(values)
-        else:
-            out = [values]
-    return out
-
-
-def _following(levels: list[Level], offset: int) -> int:
-    """The states after level ``offset`` of a segment: the next level's, or (the last) one more than its largest child,
-    as every next state is some transition's child."""
-    if offset + 1 < len(levels):
-        return levels[offset + 1].states
-    child = levels[offset].child
-    return int(child.max()) + 1 if len(child) else 0
-
-
-def _backward(
-    weighers: list[Weigher], level: Level, j: int, before: Values, after: Values, log_z: list[float], uses: list[np.ndarray]
-) -> Values:
-    """One step back through level j under each weigher's prior: the scaled backward values before it from those after it
-    (``after``) and the forward values before it (``before``), each placement's weighted share added to ``uses``."""
-    weights = [weigher.weights(level, j) for weigher in weighers]
-    pairs = weights[0][2]
-    tallies = [np.zeros(2 * len(weighers[0].model.tables.kinds) + 1) for _ in weighers]
-    run = jit.weight_kernels(level.states)
-    if len(weighers) == 1:
-        here = [run.backward(after[0][0], before[0][0], level.first, level.child, level.action, pairs, weights[0][0], tallies[0])]
-    else:
-        (fa, _), (fb, _) = before
-        (ba, _), (bb, _) = after
-        here = [np.empty(level.states), np.empty(level.states)]
-        run.backward_pair(
-            ba, bb, fa, fb, level.first, level.child, level.action, pairs, weights[0][0], weights[1][0], *tallies, *here
-        )
-    out = []
-    for (_, log), (_, log_after), (_, top, _), tally, values, used, z in zip(before, after, weights, tallies, here, uses, log_z):
-        used[:, j] = tally * math.exp(log + top + log_after - z)
-        scale = float(values.max())
-        values /= scale  # in place: one array fewer a level
-        out.append((values, log_after + top + math.log(scale)))
-    return out
 
 
 _WEIGHERS: weakref.WeakKeyDictionary[LayeredModel, dict[Prior, Weigher]] = weakref.WeakKeyDictionary()
