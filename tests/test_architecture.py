@@ -36,6 +36,10 @@ LONG_MODULES: dict[str, str] = {
     "battlelog.engines.frontier": (
         "the frontier sweep that builds the sdd engine's diagram: one algorithm, its tables under each touch rule"
     ),
+    "battlelog.engines.native.kernel": (
+        "the counting kernel in numba's subset: one step forward under every touch rule (a prior's touching pairs too),"
+        " its merge and one step back"
+    ),
     "battlelog.engines.native.layered": (
         "the native engine's layered model: one sweep, its memory budget (kept, rebuilt, packed, counted levels)"
         " and its two readings"

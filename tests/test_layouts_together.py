@@ -51,7 +51,7 @@ def test_layouts_drawn_together_are_those_drawn_alone(state: GameState) -> None:
 
 
 #: States and budgets under which their models are rebuilt as they are read (the 10x10 touch hider's case).
-REBUILT = [(STATES[1], 200_000), (STATES[3], 200_000), (STATES[4], 400_000)]
+REBUILT = [(STATES[1], 200_000), (STATES[3], 200_000), (STATES[4], 300_000)]
 
 
 @pytest.mark.parametrize(("state", "budget"), REBUILT, ids=lambda x: x.config.label() if isinstance(x, GameState) else str(x))

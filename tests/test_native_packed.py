@@ -45,22 +45,22 @@ def test_every_level_packs_and_unpacks_to_itself(config: GameConfig, compiled: b
     levels = [level for _, level in model.levels()]
     seen_before = 0
     for i, level in enumerate(levels):
-        next_fwd = levels[i + 1].fwd if i + 1 < len(levels) else np.array([model.paths], dtype=np.int64)
+        next_fwd = levels[i + 1].counts if i + 1 < len(levels) else np.array([model.paths], dtype=np.int64)
         one = packed.pack(level.first, level.child, level.action, len(next_fwd), len(tables.kinds))
         assert one is not None
-        assert one.nbytes <= packed.packed_bytes(len(level.fwd), len(level.child), len(next_fwd))
-        assert one.nbytes < level.nbytes or len(level.fwd) == 1
-        first, child, action, unpacked_fwd = packed.unpack(one, level.fwd)
+        assert one.nbytes <= packed.packed_bytes(len(level.counts), len(level.child), len(next_fwd))
+        assert one.nbytes < level.nbytes or len(level.counts) == 1
+        first, child, action, unpacked_fwd = packed.unpack(one, level.counts)
         for name, value in (("first", first), ("child", child), ("action", action)):
             np.testing.assert_array_equal(value, getattr(level, name), err_msg=f"{name} at level {i}")
         np.testing.assert_array_equal(unpacked_fwd, next_fwd)
-        np.testing.assert_array_equal(packed.forward(one, level.fwd), next_fwd)
+        np.testing.assert_array_equal(packed.forward(one, level.counts), next_fwd)
         child_bwd = np.random.default_rng(i).integers(0, 1000, len(next_fwd))
         uses, packed_uses = np.zeros(2 * len(tables.kinds), dtype=np.int64), np.zeros(2 * len(tables.kinds), dtype=np.int64)
-        bwd = jit.kernels(len(level.fwd)).collect(
-            child_bwd, level.fwd, level.first, level.child, level.action, layered.every_action(len(tables.kinds)), uses
+        bwd = jit.kernels(len(level.counts)).collect(
+            child_bwd, level.counts, level.first, level.child, level.action, layered.every_action(len(tables.kinds)), uses
         )
-        np.testing.assert_array_equal(packed.collect(one, level.fwd, child_bwd, packed_uses), bwd)
+        np.testing.assert_array_equal(packed.collect(one, level.counts, child_bwd, packed_uses), bwd)
         np.testing.assert_array_equal(packed_uses, uses)
         seen_before += len(one.back)
     assert seen_before > 0  # children met before, not only new ones

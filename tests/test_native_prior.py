@@ -27,7 +27,7 @@ from scipy import stats
 from test_variant_oracle import variant_states
 
 from battlelog.engines.native import draws as draws_module
-from battlelog.engines.native import few, ladder, layered, weights
+from battlelog.engines.native import few, ladder, layered, passes, turns, weights
 from battlelog.engines.native.engine import NativeEngine
 from battlelog.engines.native.tables import SweepTables, sweep_order
 from battlelog.engines.native.weights import Weigher, placement_log_weights
@@ -155,7 +155,7 @@ def test_tracking_touch_changes_no_count() -> None:
     plain = layered.sweep(SweepTables(problem, sweep_order(state)), 2**30)
     tracked = layered.sweep(SweepTables(problem, sweep_order(state), tracked=True), 2**30)
     assert tracked.paths == plain.paths and (
-        sum(len(level.fwd) for _, level in tracked.levels()) > sum(len(level.fwd) for _, level in plain.levels())
+        sum(level.states for _, level in tracked.levels()) > sum(level.states for _, level in plain.levels())
     )
     np.testing.assert_array_equal(tracked.uses(), plain.uses())
 
@@ -187,7 +187,7 @@ def test_settled_profiles_merge_states_and_weigh_alike(
             whole = layered.sweep(tables, 2**30)
             monkeypatch.setattr(layered, "SETTLE", True)
             assert settled.paths == whole.paths
-            sizes = [sum(len(level.fwd) for _, level in model.levels()) for model in (settled, whole)]
+            sizes = [sum(level.states for _, level in model.levels()) for model in (settled, whole)]
             assert sizes[0] <= sizes[1]
             fewer += sizes[0] < sizes[1]
             for prior in priors:
@@ -278,7 +278,7 @@ def test_rebuilt_and_split_models_weigh_the_same(monkeypatch: pytest.MonkeyPatch
     state = weighed(GameState(GameConfig(5, (3, 2, 1)), (Shot(2, 2, "hit"), Shot(1, 1, "miss"))), Prior(0.6, -0.8, 1.1))
     tables = SweepTables(Problem.from_model(ground(state)), sweep_order(state), tracked=True)
     kept = layered.sweep(tables, 2**31)
-    lean = layered.sweep(tables, int(kept.peak * 0.9))
+    lean = layered.sweep(tables, 2**31, keep_levels=False)  # segment starts only: every segment rebuilt when read
     assert lean.rebuilds and not kept.rebuilds
     prior = state.config.prior
     a, b = Weigher(kept, prior).weighted(), Weigher(lean, prior).weighted()
@@ -310,6 +310,53 @@ def test_rebuilt_and_split_models_weigh_the_same(monkeypatch: pytest.MonkeyPatch
 
 
 # ----- caches ----------------------------------------------------------------------------------------
+def test_a_touch_weights_model_keeps_no_forward_counts_and_counts_them_again_alike() -> None:
+    """A touch weight's model keeps its levels without their integer forward counts (a third of its bytes): read for
+    counting they come back equal to the sweep's (a model that rebuilds its levels), and counts and draws are alike."""
+    state = GameState.empty(GameConfig(6, (4, 3, 2, 2)))
+    tables = SweepTables(Problem.from_model(ground(state)), sweep_order(state), tracked=True)
+    kept = layered.sweep(tables, 2**31)
+    rebuilt = layered.sweep(tables, 2**31, keep_levels=False)
+    assert not kept.rebuilds and rebuilt.rebuilds and len(kept.segments) >= 3
+    assert all(level.fwd is None for segment in kept.segments for level in segment.levels or ())
+    counted = [level.counts for _, level in kept.levels()]
+    swept = [level.counts for _, level in rebuilt.levels()]
+    assert len(counted) == len(swept) == tables.cell_count
+    for a, b in zip(counted, swept):
+        np.testing.assert_array_equal(a, b)
+    held = sum(level.nbytes for segment in kept.segments for level in segment.levels or ())
+    assert held == sum(level.nbytes for _, level in rebuilt.levels()) - 8 * sum(len(c) for c in counted)
+    np.testing.assert_array_equal(kept.uses(), rebuilt.uses())
+    draws = [model.draw(50, np.random.default_rng(7)) for model in (kept, rebuilt)]
+    np.testing.assert_array_equal(draws[0], draws[1])
+    plain = layered.sweep(SweepTables(Problem.from_model(ground(state)), sweep_order(state)), 2**31)
+    np.testing.assert_array_equal(kept.uses(), plain.uses())
+
+
+@pytest.mark.parametrize(("kept_bytes", "kept_segments"), [(0, 0), (1 << 17, 2), (1 << 40, 6)])
+def test_two_priors_weighed_together_equal_each_weighed_alone(
+    kept_bytes: int, kept_segments: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One pass carrying two priors (the self-transposed board's prior and its flip) gives each prior's posterior bit for
+    bit as a pass of its own, whether the forward values are kept for the backward pass, partly, or computed again."""
+    monkeypatch.setattr(passes, "FORWARD_BYTES", kept_bytes)
+    state = GameState(GameConfig(6, (4, 3, 2, 2)), (Shot(2, 3, "hit"), Shot(4, 1, "miss")))
+    tables = SweepTables(Problem.from_model(ground(state)), sweep_order(state), tracked=True)
+    model = layered.sweep(tables, 2**31)
+    assert len(passes.kept_segments(model, 2)) == kept_segments  # none, the last two of six, all
+    priors = (Prior(0.8, -0.3, -0.5), Prior(0.8, 0.3, -0.5))
+    together = weights.weighed_together([Weigher(model, prior) for prior in priors])
+    monkeypatch.setattr(passes, "FORWARD_BYTES", 1 << 40)
+    for got, prior in zip(together, priors):
+        alone = Weigher(model, prior).weighted()
+        np.testing.assert_array_equal(got.cells, alone.cells)
+        for a, b in zip(got.placements, alone.placements):
+            np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(got.features, alone.features)
+        assert got.log_z == alone.log_z and got.models == alone.models
+    assert not np.array_equal(together[0].cells, together[1].cells)
+
+
 def test_a_vertical_weight_keeps_a_state_and_its_transpose_apart() -> None:
     """Under a vertical weight, transposing a state changes its posterior; the state cache must not
     answer one with the other's image. Edge and touch weights keep all eight symmetries."""
@@ -381,8 +428,8 @@ def test_split_draws_are_exact(monkeypatch: pytest.MonkeyPatch) -> None:
     prior = Prior(edge=0.5, vertical=-0.8, touch=1.2)
     state = GameState.empty(GameConfig(4, (3, 2), prior=prior))
     tables = SweepTables(Problem.from_model(ground(state)), sweep_order(state), tracked=True)
-    # under what it needs rebuilt
-    engine = NativeEngine(memory_budget=int(layered.sweep(tables, 2**31, keep_levels=False).peak * 0.8))
+    # under what it needs rebuilt (0.8 of it is enough for one model rebuilt, its levels taken a slice at a time)
+    engine = NativeEngine(memory_budget=int(layered.sweep(tables, 2**31, keep_levels=False).peak * 0.7))
     models = engine.drawn_from(state, tracked=True)
     assert len(models) > 1  # split into cases
     table = oracle.layouts(4, (3, 2))
@@ -415,6 +462,7 @@ def test_the_uniform_prior_keeps_the_integer_path_bit_for_bit(monkeypatch: pytes
         raise AssertionError("the uniform prior went through the weighted path")
 
     monkeypatch.setattr(Weigher, "weighted", refuse)
+    monkeypatch.setattr(turns, "weighed_together", refuse)
     monkeypatch.setattr(ladder, "listed_weighted", refuse)
     engine = NativeEngine()
     for touch in TOUCH_RULES:

@@ -61,7 +61,7 @@ def compile_state(state: GameState, sdd_path: Path, vtree_path: Path, budget: in
     layered = sweep(tables, budget)
     if layered.paths == 0:
         raise Inconsistent("no layout of the fleet fits all the answers")
-    states = sum(len(level.fwd) for _, level in layered.levels())
+    states = sum(level.states for _, level in layered.levels())
     transitions = sum(len(level.child) for _, level in layered.levels())
     if (states + transitions) * BYTES_PER_NODE > budget:
         raise BudgetExceeded(
@@ -89,7 +89,7 @@ def _materialise(layered: LayeredModel, index: dict[tuple[int, int, int], int], 
                 cube = manager.conjoin(cube, manager.literal(w if w == v else -w))
             choose[v] = cube
         nodes = []
-        for s in range(len(level.fwd)):
+        for s in range(level.states):
             node = manager.false()
             for t in range(int(level.first[s]), int(level.first[s + 1])):
                 kind, orientation = divmod(int(level.action[t]) - 1, 2)

@@ -67,8 +67,8 @@ def kernels(states: int) -> SimpleNamespace:
 
 _weights_compiled: SimpleNamespace | None = None
 _weights_interpreted = SimpleNamespace(
-    touching=weight_kernel.touching, settle=weight_kernel.settle, forward=weight_kernel.forward, backward=weight_kernel.backward,
-    choose=weight_kernel.choose,
+    settle=weight_kernel.settle, forward=weight_kernel.forward, backward=weight_kernel.backward,
+    forward_pair=weight_kernel.forward_pair, backward_pair=weight_kernel.backward_pair, choose=weight_kernel.choose,
 )
 
 
@@ -80,9 +80,7 @@ def weight_kernels(states: int) -> SimpleNamespace:
         return _weights_interpreted
     if _weights_compiled is None:
         jit = _import_numba().njit(cache=True, nogil=True)
-        _weights_compiled = SimpleNamespace(
-            **{name: jit(getattr(weight_kernel, name)) for name in ("touching", "settle", "forward", "backward", "choose")}
-        )
+        _weights_compiled = SimpleNamespace(**{name: jit(getattr(weight_kernel, name)) for name in vars(_weights_interpreted)})
     return _weights_compiled
 
 

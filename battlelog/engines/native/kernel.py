@@ -22,7 +22,8 @@ meets one last; that one is checked against its left and upper neighbours:
   (a ship is straight, so a corner neighbour is always another ship).
 
 Under ``allowed`` with a prior that weighs touching ships (``touch == 3``) the profile is kept as
-under ``diagonal`` but nothing is forbidden: :mod:`battlelog.engines.native.weight_kernel` reads it.
+under ``diagonal`` but nothing is forbidden: :func:`expand` writes the touching pairs each transition completes,
+which :mod:`battlelog.engines.native.weight_kernel` weighs.
 
 Column 0 has no left or above-left neighbour and the last column no above-right one; in row 0 the
 profile holds no covered cell yet. The sweep runs over the image of the board under a symmetry
@@ -55,6 +56,7 @@ def expand(
     profile_bits: int,
     out_keys: np.ndarray,
     out_action: np.ndarray,
+    out_pairs: np.ndarray,
     out_first: np.ndarray,
 ) -> int:
     """Every transition out of the states ``keys`` at ``cell``; returns how many were written.
@@ -63,6 +65,12 @@ def expand(
     would leave a required (hit) cell uncovered, pass the last start of a kind that still has
     ships to place (``settled_after``), or break the touch rule ``touch`` (0 allowed, 1 diagonal,
     2 none; ``profile_bits`` of occupancy profile), is not written: that state has no future.
+
+    Under ``TRACKED`` (3) ``out_pairs`` gets the pairs of side-adjacent cells covered by two different ships that each
+    transition completes (0 to 2), read from the profile: of two such cells the sweep meets one last, and counts the pair
+    there when it is covered: its left neighbour is another ship unless a vertical ship goes on through it (a horizontal
+    one runs on from the left), its upper neighbour unless a vertical one does; a ship starting on the cell is another
+    ship than both. Under the other rules ``out_pairs`` is not written (it may be empty).
     """
     col = cell % cols
     last_row = cell >= required.shape[0] - cols
@@ -91,6 +99,8 @@ def expand(
         left = False  # the cell to the left is covered
         above = False  # the cell above is covered
         corner = False  # under none: the cell above-left or above-right is covered
+        pair_left = 0  # TRACKED: the cell to the left is covered (a pair if another ship covers this one)
+        pair_above = 0  # TRACKED: the cell above is covered
         if touch > 0:
             profile = (key >> profile_shift) & profile_mask
             empty = (key & ~(profile_mask << profile_shift)) | (((profile << one) & kept) << profile_shift)
@@ -98,6 +108,9 @@ def expand(
             if touch < 3:  # 3 (TRACKED): the profile is kept for a prior's touch weight, nothing is forbidden
                 left = col > 0 and (profile & one) != 0
                 above = ((profile >> np.uint64(cols - 1)) & one) != 0
+            else:
+                pair_left = 1 if col > 0 and (profile & one) != 0 else 0
+                pair_above = 1 if ((profile >> np.uint64(cols - 1)) & one) != 0 else 0
             if touch == 2:
                 above_left = col > 0 and ((profile >> np.uint64(cols)) & one) != 0
                 above_right = col < cols - 1 and ((profile >> np.uint64(cols - 2)) & one) != 0
@@ -110,11 +123,15 @@ def expand(
             if child & settled_after == 0:
                 out_keys[written] = child
                 out_action[written] = 0
+                if touch == 3:
+                    out_pairs[written] = pair_above if along > 0 else pair_left
                 written += 1
             continue
         if not required[cell] and empty & settled_after == 0:
             out_keys[written] = empty
             out_action[written] = 0
+            if touch == 3:
+                out_pairs[written] = 0
             written += 1
         if left or above or corner:
             continue  # a ship starting here would touch one
@@ -134,12 +151,16 @@ def expand(
                 if free and child & settled_after == 0:
                     out_keys[written] = child
                     out_action[written] = 1 + 2 * k
+                    if touch == 3:
+                        out_pairs[written] = pair_left + pair_above
                     written += 1
             if starts[k, 1, cell]:
                 child = placed | (np.uint64(length - 1) << col_shift)
                 if child & settled_after == 0:
                     out_keys[written] = child
                     out_action[written] = 2 + 2 * k
+                    if touch == 3:
+                        out_pairs[written] = pair_left + pair_above
                     written += 1
     out_first[keys.shape[0]] = written
     return written

@@ -40,7 +40,7 @@ import ctypes
 import functools
 import math
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -84,7 +84,9 @@ SweepProgress = Callable[[float], None]
 class Level:
     """The states before one cell: their forward counts and their transitions (CSR: ``first[s]`` to ``first[s + 1]``)."""
 
-    fwd: np.ndarray  # int64, one per state
+    #: int64, one per state; None in the levels a touch weight's model keeps (:func:`_kept`), which only counting reads:
+    #: :meth:`LayeredModel.levels` gives them back from the segment start (:func:`_counted`).
+    fwd: np.ndarray | None
     first: np.ndarray  # int32, one per state and one more
     child: np.ndarray  # int32, the next level's state each transition leads to
     action: np.ndarray  # int8, 0 or 1 + 2 * kind + orientation
@@ -93,9 +95,21 @@ class Level:
     touching: np.ndarray | None = None
 
     @property
+    def states(self) -> int:
+        return len(self.first) - 1
+
+    @property
+    def counts(self) -> np.ndarray:
+        """The forward counts, which a level read through :meth:`LayeredModel.levels` always has."""
+        if self.fwd is None:
+            raise AssertionError("a level kept without its forward counts was read for them (read it through levels())")
+        return self.fwd
+
+    @property
     def nbytes(self) -> int:
         extra = 0 if self.touching is None else self.touching.nbytes
-        return self.fwd.nbytes + self.first.nbytes + self.child.nbytes + self.action.nbytes + extra
+        own = 0 if self.fwd is None else self.fwd.nbytes
+        return own + self.first.nbytes + self.child.nbytes + self.action.nbytes + extra
 
 
 @dataclass(frozen=True)
@@ -111,7 +125,8 @@ class LevelSize:
 
 @dataclass
 class Segment:
-    """Levels ``start`` to ``stop - 1``: the states at ``start`` (always kept), and the levels when kept."""
+    """Levels ``start`` to ``stop - 1``: the states at ``start`` (always kept; their keys only while the segment may be
+    swept again, not once its levels are kept or packed), and the levels when kept."""
 
     start: int
     stop: int
@@ -184,8 +199,9 @@ class LayeredModel:
                 yield segment.start + offset, level
 
     def segment_levels(self, segment: Segment) -> list[Level]:
-        """One segment's levels, kept or rebuilt (for passes that walk the segments in their own order)."""
-        return self._levels_of(segment)
+        """One segment's levels, kept or rebuilt, for passes that walk the segments in their own order and read no
+        forward counts (the weighted ones): kept levels come as they are, maybe without them (:func:`_kept`)."""
+        return segment.levels if segment.levels is not None else self._levels_of(segment)
 
     def uses(self, progress: SweepProgress | None = None) -> np.ndarray:
         """``out[k, o, j]``: counted layouts in which a ship of kind k starts at swept cell j in orientation o."""
@@ -201,8 +217,8 @@ class LayeredModel:
                     levels = self._levels_of(segment)
                     for j in range(segment.stop - 1, segment.start - 1, -1):
                         level = levels[j - segment.start]
-                        bwd = jit.kernels(len(level.fwd)).collect(
-                            bwd, level.fwd, level.first, level.child, level.action, every, out[j]
+                        bwd = jit.kernels(level.states).collect(
+                            bwd, level.counts, level.first, level.child, level.action, every, out[j]
                         )
                     del level
                     levels = []  # dropped before the next segment is rebuilt: one segment's levels at a time
@@ -226,7 +242,7 @@ class LayeredModel:
                 levels = self._levels_of(segment)
                 bwd = kept[index] if index in kept else _backward_through(levels, end, len(self.tables.kinds))
                 for offset, level in enumerate(levels):
-                    run = jit.kernels(len(level.fwd))
+                    run = jit.kernels(level.states)
                     taken = run.choose(
                         bwd[offset + 1], level.first, level.child, level.action, every, at, below(rng, bwd[offset][at])
                     )
@@ -257,9 +273,10 @@ class LayeredModel:
         return self._drawing
 
     def _levels_of(self, segment: Segment) -> list[Level]:
-        """The segment's levels: kept, or rebuilt from its start (the same states, in the same order)."""
+        """The segment's levels with their forward counts: kept (counted again from the segment start when kept
+        without them), or rebuilt from its start (the same states, in the same order)."""
         if segment.levels is not None:
-            return segment.levels
+            return _counted(segment.levels, segment.fwd, len(self.tables.kinds))
         if segment.unpacks and segment.held:
             return _unpacked(segment)
         levels: list[Level] = []
@@ -329,6 +346,27 @@ class LayeredModel:
         return keys, fwd
 
 
+def _kept(tables: SweepTables, level: Level) -> Level:
+    """A level as the model keeps it: a touch weight's without its forward counts (8 bytes a state, a third of the
+    empty 10x10 board's model), which no weighing reads and :func:`_counted` gives back to the counting that does."""
+    return replace(level, fwd=None) if tables.touch == TRACKED else level
+
+
+def _counted(levels: list[Level], fwd: np.ndarray, kinds: int) -> list[Level]:
+    """``levels`` with their forward counts, those missing counted again from ``fwd``, the counts before the first
+    (the merge's sums, in another order: the same integers)."""
+    if all(level.fwd is not None for level in levels):
+        return levels
+    out: list[Level] = []
+    every = every_action(kinds)
+    with jit.quiet():
+        for level in levels:
+            out.append(replace(level, fwd=fwd))
+            following = int(level.child.max()) + 1 if len(level.child) else 0  # every next state is some transition's child
+            fwd = jit.kernels(level.states).forward_allowed(fwd, level.first, level.child, level.action, every, following)
+    return out
+
+
 def _unpacked(segment: Segment) -> list[Level]:
     """A segment's levels from their packed form and its start's forward counts: the levels a rebuild gives."""
     levels: list[Level] = []
@@ -357,7 +395,7 @@ def _pack_levels(tables: SweepTables, segments: list[Segment], budget: int, afte
     """Pack the kept levels of every segment (the sweep stops keeping them): each segment's levels are
     dropped once packed, or left to be rebuilt when one of them cannot be packed within ``budget``.
     ``after``: the states after the last level kept."""
-    sizes = [len(level.fwd) for segment in segments for level in segment.levels or ()][1:] + [after]
+    sizes = [level.states for segment in segments for level in segment.levels or ()][1:] + [after]
     i = 0
     for segment in segments:
         levels, segment.levels = segment.levels or [], None
@@ -378,7 +416,7 @@ def _pack_into(segment: Segment, level: Level, next_states: int, kinds: int, bud
         return
     _return_freed_memory()  # packed levels live long among short-lived arrays: no fragmented heap
     one = None
-    if held + packed.packed_bytes(len(level.fwd), len(level.child), next_states) <= budget:
+    if held + packed.packed_bytes(level.states, len(level.child), next_states) <= budget:
         one = packed.pack(level.first, level.child, level.action, next_states, kinds)
     if one is None:
         segment.packed = None
@@ -406,8 +444,8 @@ def _backward_through(levels: list[Level], end: np.ndarray, kinds: int) -> list[
     scratch = np.zeros(2 * kinds, dtype=np.int64)  # collect's per-placement tallies, not needed here
     every, out = every_action(kinds), [end]
     for level in reversed(levels):
-        run = jit.kernels(len(level.fwd))
-        out.append(run.collect(out[-1], level.fwd, level.first, level.child, level.action, every, scratch))
+        run = jit.kernels(level.states)
+        out.append(run.collect(out[-1], level.counts, level.first, level.child, level.action, every, scratch))
     out.reverse()
     return out
 
@@ -458,7 +496,7 @@ def sweep(tables: SweepTables, budget: int, progress: SweepProgress | None = Non
                 except BudgetExceeded as exc:
                     if keep_levels:  # drop every level (packed where there is room): keep segment starts only
                         keep_levels = False
-                        in_segment = sum(level.nbytes for level in segments[-1].levels or ())
+                        in_segment = sum(size.nbytes for size in sizes[segments[-1].start :])  # as rebuilt: counts and all
                         repack = True  # out of the handler, once the failed attempt's arrays are freed
                     elif not recompute and _unpack_last(segments):  # packed levels make room for the sweep first
                         held = sum(segment.nbytes for segment in segments)
@@ -484,8 +522,9 @@ def sweep(tables: SweepTables, budget: int, progress: SweepProgress | None = Non
             )
             segments[-1].rebuild = max(segments[-1].rebuild, in_segment + min(work, lean))
             if keep_levels:
-                segments[-1].levels.append(level)  # type: ignore[union-attr]
-                held += level.nbytes
+                kept = _kept(tables, level)
+                segments[-1].levels.append(kept)  # type: ignore[union-attr]
+                held += kept.nbytes
             else:
                 in_segment += level.nbytes
                 if not recompute:
@@ -526,6 +565,8 @@ def sweep(tables: SweepTables, budget: int, progress: SweepProgress | None = Non
         model = LayeredModel(tables, _pieces(tables, segments, sizes, budget), paths, max(peak, held + reserve), budget, sizes)
         model.release_starts()
         return model
+    for segment in segments:  # every level kept: no segment is swept again, and its start's keys are not needed
+        segment.keys = np.empty(0, dtype=np.uint64)
     return LayeredModel(tables, segments, paths, peak, budget)
 
 
@@ -623,36 +664,33 @@ def _advance_at_once(
     """:func:`_advance` with the whole level expanded, then merged at once (``_AT_ONCE_BYTES`` a transition)."""
     bound = len(keys) * (1 + 2 * len(tables.kinds))
     run = jit.kernels(len(keys))
+    per = _AT_ONCE_BYTES + _pair_bytes(tables)
     try:
-        _check(tables, budget, held + _AT_ONCE_BYTES * bound + 4 * len(keys), j, len(keys))
+        _check(tables, budget, held + per * bound + 4 * len(keys), j, len(keys))
     except BudgetExceeded:  # the worst case does not fit: count the transitions, and allocate for those
         bound = _transitions(tables, keys, j, run)
-        _check(tables, budget, held + _AT_ONCE_BYTES * bound + 4 * len(keys), j, len(keys), bound)
-    out_keys, out_action, first = (
+        _check(tables, budget, held + per * bound + 4 * len(keys), j, len(keys), bound)
+    out_keys, out_action, out_pairs, first = (
         np.empty(bound, dtype=np.uint64),
         np.empty(bound, dtype=np.int8),
+        np.empty(bound * _pair_bytes(tables), dtype=np.int8),
         np.empty(len(keys) + 1, dtype=np.int32),
     )
-    written = _expand(tables, keys, j, run, out_keys, out_action, first)
+    written = _expand(tables, keys, j, run, out_keys, out_action, out_pairs, first)
     table_bits = max(1, (2 * written).bit_length())
-    work = _AT_ONCE_BYTES * bound + 4 * len(keys) + 4 * (1 << table_bits) + 24 * written
+    work = per * bound + 4 * len(keys) + 4 * (1 << table_bits) + 24 * written
     _check(tables, budget, held + work, j, len(keys), written)
     table = np.full(1 << table_bits, -1, dtype=np.int32)
     child = np.empty(written, dtype=np.int32)
     next_keys, next_fwd = run.merge(fwd, first, out_keys[:written], table, table_bits, child)
     action = out_action[:written].copy()
-    return Level(fwd, first, child, action, _touching(tables, keys, j, first, action)), next_keys, next_fwd, work
+    pairs = out_pairs[:written].copy() if tables.touch == TRACKED else None
+    return Level(fwd, first, child, action, pairs), next_keys, next_fwd, work
 
 
-def _touching(tables: SweepTables, keys: np.ndarray, j: int, first: np.ndarray, action: np.ndarray) -> np.ndarray | None:
-    """The touching pairs of every transition at cell j, when the sweep keeps them for a prior (else None)."""
-    if tables.touch != TRACKED:
-        return None
-    out = np.empty(len(action), dtype=np.int8)
-    jit.weight_kernels(len(keys)).touching(
-        keys, j, tables.cols, tables.field_bits, tables.profile_shift, tables.profile_bits, first, action, out
-    )
-    return out
+def _pair_bytes(tables: SweepTables) -> int:
+    """Bytes a transition's touching pairs take: 1 when the sweep keeps them for a prior's touch weight, else 0."""
+    return 1 if tables.touch == TRACKED else 0
 
 
 def _advance_in_slices(
@@ -675,6 +713,7 @@ def _advance_in_slices(
         capacity = _known_capacity(n, bound, distinct, most)
     work = _check(tables, budget, held + fixed + _STATE_BYTES * capacity, j, n, bound) - held
     action, child, first = np.empty(bound, dtype=np.int8), np.empty(bound, dtype=np.int32), np.empty(n + 1, dtype=np.int32)
+    pairs = np.empty(bound * _pair_bytes(tables), dtype=np.int8)
     out_keys = np.empty(step * most, dtype=np.uint64)
     table = np.full(2 * capacity, -1, dtype=np.int32)
     states, states_fwd = np.empty(capacity, dtype=np.uint64), np.empty(capacity, dtype=np.int64)
@@ -689,14 +728,15 @@ def _advance_in_slices(
             states, states_fwd = _grown(states, distinct, capacity), _grown(states_fwd, distinct, capacity)
             table = np.full(2 * capacity, -1, dtype=np.int32)
             run.rehash(states, distinct, table)
-        added = _expand(tables, keys[s:e], j, run, out_keys, action[written:], first[s : e + 1])
+        at = pairs[written * _pair_bytes(tables) :]
+        added = _expand(tables, keys[s:e], j, run, out_keys, action[written:], at, first[s : e + 1])
         distinct = int(run.insert(fwd[s:e], first[s : e + 1], out_keys, table, states, states_fwd, distinct, child[written:]))
         first[s : e + 1] += written
         written += added
     del table, out_keys
     states.resize(distinct, refcheck=False)  # in place: no view of them is left
     states_fwd.resize(distinct, refcheck=False)
-    return Level(fwd, first, child, action, _touching(tables, keys, j, first, action)), states, states_fwd, work
+    return Level(fwd, first, child, action, pairs if tables.touch == TRACKED else None), states, states_fwd, work
 
 
 @functools.cache
@@ -745,7 +785,7 @@ def _fixed_work(tables: SweepTables, states: int, transitions: int) -> int:
     scratch of one slice's keys."""
     most = 1 + 2 * len(tables.kinds)
     step = min(states, _SLICE)
-    return _WORK_BYTES * transitions + 4 * (states + 1) + 8 * states + step * (8 * most + 4) + 8
+    return (_WORK_BYTES + _pair_bytes(tables)) * transitions + 4 * (states + 1) + 8 * states + step * (8 * most + 4) + 8
 
 
 def _grown(values: np.ndarray, used: int, size: int) -> np.ndarray:
@@ -756,11 +796,12 @@ def _grown(values: np.ndarray, used: int, size: int) -> np.ndarray:
 
 
 def _expand(
-    tables: SweepTables, keys: np.ndarray, j: int, run: Any, out_keys: np.ndarray, out_action: np.ndarray, first: np.ndarray
-) -> int:
+    tables: SweepTables, keys: np.ndarray, j: int, run: Any, out_keys: np.ndarray, out_action: np.ndarray,
+    out_pairs: np.ndarray, first: np.ndarray,
+) -> int:  # fmt: skip
     written = int(run.expand(
-        keys, j, tables.cols, tables.field_bits, tables.lengths, tables.count_shift, tables.count_mask,
-        tables.starts, tables.required, tables.settled[j + 1], tables.touch, tables.profile_bits, out_keys, out_action, first,
+        keys, j, tables.cols, tables.field_bits, tables.lengths, tables.count_shift, tables.count_mask, tables.starts,
+        tables.required, tables.settled[j + 1], tables.touch, tables.profile_bits, out_keys, out_action, out_pairs, first,
     ))  # fmt: skip
     if tables.touch == TRACKED and SETTLE:  # the profile kept for a touch weight: only what is read again (weight_kernel.settle)
         jit.weight_kernels(len(keys)).settle(
@@ -774,7 +815,10 @@ def _transitions(tables: SweepTables, keys: np.ndarray, j: int, run: Any) -> int
     """How many transitions leave ``keys`` at cell j, expanded a slice at a time into a small scratch
     buffer (when a level's worst case, every state taking every action, would not fit)."""
     most = _COUNT_SLICE * (1 + 2 * len(tables.kinds))
-    scratch = (np.empty(most, dtype=np.uint64), np.empty(most, dtype=np.int8), np.empty(_COUNT_SLICE + 1, dtype=np.int32))
+    scratch = (
+        np.empty(most, dtype=np.uint64), np.empty(most, dtype=np.int8), np.empty(most * _pair_bytes(tables), dtype=np.int8),
+        np.empty(_COUNT_SLICE + 1, dtype=np.int32),
+    )  # fmt: skip
     return sum(_expand(tables, keys[s : s + _COUNT_SLICE], j, run, *scratch) for s in range(0, len(keys), _COUNT_SLICE))
 
 

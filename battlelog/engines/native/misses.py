@@ -75,7 +75,7 @@ def recount_bytes(model: LayeredModel, drawing: bool) -> int:
     """What a :class:`Recount` of ``model`` allocates beside it: a forward count per state of every level while it
     counts, and a backward count per state of every level kept for its draws when ``drawing`` (else those of two
     levels at a time)."""
-    sizes = [len(level.fwd) for _, level in model.levels()]
+    sizes = [level.states for _, level in model.levels()]
     backward = sum(sizes) if drawing else 2 * max(sizes)
     return 8 * (sum(sizes) + backward) + 8 * model.tables.cell_count * (1 + 2 * len(model.tables.kinds))
 
@@ -96,7 +96,8 @@ def weighted_recount(
     if flip:
         cells, prior = [(c, r) for r, c in cells], replace(prior, vertical=-prior.vertical)
     allowed = _allowed(kept[1].tables, cells)
-    paths = _paths_left([level for _, level in kept[1].levels()], allowed)
+    model = kept[1]  # every level kept (_misses_on_kept): read as kept, maybe without forward counts (layered._kept)
+    paths = _paths_left([level for segment in model.segments for level in model.segment_levels(segment)], allowed)
     return MaskedWeigher(kept[1], prior, allowed, paths).weighted()
 
 
@@ -139,7 +140,7 @@ class Recount:
             bwd = [np.ones(1, dtype=np.int64)]  # after each level, last first; reversed below
             for j in range(len(self.levels) - 1, -1, -1):
                 level = self.levels[j]
-                run = jit.kernels(len(level.fwd))
+                run = jit.kernels(level.states)
                 bwd.append(run.collect(bwd[-1], fwd[j], level.first, level.child, level.action, self.allowed[j], out[j]))
                 fwd[j] = fwd[j][:0]  # read for the last time
                 if not drawing:
@@ -158,7 +159,7 @@ class Recount:
         out = np.zeros((count, self.tables.cell_count), dtype=np.int8)
         with jit.quiet():
             for j, level in enumerate(self.levels):
-                run = jit.kernels(len(level.fwd))
+                run = jit.kernels(level.states)
                 draws = below(rng, self.bwd[j][at])
                 taken = run.choose(self.bwd[j + 1], level.first, level.child, level.action, self.allowed[j], at, draws)
                 out[:, j] = level.action[taken]
@@ -168,7 +169,7 @@ class Recount:
 
 def _forward_left(levels: list[Level], allowed: np.ndarray) -> list[np.ndarray]:
     """The forward counts before each level and after the last, over the transitions ``allowed`` (the last: the paths left)."""
-    return [levels[0].fwd, *_forward_steps(levels, allowed)]
+    return [_root(), *_forward_steps(levels, allowed)]
 
 
 def _paths_left(levels: list[Level], allowed: np.ndarray) -> int:
@@ -179,12 +180,17 @@ def _paths_left(levels: list[Level], allowed: np.ndarray) -> int:
 
 def _forward_steps(levels: list[Level], allowed: np.ndarray) -> Iterator[np.ndarray]:
     """The forward counts after each level in turn, over the transitions ``allowed``."""
-    fwd = levels[0].fwd
+    fwd = _root()
     with jit.quiet():
         for j, level in enumerate(levels):
-            following = len(levels[j + 1].fwd) if j + 1 < len(levels) else 1
-            fwd = jit.kernels(len(level.fwd)).forward_allowed(fwd, level.first, level.child, level.action, allowed[j], following)
+            following = levels[j + 1].states if j + 1 < len(levels) else 1
+            fwd = jit.kernels(level.states).forward_allowed(fwd, level.first, level.child, level.action, allowed[j], following)
             yield fwd
+
+
+def _root() -> np.ndarray:
+    """The forward counts before a model's first level: its one root state, reached one way."""
+    return np.ones(1, dtype=np.int64)
 
 
 def _allowed(tables: SweepTables, cells: list[Cell]) -> np.ndarray:

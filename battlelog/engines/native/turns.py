@@ -31,7 +31,7 @@ from battlelog.engines.native import misses
 from battlelog.engines.native.counts import Counts
 from battlelog.engines.native.layered import LayeredModel
 from battlelog.engines.native.tables import fits_key, sweep_order
-from battlelog.engines.native.weights import Weighted, weigher
+from battlelog.engines.native.weights import Weighted, weighed_together, weigher
 from battlelog.model.ground import Problem
 from battlelog.rules.prior import Prior
 from battlelog.rules.state import GameState
@@ -171,9 +171,10 @@ def turned_weighted(
     cases (:func:`turned_cases`; ``tracked``: touching pairs counted), each weighed by ``weigh(case, order, limit, read)``,
     and the cases kept to weigh again; None when it is not turned.
 
-    A self-transposed problem sweeps its first case only and weighs that one model twice: under the prior, and under
-    the prior with the opposite vertical weight for the second case (its transpose, :func:`transposed_weighted`); once
-    when the prior has no vertical weight. One sweep and one model instead of two (the empty board)."""
+    A self-transposed problem sweeps its first case only and weighs that one model twice, in one pass
+    (:func:`~battlelog.engines.native.weights.weighed_together`): under the prior, and under the prior with the opposite
+    vertical weight for the second case (its transpose, :func:`transposed_weighted`); once when the prior has no vertical
+    weight. One sweep and one model instead of two (the empty board)."""
     cases = turned_cases(problem, state, tracked)
     if cases is None:
         return None
@@ -181,8 +182,10 @@ def turned_weighted(
     if maps_to_itself(state, TRANSPOSE):
 
         def both(model: LayeredModel) -> Weighted:
-            across = weigher(model, prior).weighted()
-            down = across if flipped(prior) == prior else weigher(model, flipped(prior)).weighted()
+            if flipped(prior) == prior:
+                across = down = weigher(model, prior).weighted()
+            else:  # one pass over the levels carrying both priors
+                across, down = weighed_together([weigher(model, prior), weigher(model, flipped(prior))])
             return across + transposed_weighted(down, state, prior.vertical)
 
         (weighed,), kept = read_cases(cases[:1], lambda case, order, limit: weigh(case, order, limit, both), budget)

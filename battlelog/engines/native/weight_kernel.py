@@ -1,14 +1,14 @@
-"""The prior's kernel: touching pairs per transition, and float64 passes over a layered model's levels.
+"""The prior's kernel: float64 passes over a layered model's levels, and the occupancy profile settled.
 
 Plain Python in numba's subset, like :mod:`battlelog.engines.native.kernel` (which it reads the key
 layout of), run interpreted or compiled by :func:`battlelog.engines.native.jit.weight_kernels`.
 
 A transition's weight is exp of its share of theta . f(layout), which depends only on its action and
-its touching pairs (0 to 2): the caller gives each level's weights as a small ``table`` indexed by
-``3 * action + pairs``, divided by its largest. A layout's weight is the product of its transitions'. The
-passes are the integer ones of the counting kernel with a product by the weight added, in float64;
-the caller rescales every level's values so that its largest is 1 and keeps the logarithms of the
-scales apart, so nothing overflows or underflows however many levels are multiplied.
+its touching pairs (0 to 2, written by :func:`kernel.expand <battlelog.engines.native.kernel.expand>`): the caller
+gives each level's weights as a small ``table`` indexed by ``3 * action + pairs``, divided by its largest. A layout's
+weight is the product of its transitions'. The passes are the integer ones of the counting kernel with a product by
+the weight added, in float64; the caller rescales every level's values so that its largest is 1 and keeps the
+logarithms of the scales apart, so nothing overflows or underflows however many levels are multiplied.
 
 The profile is what makes a touch weight's sweep larger than the plain one (the empty 10x10 board's first turned case:
 23.3 million states against 3.1 million). Once every ship is placed most of it is never read again, and
@@ -18,41 +18,6 @@ The profile is what makes a touch weight's sweep larger than the plain one (the 
 from __future__ import annotations
 
 import numpy as np
-
-
-def touching(
-    keys: np.ndarray, cell: int, cols: int, field_bits: int, profile_shift: int, profile_bits: int,
-    first: np.ndarray, action: np.ndarray, out: np.ndarray,
-) -> None:  # fmt: skip
-    """``out[t]``: the pairs of side-adjacent cells covered by two different ships that transition t
-    completes at ``cell``, read from its state's key (kept with the occupancy profile, ``TRACKED``).
-
-    Of two side-adjacent cells the sweep meets one last, and counts the pair there, when it is covered:
-    its left neighbour is another ship unless a horizontal ship goes on through both, its upper
-    neighbour unless a vertical one does; a ship starting on the cell is another ship than both.
-    """
-    col = cell % cols
-    one = np.uint64(1)
-    field = np.uint64((1 << field_bits) - 1)
-    col_shift = np.uint64(field_bits * col)
-    run_shift = np.uint64(field_bits * cols)
-    mask = np.uint64((1 << profile_bits) - 1)
-    for s in range(keys.shape[0]):
-        key = keys[s]
-        below = (key >> col_shift) & field  # a vertical ship from above covers this cell
-        along = (key >> run_shift) & field  # a horizontal ship from the left covers this cell
-        profile = (key >> np.uint64(profile_shift)) & mask
-        left = 1 if col > 0 and (profile & one) != 0 else 0
-        above = 1 if ((profile >> np.uint64(cols - 1)) & one) != 0 else 0
-        for t in range(first[s], first[s + 1]):
-            if action[t] > 0:
-                out[t] = left + above
-            elif along > 0:
-                out[t] = above
-            elif below > 0:
-                out[t] = left
-            else:
-                out[t] = 0
 
 
 def settle(
@@ -104,6 +69,23 @@ def forward(
             out[child[t]] += here * table[3 * action[t] + (pairs[t] if counted else 0)]
 
 
+def forward_pair(
+    fwd_a: np.ndarray, fwd_b: np.ndarray, first: np.ndarray, child: np.ndarray, action: np.ndarray, pairs: np.ndarray,
+    table_a: np.ndarray, table_b: np.ndarray, out_a: np.ndarray, out_b: np.ndarray,
+) -> None:  # fmt: skip
+    """:func:`forward` under two priors at once (tables ``table_a``, ``table_b``): each transition read once for both,
+    the same sums in the same order as two calls."""
+    counted = pairs.shape[0] > 0
+    for s in range(first.shape[0] - 1):
+        here_a = fwd_a[s]
+        here_b = fwd_b[s]
+        for t in range(first[s], first[s + 1]):
+            k = 3 * action[t] + (pairs[t] if counted else 0)
+            c = child[t]
+            out_a[c] += here_a * table_a[k]
+            out_b[c] += here_b * table_b[k]
+
+
 def backward(
     child_bwd: np.ndarray, fwd: np.ndarray, first: np.ndarray, child: np.ndarray, action: np.ndarray,
     pairs: np.ndarray, table: np.ndarray, uses: np.ndarray,
@@ -127,6 +109,37 @@ def backward(
                 uses[placements] += here * ways * touching
         bwd[s] = total
     return bwd
+
+
+def backward_pair(
+    child_bwd_a: np.ndarray, child_bwd_b: np.ndarray, fwd_a: np.ndarray, fwd_b: np.ndarray, first: np.ndarray,
+    child: np.ndarray, action: np.ndarray, pairs: np.ndarray, table_a: np.ndarray, table_b: np.ndarray, uses_a: np.ndarray,
+    uses_b: np.ndarray, bwd_a: np.ndarray, bwd_b: np.ndarray,
+) -> None:  # fmt: skip
+    """:func:`backward` under two priors at once, into ``bwd_a`` and ``bwd_b``: each transition read once for both,
+    the same sums in the same order as two calls."""
+    placements = uses_a.shape[0] - 1
+    counted = pairs.shape[0] > 0
+    for s in range(first.shape[0] - 1):
+        total_a = 0.0
+        total_b = 0.0
+        here_a = fwd_a[s]
+        here_b = fwd_b[s]
+        for t in range(first[s], first[s + 1]):
+            touching = pairs[t] if counted else 0
+            k = 3 * action[t] + touching
+            ways_a = table_a[k] * child_bwd_a[child[t]]
+            ways_b = table_b[k] * child_bwd_b[child[t]]
+            total_a += ways_a
+            total_b += ways_b
+            if action[t] > 0:
+                uses_a[action[t] - 1] += here_a * ways_a
+                uses_b[action[t] - 1] += here_b * ways_b
+            if touching > 0:
+                uses_a[placements] += here_a * ways_a * touching
+                uses_b[placements] += here_b * ways_b * touching
+        bwd_a[s] = total_a
+        bwd_b[s] = total_b
 
 
 def choose(

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from battlelog.engines.base import Marginals
-from battlelog.engines.native import jit
+from battlelog.engines.native import jit, passes
 from battlelog.engines.native.layered import LayeredModel, Level
 from battlelog.engines.native.streams import Randomness, uniform
 from battlelog.engines.native.tables import TRACKED, VERTICAL, SweepTables
@@ -112,54 +112,10 @@ class Weigher:
         top = float(log_table.max())
         return np.exp(log_table - top).ravel(), top, _NO_PAIRS if level.touching is None else level.touching
 
-    def _forward(self, levels: list[Level], start: int, fwd: np.ndarray, log: float) -> list[tuple[np.ndarray, float]]:
-        """The scaled forward values before each level of a segment and after it, with their log scales."""
-        out = [(fwd, log)]
-        for offset, level in enumerate(levels):
-            table, top, pairs = self.weights(level, start + offset)
-            following = (
-                len(levels[offset + 1].fwd) if offset + 1 < len(levels) else int(level.child.max()) + 1 if len(level.child) else 0
-            )
-            after = np.zeros(following)  # the next level's states: every one is some transition's child
-            jit.weight_kernels(len(fwd)).forward(fwd, level.first, level.child, level.action, pairs, table, after)
-            scale = float(after.max()) if len(after) else 1.0
-            after /= scale  # in place: the same values as a new array, one array fewer a level
-            fwd, log = after, log + top + math.log(scale)
-            out.append((fwd, log))
-        return out
-
     def weighted(self) -> Weighted:
-        """The weighted posterior of the model's problem (ships named, interchangeable ones alike).
-
-        The forward values of every level are kept from the forward pass when the model keeps its levels;
-        a model that rebuilds its segments recomputes them one segment at a time on the way back."""
-        model, tables = self.model, self.model.tables
-        if self.paths == 0:
-            return _none(tables)
-        starts, kept = [(np.ones(1), 0.0)], {}
-        for index, segment in enumerate(model.segments):  # forward: every segment start, and the log partition
-            passes = self._forward(model.segment_levels(segment), segment.start, *starts[-1])
-            starts.append(passes[-1])
-            if not model.rebuilds:
-                kept[index] = passes
-        log_z = starts[-1][1] + math.log(float(starts[-1][0][0]))
-        uses = np.zeros((2 * len(tables.kinds) + 1, tables.cell_count))
-        bwd, log_bwd = np.ones(1), 0.0
-        for index in range(len(model.segments) - 1, -1, -1):
-            segment = model.segments[index]
-            levels = model.segment_levels(segment)
-            passes = kept.pop(index) if index in kept else self._forward(levels, segment.start, *starts[index])
-            for offset in range(len(levels) - 1, -1, -1):
-                level, (fwd, log) = levels[offset], passes[offset]
-                table, top, pairs = self.weights(level, segment.start + offset)
-                tally = np.zeros(2 * len(tables.kinds) + 1)
-                here = jit.weight_kernels(len(fwd)).backward(
-                    bwd, fwd, level.first, level.child, level.action, pairs, table, tally
-                )
-                uses[:, segment.start + offset] = tally * math.exp(log + top + log_bwd - log_z)
-                scale = float(here.max())
-                bwd, log_bwd = here / scale, log_bwd + top + math.log(scale)
-        return _read(tables, uses, self.paths * tables.multiplicity, log_z + math.log(tables.multiplicity), tables_ring(tables))
+        """The weighted posterior of the model's problem (ships named, interchangeable ones alike)."""
+        (out,) = weighed_together([self])
+        return out
 
     def draw(self, count: int, rng: Randomness) -> np.ndarray:
         """``count`` paths drawn independently with probability proportional to their weights (``out[i, j]``:
@@ -175,7 +131,7 @@ class Weigher:
             through, _ = self._backward_through(levels, segment.start, end)
             for offset, level in enumerate(levels):
                 table, _, pairs = self.weights(level, segment.start + offset)
-                run = jit.weight_kernels(len(level.fwd))
+                run = jit.weight_kernels(level.states)
                 taken = run.choose(
                     through[offset + 1], level.first, level.child, level.action, pairs, table, at, uniform(rng, count)
                 )
@@ -191,8 +147,8 @@ class Weigher:
         for offset in range(len(levels) - 1, -1, -1):
             level = levels[offset]
             table, top, pairs = self.weights(level, start + offset)
-            ignored = np.zeros(len(level.fwd))
-            here = jit.weight_kernels(len(level.fwd)).backward(
+            ignored = np.zeros(level.states)
+            here = jit.weight_kernels(level.states).backward(
                 out[-1], ignored, level.first, level.child, level.action, pairs, table, tally
             )
             scale = float(here.max())
@@ -235,6 +191,48 @@ class MaskedWeigher(Weigher):
     def weights(self, level: Level, j: int) -> tuple[np.ndarray, float, np.ndarray]:
         table, top, pairs = super().weights(level, j)
         return (table.reshape(-1, 3) * self.allowed[j][:, None]).ravel(), top, pairs
+
+
+def weighed_together(weighers: list[Weigher]) -> list[Weighted]:
+    """The weighted posteriors of one model under one or two priors (``weighers``, of the same model and paths), read
+    in one forward and one backward pass: two priors share every read of the levels (the kernels' ``*_pair``: on the
+    widest level of the touch weight's empty 10x10 board about 1.3 times one pass, not 2), with the same sums in the same
+    order (the same floats).
+
+    The forward values before each level are kept for the backward pass within :data:`~.passes.FORWARD_BYTES` (those of
+    the last segments, which it reads first) and computed again from their segment's start for the others, as for a
+    model that rebuilds its segments (which keeps none)."""
+    model, tables = weighers[0].model, weighers[0].model.tables
+    if weighers[0].paths == 0:
+        return [_none(tables) for _ in weighers]
+    weights: list[passes.Weights] = [weigher.weights for weigher in weighers]
+    keep = passes.kept_segments(model, len(weighers))
+    starts: list[passes.Values] = [[(np.ones(1), 0.0) for _ in weighers]]
+    kept: dict[int, list[passes.Values]] = {}
+    for index, segment in enumerate(model.segments):  # forward: every segment start, and the log partition
+        values = passes.forward(weights, model.segment_levels(segment), segment.start, starts[-1], index in keep)
+        starts.append(values[-1])
+        if index in keep:
+            kept[index] = values
+        del values
+    log_z = [log + math.log(float(values[0])) for values, log in starts.pop()]
+    uses = [np.zeros((2 * len(tables.kinds) + 1, tables.cell_count)) for _ in weighers]
+    bwd: passes.Values = [(np.ones(1), 0.0) for _ in weighers]
+    for index in range(len(model.segments) - 1, -1, -1):
+        segment = model.segments[index]
+        levels = model.segment_levels(segment)
+        start = starts.pop()  # this segment's, read for the last time
+        values = kept.pop(index) if index in kept else passes.forward(weights, levels, segment.start, start)
+        del start
+        values.pop()  # the values after the segment: the next one's start
+        for offset in range(len(levels) - 1, -1, -1):
+            bwd = passes.backward(weights, levels[offset], segment.start + offset, values.pop(), bwd, log_z, uses)
+        del values, levels
+    ring = tables_ring(tables)
+    return [
+        _read(tables, used, weigher.paths * tables.multiplicity, log + math.log(tables.multiplicity), ring)
+        for weigher, used, log in zip(weighers, uses, log_z)
+    ]
 
 
 _WEIGHERS: weakref.WeakKeyDictionary[LayeredModel, dict[Prior, Weigher]] = weakref.WeakKeyDictionary()
