@@ -36,14 +36,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import linecache
 import multiprocessing
 import os
+import shutil
+import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -254,13 +259,21 @@ async def served(url: str, states: list[bytes], clients: int) -> tuple[float, li
     return time.perf_counter() - start, answers
 
 
+def _stat_seconds(stat: Path) -> float:
+    """The processor time (user and system, seconds) of a /proc ``stat`` file's process or thread."""
+    fields = stat.read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime and stime, fields 14 and 15
+
+
 def cpu_seconds(pids: list[int]) -> float:
     """The processor time (user and system, seconds) that the processes ``pids`` have used (Linux's /proc)."""
-    ticks = 0
-    for pid in pids:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        ticks += int(fields[11]) + int(fields[12])  # utime and stime, fields 14 and 15 of stat
-    return ticks / os.sysconf("SC_CLK_TCK")
+    return sum(_stat_seconds(Path(f"/proc/{pid}/stat")) for pid in pids)
+
+
+def loop_seconds(pid: int) -> float:
+    """The processor time of the process ``pid``'s main thread: the server's event loop (the rest of its
+    processor time is its other threads': the process pool's, which hand the calls to the workers)."""
+    return _stat_seconds(Path(f"/proc/{pid}/task/{pid}/stat"))
 
 
 def children(pid: int) -> list[int]:
@@ -268,11 +281,61 @@ def children(pid: int) -> list[int]:
     return [int(child) for task in Path(f"/proc/{pid}/task").iterdir() for child in (task / "children").read_text().split()]
 
 
-def overhead(states: list[bytes], workers: int, clients: int, repeat: int) -> int:
-    """Print the table of the engine's time on ``states`` directly and through the server: the wall
-    time, and the processor time of the engine's processes and of the server's own."""
+@dataclass
+class Run:
+    """One run of ``--distinct``: its states, computed by the engine alone and through the server."""
+
+    label: str
+    states: int
+    alone: float = 0.0  # wall seconds, the engine alone
+    alone_cpu: float = 0.0  # processor seconds of its worker processes
+    through: float = 0.0  # wall seconds, through the server
+    through_cpu: float = 0.0  # processor seconds of the server's worker processes (prefetches included)
+    loop: float = 0.0  # processor seconds of the server process's main thread (the event loop)
+    threads: float = 0.0  # ... and of its other threads (the process pool's)
+    prefetched: int = 0
+    load: float = 0.0  # the machine's load average (1 minute) at the end of the run
+
+    def __add__(self, other: Run) -> Run:
+        summed = {name: getattr(self, name) + getattr(other, name) for name in _SUMMED}
+        return Run("all", self.states + other.states, **summed, load=max(self.load, other.load))
+
+    @property
+    def own_ms(self) -> float:
+        """The server process's processor time per request (ms)."""
+        return 1000 * (self.loop + self.threads) / self.states
+
+    @property
+    def engine_ms(self) -> float:
+        """The engine's processor time per state, alone (ms)."""
+        return 1000 * self.alone_cpu / self.states
+
+    def row(self) -> str:
+        n = self.states
+        return (
+            f"| {self.label} | {self.load:.1f} | {self.engine_ms:.1f} | {self.own_ms:.2f} ({1000 * self.loop / n:.2f} + "
+            f"{1000 * self.threads / n:.2f}) | **{100 * self.own_ms / self.engine_ms:.1f}%** "
+            f"| {self.alone:.2f} ({n / self.alone:.1f}) "
+            f"| {self.through:.2f} ({n / self.through:.1f}), {1000 * self.through_cpu / n:.1f}, {self.prefetched} "
+            f"| {self.through / self.alone:.3f} | {(self.through_cpu + self.loop + self.threads) / self.alone_cpu:.3f} |"
+        )
+
+
+_SUMMED = ("alone", "alone_cpu", "through", "through_cpu", "loop", "threads", "prefetched")
+
+
+def computed_count(url: str) -> int:
+    """How many answers the server has computed so far (its requests' and its own, prefetches)."""
+    return int(httpx.get(f"{url}api/options").json()["served"]["computed"])
+
+
+def overhead(states: list[bytes], workers: int, clients: int, repeat: int, profile: Path | None = None) -> int:
+    """Print the table of the engine's processor time per state alone against the server process's own
+    per request (its event loop's and its other threads'), and of the wall and processor time of the
+    engine's work directly and through the server. With ``profile``, the server's served runs are
+    sampled by py-spy into that file and its processor time split by what it did (:func:`split`)."""
     warm = [json.dumps(GameState.empty(CONFIG).to_json()).encode(), *distinct_states(workers, seed=1)]
-    rows: list[tuple[str, int, float, float, float, float, float, int]] = []
+    runs: list[Run] = []
     context = multiprocessing.get_context("spawn")
     with (
         ProcessPoolExecutor(workers, mp_context=context, initializer=_direct_start) as pool,
@@ -282,46 +345,117 @@ def overhead(states: list[bytes], workers: int, clients: int, repeat: int) -> in
         asyncio.run(served(url, warm, workers))  # every engine worker started and its kernel loaded
         list(pool.map(_direct_advice, warm))
         mine, theirs = list(pool._processes), children(server)  # the pool's own processes and the server's, to time them
-        for run in range(repeat):
-            batch = states[run::repeat]  # each run its own states: neither side has seen them
-            for way in ("served", "direct") if run % 2 else ("direct", "served"):
+        for number in range(repeat):
+            batch = states[number::repeat]  # each run its own states: neither side has seen them
+            run = Run(f"{number + 1}", len(batch))
+            for way in ("served", "direct") if number % 2 else ("direct", "served"):
                 if way == "direct":
                     before = cpu_seconds(mine)
-                    alone, expected = direct(batch, pool)
-                    alone_cpu = cpu_seconds(mine) - before
-                else:
-                    before, own, asked = (
-                        cpu_seconds(theirs),
-                        cpu_seconds([server]),
-                        httpx.get(f"{url}api/options").json()["served"]["computed"],
-                    )
-                    through, answers = asyncio.run(served(url, batch, clients))
-                    through_cpu, own = cpu_seconds(theirs) - before, cpu_seconds([server]) - own
-                    extra = httpx.get(f"{url}api/options").json()["served"]["computed"] - asked - len(batch)
+                    run.alone, expected = direct(batch, pool)
+                    run.alone_cpu = cpu_seconds(mine) - before
+                    continue
+                engine, process, loop = cpu_seconds(theirs), cpu_seconds([server]), loop_seconds(server)
+                asked = computed_count(url)
+                with sampling(server, None if profile is None else profile.with_suffix(f".{number + 1}.txt")):
+                    run.through, answers = asyncio.run(served(url, batch, clients))
+                run.through_cpu, run.loop = cpu_seconds(theirs) - engine, loop_seconds(server) - loop
+                run.threads = cpu_seconds([server]) - process - run.loop
+                run.prefetched = computed_count(url) - asked - len(batch)
             mismatched = sum(a != b for a, b in zip(answers, expected, strict=True))
             if mismatched:
                 raise SystemExit(f"bench_web: {mismatched} answers of the server differ from the engine's own")
-            rows.append((f"{run + 1}", len(batch), alone, alone_cpu, through, through_cpu, own, extra))
-    sums: list[Any] = [sum(column) for column in list(zip(*rows, strict=True))[1:]]
-    rows.append(("all", *sums))
+            run.load = os.getloadavg()[0]
+            runs.append(run)
     print(
         f"{len(states) // repeat} distinct 10x10 mid-game states a run, {workers} engine processes; the server asked by "
-        f"{clients} connections at once"
+        f"{clients} connections at once. CPU: processor time used (the server's engine processes' include the states it "
+        "computed ahead, prefetched); the server process's own, per request, is its event loop's + its other threads':"
     )
-    print("(CPU: processor seconds used; the server's engine processes' include the states it computed ahead, prefetched):")
     print()
     print(
-        "| run | engine alone: s (states/s), CPU s | through the server: s (states/s), engine CPU s, server process CPU s, "
-        "prefetched | wall time server / alone | CPU server / alone |"
+        "| run | load | engine alone: CPU ms/state | server process: CPU ms/request (loop + threads) | server / engine "
+        "| engine alone: s (states/s) | through the server: s (states/s), engine CPU ms/state, prefetched "
+        "| wall time server / alone | CPU server / alone |"
     )
-    print("|---|---|---|---|---|")
-    for label, count, alone, alone_cpu, through, through_cpu, own, extra in rows:
-        print(
-            f"| {label} | {alone:.2f} ({count / alone:.1f}), {alone_cpu:.2f} | {through:.2f} ({count / through:.1f}), "
-            f"{through_cpu:.2f}, {own:.2f}, {extra} "
-            f"| {through / alone:.3f} | {(through_cpu + own) / alone_cpu:.3f} |"
-        )
+    print("|---|---|---|---|---|---|---|---|---|")
+    for run in [*runs, sum(runs[1:], runs[0])]:
+        print(run.row())
+    if profile is not None:
+        print()
+        print(split([profile.with_suffix(f".{number + 1}.txt") for number in range(repeat)]))
     return 0
+
+
+@contextmanager
+def sampling(pid: int, output: Path | None) -> Iterator[None]:
+    """With an ``output`` file, py-spy samples the process ``pid`` (every thread, not while idle, 500 times a
+    second, without pausing it) for the time of the block, into ``output`` (its raw format)."""
+    if output is None:
+        yield
+        return
+    spy = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or shutil.which("py-spy")
+    if spy is None:
+        raise SystemExit("bench_web: --profile needs py-spy (pip install py-spy)")
+    argv = [spy, "record", "--pid", str(pid), "--format", "raw", "--rate", "500", "--threads", "--nonblocking"]
+    sampler = subprocess.Popen([*argv, "--output", str(output)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.0)  # py-spy attaches
+    try:
+        yield
+    finally:
+        sampler.send_signal(signal.SIGINT)
+        _, errors = sampler.communicate(timeout=60)
+        if not output.exists():
+            raise SystemExit(f"bench_web: py-spy wrote no profile: {' '.join(errors.split())[:300]}")
+
+
+#: The server's layers, by the file a frame runs in (py-spy's short names), for samples outside an endpoint.
+LAYERS = (
+    ("battlelog/web/connections.py", "HTTP: uvicorn's protocol and httptools (parsing, sending)"),
+    ("uvicorn/", "HTTP: uvicorn's protocol and httptools (parsing, sending)"),
+    ("battlelog/web/guard.py", "middlewares: Guard (Host, Origin) and Policy (headers)"),
+    ("battlelog/web/app.py", "middlewares: Guard (Host, Origin) and Policy (headers)"),
+    ("starlette/", "ASGI framework: Starlette's routing, request and response objects"),
+    ("asyncio/", "event loop: tasks, futures and callbacks"),
+    ("concurrent/futures/", "event loop: tasks, futures and callbacks"),
+)
+#: The endpoint whose statements the split names one by one.
+ENDPOINT = "marginals_endpoint (battlelog/web/advise.py:"
+
+
+def category(thread: str, frames: list[str]) -> str:
+    """What one sampled stack of the server was doing: on the main thread (the event loop), the endpoint's
+    statement it was in, else the innermost of the server's layers it ran (:data:`LAYERS`); on another
+    thread, which of the process pool's threads it was."""
+    if not thread.endswith("MainThread"):
+        if thread.endswith("QueueFeederThread"):
+            return "pool thread: the queue's feeder (pickles each call, writes it to a worker)"
+        if any(frame.startswith("_ExecutorManagerThread.run") for frame in frames):
+            return "pool thread: the executor's manager (hands calls over, reads and unpickles answers)"
+        return f"other thread ({thread.split(': ', 1)[-1]})"
+    for frame in frames:
+        if frame.startswith(ENDPOINT):
+            line = int(frame[len(ENDPOINT) : -1])
+            return "endpoint: " + linecache.getline(str(Path(__file__).parents[1] / "battlelog/web/advise.py"), line).strip()
+    for frame in reversed(frames):
+        for prefix, layer in LAYERS:
+            if f"({prefix}" in frame:
+                return layer
+    return f"other: {frames[-1] if frames else 'no frame'}"
+
+
+def split(paths: list[Path]) -> str:
+    """The table of what the server's sampled processor time went to, from py-spy's raw files ``paths``
+    (one line a stack: ``thread (id): name;frame;... count``): each category's share of the samples."""
+    counts: Counter[str] = Counter()
+    for path in paths:
+        for line in path.read_text().splitlines():
+            stack, _, count = line.rpartition(" ")
+            thread, *frames = stack.split(";")
+            counts[category(thread, frames)] += int(count)
+    total = sum(counts.values())
+    rows = [f"| {what} | {count} | {100 * count / total:.1f}% |" for what, count in counts.most_common()]
+    head = f"The server process's samples (py-spy, {total} while it ran, every thread), by what it was doing:"
+    return "\n".join([head, "", "| doing | samples | share |", "|---|---|---|", *rows])
 
 
 def worker_peaks(server: int) -> list[int]:
@@ -361,9 +495,12 @@ def main() -> int:
         "--distinct", type=int, default=0, metavar="N", help="measure the server's overhead on N distinct states instead"
     )
     parser.add_argument("--repeat", type=int, default=2, help="with --distinct: how many times each way (default 2)")
+    parser.add_argument(
+        "--profile", type=Path, metavar="FILE", help="with --distinct: sample the server by py-spy (FILE.N.txt), split its time"
+    )
     args = parser.parse_args()
     if args.distinct:
-        return overhead(distinct_states(args.distinct * args.repeat), args.workers, args.clients, args.repeat)
+        return overhead(distinct_states(args.distinct * args.repeat), args.workers, args.clients, args.repeat, args.profile)
     with serving(args.workers, args.book) as (url, pid):
         waited = time.perf_counter()
         book = ready(url)
