@@ -9,6 +9,7 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -147,5 +148,32 @@ def test_an_error_that_cannot_cross_the_pipe_arrives_as_its_text() -> None:
         with pytest.raises(RuntimeError, match="Unpicklable: cannot cross the pipe"):
             asyncio.run(pool.call(refuse_unpicklably))
         assert asyncio.run(pool.call(pid, 3))[1] == 3
+    finally:
+        pool.close()
+
+
+class Unrebuildable(Exception):
+    def __init__(self, first: str, second: str) -> None:
+        super().__init__(f"{first} {second}")  # pickled with one argument: cannot be rebuilt from it
+
+
+def refuse_unrebuildably(_workspace: Workspace) -> None:
+    raise Unrebuildable("made", "twice")
+
+
+def lock(_workspace: Workspace) -> object:
+    return threading.Lock()
+
+
+@pytest.mark.parametrize(
+    ("fn", "words"),
+    [(refuse_unrebuildably, "the worker's answer could not be read"), (lock, "a lock answer")],
+)
+def test_an_answer_that_cannot_be_rebuilt_is_an_error_and_the_worker_goes_on(fn: Callable[..., object], words: str) -> None:
+    pool = ProcessPool(1)
+    try:
+        with pytest.raises(RuntimeError, match=words):
+            asyncio.run(pool.call(fn))
+        assert asyncio.run(pool.call(pid, 4))[1] == 4
     finally:
         pool.close()

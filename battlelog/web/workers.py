@@ -80,15 +80,17 @@ def _run(call: int, fn: Callable[..., Result], args: tuple[Any, ...]) -> Result:
 
 def _answer(message: bytes) -> bytes:
     """The pickled answer to one pickled call ``(call, fn, args)``: ``(True, value)``, or ``(False,
-    exception)`` (an exception that cannot be pickled is sent as a RuntimeError of its text)."""
-    call, fn, args = pickle.loads(message)
+    exception)``; an answer that cannot be pickled is sent as a RuntimeError naming what it was."""
     try:
-        return pickle.dumps((True, _run(call, fn, args)), pickle.HIGHEST_PROTOCOL)
+        call, fn, args = pickle.loads(message)
+        answer: tuple[bool, Any] = (True, _run(call, fn, args))
     except Exception as exc:  # noqa: BLE001 - every failure goes back to the caller, which answers it
-        try:
-            return pickle.dumps((False, exc), pickle.HIGHEST_PROTOCOL)
-        except Exception:  # noqa: BLE001
-            return pickle.dumps((False, RuntimeError(f"{type(exc).__name__}: {exc}")), pickle.HIGHEST_PROTOCOL)
+        answer = (False, exc)
+    try:
+        return pickle.dumps(answer, pickle.HIGHEST_PROTOCOL)
+    except Exception:  # noqa: BLE001
+        what = type(answer[1]).__name__
+        return pickle.dumps((False, RuntimeError(f"{what}: {answer[1]}" if not answer[0] else f"a {what} answer")))
 
 
 def _serve(connection: Connection, slots: Any) -> None:
@@ -107,6 +109,11 @@ def _serve(connection: Connection, slots: Any) -> None:
 
 
 # ----- in the server ------------------------------------------------------------------------------
+def died() -> WebError:
+    """A call's worker process died (killed, out of memory): 503, try again."""
+    return WebError("the engine's worker process died (out of memory?): try again", 503, retry_after=1)
+
+
 @dataclass(eq=False)
 class _Call:
     """A call waiting for a worker or running in one: its number, its pickled message, its answer."""
@@ -174,33 +181,48 @@ class ProcessPool:
         for k, worker in enumerate(processes):
             while worker.call is None and self._waiting:
                 call = self._waiting.popleft()
-                try:
-                    worker.connection.send_bytes(call.message)
-                except OSError:  # the worker died while idle: a new one takes the call
-                    self._waiting.appendleft(call)
+                if not self._send(worker, call):  # the worker died while idle: a new one takes the call
                     worker.connection.close()
                     worker = processes[k] = _Process(self._context, self._slots)
-                    continue
-                worker.call = call
-                call.answer.get_loop().add_reader(worker.connection.fileno(), self._answered, worker)
+                    if not self._send(worker, call):  # and dies at once: give up this call, not the server
+                        self._settle(call, False, died())
+
+    def _send(self, worker: _Process, call: _Call) -> bool:
+        """Hand ``call`` to ``worker`` and watch its pipe for the answer; False when its pipe is broken."""
+        try:
+            worker.connection.send_bytes(call.message)
+        except OSError:
+            return False
+        worker.call = call
+        call.answer.get_loop().add_reader(worker.connection.fileno(), self._answered, worker)
+        return True
 
     def _answered(self, worker: _Process) -> None:
         """``worker``'s pipe is readable: its call's answer, or its end (it died: 503, and a new one)."""
         call, worker.call = worker.call, None
         assert call is not None
-        loop = call.answer.get_loop()
-        loop.remove_reader(worker.connection.fileno())
+        call.answer.get_loop().remove_reader(worker.connection.fileno())
         try:
-            ok, value = pickle.loads(worker.connection.recv_bytes())
+            message = worker.connection.recv_bytes()
         except (EOFError, OSError):
-            ok, value = False, WebError("the engine's worker process died (out of memory?): try again", 503, retry_after=1)
             self._replace(worker)
-        if not call.answer.done():  # its caller may have gone (cancelled)
+            self._settle(call, False, died())
+        else:
+            try:
+                ok, value = pickle.loads(message)
+            except Exception as exc:  # noqa: BLE001 - e.g. an exception whose class cannot be rebuilt from its arguments
+                ok, value = False, RuntimeError(f"the worker's answer could not be read ({type(exc).__name__}: {exc})")
+            self._settle(call, ok, value)
+        self._dispatch()
+
+    @staticmethod
+    def _settle(call: _Call, ok: bool, value: Any) -> None:
+        """Give ``call`` its answer (``ok``) or its exception, unless its caller has gone (cancelled)."""
+        if not call.answer.done():
             if ok:
                 call.answer.set_result(value)
             else:
                 call.answer.set_exception(value)
-        self._dispatch()
 
     def _replace(self, worker: _Process) -> None:
         """A new process in the place of the dead ``worker``."""
