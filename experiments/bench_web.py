@@ -21,14 +21,21 @@ distinct 10x10 mid-game states (seeded games of the hunt-target player, 20 to 35
 are computed twice, directly by the engine in --workers worker processes (the server's own call,
 `advice_text`, in a spawned process pool: no HTTP, no event loop), and through `battlelog serve
 --workers W --book 0` by --clients concurrent connections (every answer checked byte for byte against
-the direct one), alternately --repeat times; it prints a table of the wall times, the states a
-second and the ratio server/direct (each run its own N states, the order of the two ways alternating).
+the direct one), alternately --repeat times (each run its own N states, the order of the two ways
+alternating). Its headline is the server process's own processor time per request (its event loop's
+and its other threads', from /proc) against the engine's per state alone: both are processor time, so
+a machine shared with other work changes them far less than the wall times, which it also prints with
+the states a second and the ratios server/direct. Then it splits the server's own time per request:
+the same requests' stages timed in this process (the body's JSON, the state's reading, the budget,
+the answer's key, the call's pickling, and the whole ASGI app, Starlette and the endpoint, with the
+answer remembered); what the served runs took beyond these is uvicorn's HTTP, the event loop and the
+pipes to the workers.
 
 usage:
   python experiments/bench_web.py                          # 50 clients for 60 s
   python experiments/bench_web.py --clients 10 --seconds 10
   python experiments/bench_web.py --think 2                # people who take 2 s per answer on average
-  python experiments/bench_web.py --distinct 150 --clients 8 --repeat 2   # the server's overhead
+  python experiments/bench_web.py --distinct 100 --clients 8 --repeat 4   # the server's overhead
 """
 
 from __future__ import annotations
@@ -36,28 +43,28 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import linecache
 import multiprocessing
 import os
-import shutil
-import signal
+import pickle
 import subprocess
 import sys
 import time
-from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx2 as httpx
 import numpy as np
+import uvloop
 
 from battlelog.engines import DEFAULT_ENGINE
 from battlelog.engines.workspace import Workspace
+from battlelog.jsonfile import parse_json
 from battlelog.players import make_player
 from battlelog.rules.config import GameConfig
 from battlelog.rules.layouts import sample_layout
@@ -259,15 +266,21 @@ async def served(url: str, states: list[bytes], clients: int) -> tuple[float, li
     return time.perf_counter() - start, answers
 
 
-def _stat_seconds(stat: Path) -> float:
-    """The processor time (user and system, seconds) of a /proc ``stat`` file's process or thread."""
-    fields = stat.read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime and stime, fields 14 and 15
+def _stat_seconds(stat: Path, fields: slice = slice(11, 13)) -> float:
+    """The processor time (seconds) of a /proc ``stat`` file's process or thread: user and system (the
+    default), or the ``fields`` given (after the name: 11 is utime, 12 stime)."""
+    values = stat.read_text().rsplit(")", 1)[1].split()[fields]
+    return sum(map(int, values)) / os.sysconf("SC_CLK_TCK")
 
 
 def cpu_seconds(pids: list[int]) -> float:
     """The processor time (user and system, seconds) that the processes ``pids`` have used (Linux's /proc)."""
     return sum(_stat_seconds(Path(f"/proc/{pid}/stat")) for pid in pids)
+
+
+def system_seconds(pid: int) -> float:
+    """The processor time that the process ``pid`` has spent in the kernel (system time: its system calls)."""
+    return _stat_seconds(Path(f"/proc/{pid}/stat"), slice(12, 13))
 
 
 def loop_seconds(pid: int) -> float:
@@ -293,6 +306,7 @@ class Run:
     through_cpu: float = 0.0  # processor seconds of the server's worker processes (prefetches included)
     loop: float = 0.0  # processor seconds of the server process's main thread (the event loop)
     threads: float = 0.0  # ... and of its other threads (the process pool's)
+    system: float = 0.0  # of these, the server process's time in the kernel
     prefetched: int = 0
     load: float = 0.0  # the machine's load average (1 minute) at the end of the run
 
@@ -314,14 +328,15 @@ class Run:
         n = self.states
         return (
             f"| {self.label} | {self.load:.1f} | {self.engine_ms:.1f} | {self.own_ms:.2f} ({1000 * self.loop / n:.2f} + "
-            f"{1000 * self.threads / n:.2f}) | **{100 * self.own_ms / self.engine_ms:.1f}%** "
+            f"{1000 * self.threads / n:.2f}; kernel {1000 * self.system / n:.2f}) "
+            f"| **{100 * self.own_ms / self.engine_ms:.1f}%** "
             f"| {self.alone:.2f} ({n / self.alone:.1f}) "
             f"| {self.through:.2f} ({n / self.through:.1f}), {1000 * self.through_cpu / n:.1f}, {self.prefetched} "
             f"| {self.through / self.alone:.3f} | {(self.through_cpu + self.loop + self.threads) / self.alone_cpu:.3f} |"
         )
 
 
-_SUMMED = ("alone", "alone_cpu", "through", "through_cpu", "loop", "threads", "prefetched")
+_SUMMED = ("alone", "alone_cpu", "through", "through_cpu", "loop", "threads", "system", "prefetched")
 
 
 def computed_count(url: str) -> int:
@@ -329,11 +344,10 @@ def computed_count(url: str) -> int:
     return int(httpx.get(f"{url}api/options").json()["served"]["computed"])
 
 
-def overhead(states: list[bytes], workers: int, clients: int, repeat: int, profile: Path | None = None) -> int:
+def overhead(states: list[bytes], workers: int, clients: int, repeat: int) -> int:
     """Print the table of the engine's processor time per state alone against the server process's own
     per request (its event loop's and its other threads'), and of the wall and processor time of the
-    engine's work directly and through the server. With ``profile``, the server's served runs are
-    sampled by py-spy into that file and its processor time split by what it did (:func:`split`)."""
+    engine's work directly and through the server; then the server's own time split by stage (:func:`stages`)."""
     warm = [json.dumps(GameState.empty(CONFIG).to_json()).encode(), *distinct_states(workers, seed=1)]
     runs: list[Run] = []
     context = multiprocessing.get_context("spawn")
@@ -355,11 +369,10 @@ def overhead(states: list[bytes], workers: int, clients: int, repeat: int, profi
                     run.alone_cpu = cpu_seconds(mine) - before
                     continue
                 engine, process, loop = cpu_seconds(theirs), cpu_seconds([server]), loop_seconds(server)
-                asked = computed_count(url)
-                with sampling(server, None if profile is None else profile.with_suffix(f".{number + 1}.txt")):
-                    run.through, answers = asyncio.run(served(url, batch, clients))
+                system, asked = system_seconds(server), computed_count(url)
+                run.through, answers = asyncio.run(served(url, batch, clients))
                 run.through_cpu, run.loop = cpu_seconds(theirs) - engine, loop_seconds(server) - loop
-                run.threads = cpu_seconds([server]) - process - run.loop
+                run.threads, run.system = cpu_seconds([server]) - process - run.loop, system_seconds(server) - system
                 run.prefetched = computed_count(url) - asked - len(batch)
             mismatched = sum(a != b for a, b in zip(answers, expected, strict=True))
             if mismatched:
@@ -373,89 +386,185 @@ def overhead(states: list[bytes], workers: int, clients: int, repeat: int, profi
     )
     print()
     print(
-        "| run | load | engine alone: CPU ms/state | server process: CPU ms/request (loop + threads) | server / engine "
+        "| run | load | engine alone: CPU ms/state | server process: CPU ms/request (loop + threads; kernel) | server / engine "
         "| engine alone: s (states/s) | through the server: s (states/s), engine CPU ms/state, prefetched "
         "| wall time server / alone | CPU server / alone |"
     )
     print("|---|---|---|---|---|---|---|---|---|")
     for run in [*runs, sum(runs[1:], runs[0])]:
         print(run.row())
-    if profile is not None:
-        print()
-        print(split([profile.with_suffix(f".{number + 1}.txt") for number in range(repeat)]))
+    total = sum(runs[1:], runs[0])
+    print()
+    print(split(stages(batch, expected), total.own_ms))
     return 0
 
 
-@contextmanager
-def sampling(pid: int, output: Path | None) -> Iterator[None]:
-    """With an ``output`` file, py-spy samples the process ``pid`` (every thread, not while idle, 500 times a
-    second, without pausing it) for the time of the block, into ``output`` (its raw format)."""
-    if output is None:
-        yield
-        return
-    spy = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or shutil.which("py-spy")
-    if spy is None:
-        raise SystemExit("bench_web: --profile needs py-spy (pip install py-spy)")
-    argv = [spy, "record", "--pid", str(pid), "--format", "raw", "--rate", "500", "--threads", "--nonblocking"]
-    sampler = subprocess.Popen([*argv, "--output", str(output)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.0)  # py-spy attaches
+# ----- --distinct: the server's own time per request, stage by stage ------------------------------
+def request_scope(body: bytes) -> dict[str, Any]:
+    """The ASGI scope of ``POST /api/marginals`` with ``body``, as uvicorn hands it to the app."""
+    headers = [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+    return {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
+        "path": "/api/marginals", "raw_path": b"/api/marginals", "query_string": b"", "root_path": "", "headers": headers,
+        "client": ("127.0.0.1", 50000), "server": ("127.0.0.1", 8000), "state": {},
+    }  # fmt: skip
+
+
+async def asked_in_process(app: Any, body: bytes, answer: bytes) -> None:
+    """One request through the ASGI app, in this process; its answer must be ``answer``."""
+    messages: list[dict[str, Any]] = [{"type": "http.request", "body": body, "more_body": False}]
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return messages.pop() if messages else {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    await app(request_scope(body), receive, send)
+    if sent[0]["status"] != 200 or sent[1]["body"] != answer:
+        raise SystemExit(f"bench_web: the app in this process answered {sent[0]['status']}: {sent[1]['body'][:200]!r}")
+
+
+class Captured(asyncio.Transport):
+    """A connection's transport in this process: what the server writes is kept, nothing is sent."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.written = bytearray()
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        self.written += data
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return {"sockname": ("127.0.0.1", 8000), "peername": ("127.0.0.1", 50000)}.get(name, default)
+
+    def is_closing(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        pass
+
+    def pause_reading(self) -> None:
+        pass
+
+    def resume_reading(self) -> None:
+        pass
+
+
+class OverHttp:
+    """``battlelog serve``'s HTTP protocol (uvicorn's httptools protocol with the server's deadlines, on
+    its configuration) on one kept-alive connection in this process: the request's bytes in, the
+    answer's bytes out, no socket."""
+
+    def __init__(self, app: Any) -> None:
+        from uvicorn.server import ServerState
+
+        from battlelog.web.connections import server_config
+
+        config = server_config(app)
+        config.load()
+        protocol: Any = config.http_protocol_class  # battlelog.web.connections.GuardedProtocol, with the server's limits
+        self.protocol = protocol(config=config, server_state=ServerState(), app_state={})
+        self.transport = Captured()
+        self.protocol.connection_made(self.transport)
+
+    async def ask(self, body: bytes, answer: bytes) -> None:
+        """One request; its answer's body must be ``answer``."""
+        head = b"POST /api/marginals HTTP/1.1\r\nHost: 127.0.0.1:8000\r\nContent-Type: application/json\r\n"
+        self.transport.written.clear()
+        self.protocol.data_received(head + b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        for _ in range(1000):
+            if self.transport.written.endswith(answer):
+                return
+            await asyncio.sleep(0)
+        raise SystemExit(f"bench_web: uvicorn in this process answered {bytes(self.transport.written[:200])!r}")
+
+    def close(self) -> None:
+        self.protocol.connection_lost(None)
+
+
+def stages(bodies: list[bytes], answers: list[bytes], rounds: int = 7) -> dict[str, float]:
+    """The processor time (ms a request; the least of ``rounds`` rounds over ``bodies``, the least
+    disturbed by the machine's other work) of each of the server's stages, run in this process on the
+    very requests: the strict JSON reader, the state's reader, the budget check, the answer's key, the
+    call pickled for a worker, the ASGI app whole (Starlette's middlewares, routing, request and
+    response, and the endpoint, which runs the stages before, with every answer remembered and every
+    worker busy: nothing computed, nothing prefetched), and the app under the server's HTTP protocol
+    (:class:`OverHttp`). On uvloop, the server's event loop."""
+    from starlette.applications import Starlette
+
+    from battlelog.web.advise import advice_text, answer_key
+    from battlelog.web.app import create_app
+    from battlelog.web.requests import game_state
+    from battlelog.web.service import EngineService, check_budget
+
+    service = EngineService(workers=1)
+    values = [parse_json(body, "request body") for body in bodies]
+    states = [game_state(value) for value in values]
+    for state, answer in zip(states, answers, strict=True):
+        service._answers[answer_key(state, service)] = answer
+    service.processes.running = service.workers  # every worker busy: the endpoint prefetches nothing
+    app: Starlette = create_app(None, service, warm=False)
+
+    def timed(step: Callable[[int], object]) -> float:
+        best = float("inf")
+        for _ in range(rounds):
+            start = time.thread_time()
+            for k in range(len(bodies)):
+                step(k)
+            best = min(best, time.thread_time() - start)
+        return 1000 * best / len(bodies)
+
+    async def whole(ask: Callable[[bytes, bytes], Awaitable[None]]) -> float:
+        best = float("inf")
+        for _ in range(rounds):
+            start = time.thread_time()
+            for body, answer in zip(bodies, answers, strict=True):
+                await ask(body, answer)
+            best = min(best, time.thread_time() - start)
+        return 1000 * best / len(bodies)
+
+    async def through_http() -> float:
+        http = OverHttp(app)
+        try:
+            return await whole(http.ask)
+        finally:
+            http.close()
+
     try:
-        yield
+        return {
+            "json": timed(lambda k: parse_json(bodies[k], "request body")),
+            "state": timed(lambda k: game_state(values[k])),
+            "budget": timed(lambda k: check_budget(states[k].config, service.engine_name)),
+            "key": timed(lambda k: answer_key(states[k], service)),
+            "pickle": timed(lambda k: pickle.dumps((k, advice_text, (service.engine_name, states[k])), pickle.HIGHEST_PROTOCOL)),
+            "app": uvloop.run(whole(partial(asked_in_process, app))),
+            "http": uvloop.run(through_http()),
+        }
     finally:
-        sampler.send_signal(signal.SIGINT)
-        _, errors = sampler.communicate(timeout=60)
-        if not output.exists():
-            raise SystemExit(f"bench_web: py-spy wrote no profile: {' '.join(errors.split())[:300]}")
+        service.processes.running = 0
+        service.close()
 
 
-#: The server's layers, by the file a frame runs in (py-spy's short names), for samples outside an endpoint.
-LAYERS = (
-    ("battlelog/web/connections.py", "HTTP: uvicorn's protocol and httptools (parsing, sending)"),
-    ("uvicorn/", "HTTP: uvicorn's protocol and httptools (parsing, sending)"),
-    ("battlelog/web/guard.py", "middlewares: Guard (Host, Origin) and Policy (headers)"),
-    ("battlelog/web/app.py", "middlewares: Guard (Host, Origin) and Policy (headers)"),
-    ("starlette/", "ASGI framework: Starlette's routing, request and response objects"),
-    ("asyncio/", "event loop: tasks, futures and callbacks"),
-    ("concurrent/futures/", "event loop: tasks, futures and callbacks"),
-)
-#: The endpoint whose statements the split names one by one.
-ENDPOINT = "marginals_endpoint (battlelog/web/advise.py:"
-
-
-def category(thread: str, frames: list[str]) -> str:
-    """What one sampled stack of the server was doing: on the main thread (the event loop), the endpoint's
-    statement it was in, else the innermost of the server's layers it ran (:data:`LAYERS`); on another
-    thread, which of the process pool's threads it was."""
-    if not thread.endswith("MainThread"):
-        if thread.endswith("QueueFeederThread"):
-            return "pool thread: the queue's feeder (pickles each call, writes it to a worker)"
-        if any(frame.startswith("_ExecutorManagerThread.run") for frame in frames):
-            return "pool thread: the executor's manager (hands calls over, reads and unpickles answers)"
-        return f"other thread ({thread.split(': ', 1)[-1]})"
-    for frame in frames:
-        if frame.startswith(ENDPOINT):
-            line = int(frame[len(ENDPOINT) : -1])
-            return "endpoint: " + linecache.getline(str(Path(__file__).parents[1] / "battlelog/web/advise.py"), line).strip()
-    for frame in reversed(frames):
-        for prefix, layer in LAYERS:
-            if f"({prefix}" in frame:
-                return layer
-    return f"other: {frames[-1] if frames else 'no frame'}"
-
-
-def split(paths: list[Path]) -> str:
-    """The table of what the server's sampled processor time went to, from py-spy's raw files ``paths``
-    (one line a stack: ``thread (id): name;frame;... count``): each category's share of the samples."""
-    counts: Counter[str] = Counter()
-    for path in paths:
-        for line in path.read_text().splitlines():
-            stack, _, count = line.rpartition(" ")
-            thread, *frames = stack.split(";")
-            counts[category(thread, frames)] += int(count)
-    total = sum(counts.values())
-    rows = [f"| {what} | {count} | {100 * count / total:.1f}% |" for what, count in counts.most_common()]
-    head = f"The server process's samples (py-spy, {total} while it ran, every thread), by what it was doing:"
-    return "\n".join([head, "", "| doing | samples | share |", "|---|---|---|", *rows])
+def split(costs: dict[str, float], own: float) -> str:
+    """The table of the server process's ``own`` processor time per request (ms, measured in the served
+    runs) split by the stages ``costs`` timed in this process (:func:`stages`); the rest is what only
+    the running server does: uvicorn's HTTP, the event loop, the pipes to the workers."""
+    inside = costs["json"] + costs["state"] + costs["budget"] + costs["key"]
+    rows = [
+        ("the body's JSON, read strictly (`parse_json`: a repeated key refused)", costs["json"]),
+        ("the state, read and checked shot by shot (`GameState.from_json`)", costs["state"]),
+        ("the board's budget (`check_budget`)", costs["budget"]),
+        ("the answer's key, the state's JSON text (`answer_key`)", costs["key"]),
+        ("the rest of the ASGI app: Starlette (middlewares, routing, request, response), the cache", costs["app"] - inside),
+        ("HTTP: uvicorn's protocol and httptools (parsing the request, writing the answer's head)", costs["http"] - costs["app"]),
+        ("the call pickled for its worker (`ProcessPool.call`)", costs["pickle"]),
+        ("the rest: the sockets' and pipes' reads and writes, the event loop's wake-ups", own - costs["http"] - costs["pickle"]),
+    ]
+    lines = ["| the server's own time per request | ms | share |", "|---|---|---|"]
+    lines += [f"| {what} | {ms:.3f} | {100 * ms / own:.0f}% |" for what, ms in rows]
+    return "\n".join([*lines, f"| **all (the served runs, the process's processor time)** | **{own:.3f}** | 100% |"])
 
 
 def worker_peaks(server: int) -> list[int]:
@@ -495,12 +604,9 @@ def main() -> int:
         "--distinct", type=int, default=0, metavar="N", help="measure the server's overhead on N distinct states instead"
     )
     parser.add_argument("--repeat", type=int, default=2, help="with --distinct: how many times each way (default 2)")
-    parser.add_argument(
-        "--profile", type=Path, metavar="FILE", help="with --distinct: sample the server by py-spy (FILE.N.txt), split its time"
-    )
     args = parser.parse_args()
     if args.distinct:
-        return overhead(distinct_states(args.distinct * args.repeat), args.workers, args.clients, args.repeat, args.profile)
+        return overhead(distinct_states(args.distinct * args.repeat), args.workers, args.clients, args.repeat)
     with serving(args.workers, args.book) as (url, pid):
         waited = time.perf_counter()
         book = ready(url)
