@@ -105,7 +105,10 @@ def _serve(connection: Connection, slots: Any) -> None:
             return
         if not message:
             return
-        connection.send_bytes(_answer(message))
+        try:
+            connection.send_bytes(_answer(message))
+        except OSError:  # the server has gone: nobody to answer
+            return
 
 
 # ----- in the server ------------------------------------------------------------------------------
