@@ -235,6 +235,11 @@ def _direct_advice(body: bytes) -> bytes:
     return advice_text(_Direct.workspace, DEFAULT_ENGINE, GameState.from_json(json.loads(body)))
 
 
+def _sized(_workspace: Workspace, size: int, state: GameState) -> bytes:
+    """A worker's call that does nothing with ``state`` and answers ``size`` bytes: the round trip alone."""
+    return bytes(size)
+
+
 def direct(states: list[bytes], pool: ProcessPoolExecutor) -> tuple[float, list[bytes]]:
     """The wall time of the engine's answers to ``states`` computed by ``pool``, and the answers."""
     start = time.perf_counter()
@@ -490,14 +495,16 @@ def stages(bodies: list[bytes], answers: list[bytes], rounds: int = 7) -> dict[s
     very requests: the strict JSON reader, the state's reader, the budget check, the answer's key, the
     call pickled for a worker, the ASGI app whole (Starlette's middlewares, routing, request and
     response, and the endpoint, which runs the stages before, with every answer remembered and every
-    worker busy: nothing computed, nothing prefetched), and the app under the server's HTTP protocol
-    (:class:`OverHttp`). On uvloop, the server's event loop."""
+    worker busy: nothing computed, nothing prefetched), the app under the server's HTTP protocol
+    (:class:`OverHttp`), and a round trip to a worker process with a call that does nothing with the
+    state and answers as many bytes (the server's side of it). On uvloop, the server's event loop."""
     from starlette.applications import Starlette
 
     from battlelog.web.advise import advice_text, answer_key
     from battlelog.web.app import create_app
     from battlelog.web.requests import game_state
     from battlelog.web.service import EngineService, check_budget
+    from battlelog.web.workers import ProcessPool
 
     service = EngineService(workers=1)
     values = [parse_json(body, "request body") for body in bodies]
@@ -525,6 +532,20 @@ def stages(bodies: list[bytes], answers: list[bytes], rounds: int = 7) -> dict[s
             best = min(best, time.thread_time() - start)
         return 1000 * best / len(bodies)
 
+    async def round_trips() -> float:
+        pool = ProcessPool(1)
+        try:
+            await pool.call(_sized, 0, states[0])  # the worker started
+            best = float("inf")
+            for _ in range(rounds):
+                start = time.thread_time()
+                for state, answer in zip(states, answers, strict=True):
+                    await pool.call(_sized, len(answer), state)
+                best = min(best, time.thread_time() - start)
+            return 1000 * best / len(states)
+        finally:
+            pool.close()
+
     async def through_http() -> float:
         http = OverHttp(app)
         try:
@@ -539,6 +560,7 @@ def stages(bodies: list[bytes], answers: list[bytes], rounds: int = 7) -> dict[s
             "budget": timed(lambda k: check_budget(states[k].config, service.engine_name)),
             "key": timed(lambda k: answer_key(states[k], service)),
             "pickle": timed(lambda k: pickle.dumps((k, advice_text, (service.engine_name, states[k])), pickle.HIGHEST_PROTOCOL)),
+            "pool": uvloop.run(round_trips()),
             "app": uvloop.run(whole(partial(asked_in_process, app))),
             "http": uvloop.run(through_http()),
         }
@@ -560,7 +582,8 @@ def split(costs: dict[str, float], own: float) -> str:
         ("the rest of the ASGI app: Starlette (middlewares, routing, request, response), the cache", costs["app"] - inside),
         ("HTTP: uvicorn's protocol and httptools (parsing the request, writing the answer's head)", costs["http"] - costs["app"]),
         ("the call pickled for its worker (`ProcessPool.call`)", costs["pickle"]),
-        ("the rest: the sockets' and pipes' reads and writes, the event loop's wake-ups", own - costs["http"] - costs["pickle"]),
+        ("the rest of a round trip to a worker: the pipe written and watched, the answer read", costs["pool"] - costs["pickle"]),
+        ("the rest: the sockets' reads and writes, the event loop's wake-ups", own - costs["http"] - costs["pool"]),
     ]
     lines = ["| the server's own time per request | ms | share |", "|---|---|---|"]
     lines += [f"| {what} | {ms:.3f} | {100 * ms / own:.0f}% |" for what, ms in rows]
