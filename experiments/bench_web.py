@@ -22,14 +22,15 @@ are computed twice, directly by the engine in --workers worker processes (the se
 `advice_text`, in a spawned process pool: no HTTP, no event loop), and through `battlelog serve
 --workers W --book 0` by --clients concurrent connections (every answer checked byte for byte against
 the direct one), alternately --repeat times (each run its own N states, the order of the two ways
-alternating). Its headline is the server process's own processor time per request (its event loop's
-and its other threads', from /proc) against the engine's per state alone: both are processor time, so
-a machine shared with other work changes them far less than the wall times, which it also prints with
-the states a second and the ratios server/direct. Then it splits the server's own time per request:
-the same requests' stages timed in this process (the body's JSON, the state's reading, the budget,
-the answer's key, the call's pickling, and the whole ASGI app, Starlette and the endpoint, with the
-answer remembered); what the served runs took beyond these is uvicorn's HTTP, the event loop and the
-pipes to the workers.
+alternating; both ways first compute 40 states of another seed, uncounted). Its headline is the
+server process's own processor time per request (its event loop's and its other threads', and of them
+the kernel's, from /proc) against the engine's per state alone: both are processor time, so a machine
+shared with other work changes them far less than the wall times, which it also prints with the
+states a second and the ratios server/direct. Then it splits the server's own time per request: the
+same requests' stages timed in this process (the body's JSON, the state's reading, the budget, the
+answer's key, the whole ASGI app with the answers remembered, the app under the server's HTTP protocol
+without a socket, a round trip to a worker process); what the served runs took beyond these is the
+sockets' reads and writes and the event loop's wake-ups.
 
 usage:
   python experiments/bench_web.py                          # 50 clients for 60 s
