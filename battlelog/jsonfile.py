@@ -29,11 +29,16 @@ class _RepeatedKey(ValueError):
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise _RepeatedKey(key)
-        out[key] = value
+    """The object of ``pairs``, refused (the first key repeated) when a key appears twice: the dict is
+    built at once, and the pairs looked through only when it came out shorter (a request's state has an
+    object a shot, so this runs some 30 times a request)."""
+    out = dict(pairs)
+    if len(out) < len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _RepeatedKey(key)
+            seen.add(key)
     return out
 
 

@@ -21,14 +21,22 @@ distinct 10x10 mid-game states (seeded games of the hunt-target player, 20 to 35
 are computed twice, directly by the engine in --workers worker processes (the server's own call,
 `advice_text`, in a spawned process pool: no HTTP, no event loop), and through `battlelog serve
 --workers W --book 0` by --clients concurrent connections (every answer checked byte for byte against
-the direct one), alternately --repeat times; it prints a table of the wall times, the states a
-second and the ratio server/direct (each run its own N states, the order of the two ways alternating).
+the direct one), alternately --repeat times (each run its own N states, the order of the two ways
+alternating; both ways first compute 40 states of another seed, uncounted). Its headline is the
+server process's own processor time per request (its event loop's and its other threads', and of them
+the kernel's, from /proc) against the engine's per state alone: both are processor time, so a machine
+shared with other work changes them far less than the wall times, which it also prints with the
+states a second and the ratios server/direct. Then it splits the server's own time per request: the
+same requests' stages timed in this process (the body's JSON, the state's reading, the budget, the
+answer's key, the whole ASGI app with the answers remembered, the app under the server's HTTP protocol
+without a socket, a round trip to a worker process); what the served runs took beyond these is the
+sockets' reads and writes and the event loop's wake-ups.
 
 usage:
   python experiments/bench_web.py                          # 50 clients for 60 s
   python experiments/bench_web.py --clients 10 --seconds 10
   python experiments/bench_web.py --think 2                # people who take 2 s per answer on average
-  python experiments/bench_web.py --distinct 150 --clients 8 --repeat 2   # the server's overhead
+  python experiments/bench_web.py --distinct 100 --clients 8 --repeat 4   # the server's overhead
 """
 
 from __future__ import annotations
@@ -38,21 +46,26 @@ import asyncio
 import json
 import multiprocessing
 import os
+import pickle
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx2 as httpx
 import numpy as np
+import uvloop
 
 from battlelog.engines import DEFAULT_ENGINE
 from battlelog.engines.workspace import Workspace
+from battlelog.jsonfile import parse_json
 from battlelog.players import make_player
 from battlelog.rules.config import GameConfig
 from battlelog.rules.layouts import sample_layout
@@ -62,6 +75,8 @@ from battlelog.rules.state import GameState
 CONFIG = GameConfig(10, (5, 4, 3, 3, 2))
 #: The longest a client waits for an answer (seconds) before it counts an error.
 TIMEOUT = 60.0
+#: With --distinct: the states each way computes first, uncounted (see :func:`overhead`).
+WARM_STATES = 40
 
 
 class Tally:
@@ -223,6 +238,11 @@ def _direct_advice(body: bytes) -> bytes:
     return advice_text(_Direct.workspace, DEFAULT_ENGINE, GameState.from_json(json.loads(body)))
 
 
+def _sized(_workspace: Workspace, size: int, state: GameState) -> bytes:
+    """A worker's call that does nothing with ``state`` and answers ``size`` bytes: the round trip alone."""
+    return bytes(size)
+
+
 def direct(states: list[bytes], pool: ProcessPoolExecutor) -> tuple[float, list[bytes]]:
     """The wall time of the engine's answers to ``states`` computed by ``pool``, and the answers."""
     start = time.perf_counter()
@@ -254,13 +274,27 @@ async def served(url: str, states: list[bytes], clients: int) -> tuple[float, li
     return time.perf_counter() - start, answers
 
 
+def _stat_seconds(stat: Path, fields: slice = slice(11, 13)) -> float:
+    """The processor time (seconds) of a /proc ``stat`` file's process or thread: user and system (the
+    default), or the ``fields`` given (after the name: 11 is utime, 12 stime)."""
+    values = stat.read_text().rsplit(")", 1)[1].split()[fields]
+    return sum(map(int, values)) / os.sysconf("SC_CLK_TCK")
+
+
 def cpu_seconds(pids: list[int]) -> float:
     """The processor time (user and system, seconds) that the processes ``pids`` have used (Linux's /proc)."""
-    ticks = 0
-    for pid in pids:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        ticks += int(fields[11]) + int(fields[12])  # utime and stime, fields 14 and 15 of stat
-    return ticks / os.sysconf("SC_CLK_TCK")
+    return sum(_stat_seconds(Path(f"/proc/{pid}/stat")) for pid in pids)
+
+
+def system_seconds(pid: int) -> float:
+    """The processor time that the process ``pid`` has spent in the kernel (system time: its system calls)."""
+    return _stat_seconds(Path(f"/proc/{pid}/stat"), slice(12, 13))
+
+
+def loop_seconds(pid: int) -> float:
+    """The processor time of the process ``pid``'s main thread: the server's event loop (the rest of its
+    processor time is its other threads': the process pool's, which hand the calls to the workers)."""
+    return _stat_seconds(Path(f"/proc/{pid}/task/{pid}/stat"))
 
 
 def children(pid: int) -> list[int]:
@@ -268,11 +302,64 @@ def children(pid: int) -> list[int]:
     return [int(child) for task in Path(f"/proc/{pid}/task").iterdir() for child in (task / "children").read_text().split()]
 
 
+@dataclass
+class Run:
+    """One run of ``--distinct``: its states, computed by the engine alone and through the server."""
+
+    label: str
+    states: int
+    alone: float = 0.0  # wall seconds, the engine alone
+    alone_cpu: float = 0.0  # processor seconds of its worker processes
+    through: float = 0.0  # wall seconds, through the server
+    through_cpu: float = 0.0  # processor seconds of the server's worker processes (prefetches included)
+    loop: float = 0.0  # processor seconds of the server process's main thread (the event loop)
+    threads: float = 0.0  # ... and of its other threads (the process pool's)
+    system: float = 0.0  # of these, the server process's time in the kernel
+    prefetched: int = 0
+    load: float = 0.0  # the machine's load average (1 minute) at the end of the run
+
+    def __add__(self, other: Run) -> Run:
+        summed = {name: getattr(self, name) + getattr(other, name) for name in _SUMMED}
+        return Run("all", self.states + other.states, **summed, load=max(self.load, other.load))
+
+    @property
+    def own_ms(self) -> float:
+        """The server process's processor time per request (ms)."""
+        return 1000 * (self.loop + self.threads) / self.states
+
+    @property
+    def engine_ms(self) -> float:
+        """The engine's processor time per state, alone (ms)."""
+        return 1000 * self.alone_cpu / self.states
+
+    def row(self) -> str:
+        n = self.states
+        return (
+            f"| {self.label} | {self.load:.1f} | {self.engine_ms:.1f} | {self.own_ms:.2f} ({1000 * self.loop / n:.2f} + "
+            f"{1000 * self.threads / n:.2f}; kernel {1000 * self.system / n:.2f}) "
+            f"| **{100 * self.own_ms / self.engine_ms:.1f}%** "
+            f"| {self.alone:.2f} ({n / self.alone:.1f}) "
+            f"| {self.through:.2f} ({n / self.through:.1f}), {1000 * self.through_cpu / n:.1f}, {self.prefetched} "
+            f"| {self.through / self.alone:.3f} | {(self.through_cpu + self.loop + self.threads) / self.alone_cpu:.3f} |"
+        )
+
+
+_SUMMED = ("alone", "alone_cpu", "through", "through_cpu", "loop", "threads", "system", "prefetched")
+
+
+def computed_count(url: str) -> int:
+    """How many answers the server has computed so far (its requests' and its own, prefetches)."""
+    return int(httpx.get(f"{url}api/options").json()["served"]["computed"])
+
+
 def overhead(states: list[bytes], workers: int, clients: int, repeat: int) -> int:
-    """Print the table of the engine's time on ``states`` directly and through the server: the wall
-    time, and the processor time of the engine's processes and of the server's own."""
-    warm = [json.dumps(GameState.empty(CONFIG).to_json()).encode(), *distinct_states(workers, seed=1)]
-    rows: list[tuple[str, int, float, float, float, float, float, int]] = []
+    """Print the table of the engine's processor time per state alone against the server process's own
+    per request (its event loop's and its other threads'), and of the wall and processor time of the
+    engine's work directly and through the server; then the server's own time split by stage (:func:`stages`)."""
+    # Both ways warmed on 40 states of another seed first: a fresh engine process is slower on its first
+    # states of each fleet (its tables read in), which made the first run's engine alone 1.5 times slower.
+    warm = [json.dumps(GameState.empty(CONFIG).to_json()).encode(), *distinct_states(max(workers, WARM_STATES), seed=1)]
+    runs: list[Run] = []
     context = multiprocessing.get_context("spawn")
     with (
         ProcessPoolExecutor(workers, mp_context=context, initializer=_direct_start) as pool,
@@ -282,46 +369,230 @@ def overhead(states: list[bytes], workers: int, clients: int, repeat: int) -> in
         asyncio.run(served(url, warm, workers))  # every engine worker started and its kernel loaded
         list(pool.map(_direct_advice, warm))
         mine, theirs = list(pool._processes), children(server)  # the pool's own processes and the server's, to time them
-        for run in range(repeat):
-            batch = states[run::repeat]  # each run its own states: neither side has seen them
-            for way in ("served", "direct") if run % 2 else ("direct", "served"):
+        for number in range(repeat):
+            batch = states[number::repeat]  # each run its own states: neither side has seen them
+            run = Run(f"{number + 1}", len(batch))
+            for way in ("served", "direct") if number % 2 else ("direct", "served"):
                 if way == "direct":
                     before = cpu_seconds(mine)
-                    alone, expected = direct(batch, pool)
-                    alone_cpu = cpu_seconds(mine) - before
-                else:
-                    before, own, asked = (
-                        cpu_seconds(theirs),
-                        cpu_seconds([server]),
-                        httpx.get(f"{url}api/options").json()["served"]["computed"],
-                    )
-                    through, answers = asyncio.run(served(url, batch, clients))
-                    through_cpu, own = cpu_seconds(theirs) - before, cpu_seconds([server]) - own
-                    extra = httpx.get(f"{url}api/options").json()["served"]["computed"] - asked - len(batch)
+                    run.alone, expected = direct(batch, pool)
+                    run.alone_cpu = cpu_seconds(mine) - before
+                    continue
+                engine, process, loop = cpu_seconds(theirs), cpu_seconds([server]), loop_seconds(server)
+                system, asked = system_seconds(server), computed_count(url)
+                run.through, answers = asyncio.run(served(url, batch, clients))
+                run.through_cpu, run.loop = cpu_seconds(theirs) - engine, loop_seconds(server) - loop
+                run.threads, run.system = cpu_seconds([server]) - process - run.loop, system_seconds(server) - system
+                run.prefetched = computed_count(url) - asked - len(batch)
             mismatched = sum(a != b for a, b in zip(answers, expected, strict=True))
             if mismatched:
                 raise SystemExit(f"bench_web: {mismatched} answers of the server differ from the engine's own")
-            rows.append((f"{run + 1}", len(batch), alone, alone_cpu, through, through_cpu, own, extra))
-    sums: list[Any] = [sum(column) for column in list(zip(*rows, strict=True))[1:]]
-    rows.append(("all", *sums))
+            run.load = os.getloadavg()[0]
+            runs.append(run)
     print(
         f"{len(states) // repeat} distinct 10x10 mid-game states a run, {workers} engine processes; the server asked by "
-        f"{clients} connections at once"
+        f"{clients} connections at once. CPU: processor time used (the server's engine processes' include the states it "
+        "computed ahead, prefetched); the server process's own, per request, is its event loop's + its other threads':"
     )
-    print("(CPU: processor seconds used; the server's engine processes' include the states it computed ahead, prefetched):")
     print()
     print(
-        "| run | engine alone: s (states/s), CPU s | through the server: s (states/s), engine CPU s, server process CPU s, "
-        "prefetched | wall time server / alone | CPU server / alone |"
+        "| run | load | engine alone: CPU ms/state | server process: CPU ms/request (loop + threads; kernel) | server / engine "
+        "| engine alone: s (states/s) | through the server: s (states/s), engine CPU ms/state, prefetched "
+        "| wall time server / alone | CPU server / alone |"
     )
-    print("|---|---|---|---|---|")
-    for label, count, alone, alone_cpu, through, through_cpu, own, extra in rows:
-        print(
-            f"| {label} | {alone:.2f} ({count / alone:.1f}), {alone_cpu:.2f} | {through:.2f} ({count / through:.1f}), "
-            f"{through_cpu:.2f}, {own:.2f}, {extra} "
-            f"| {through / alone:.3f} | {(through_cpu + own) / alone_cpu:.3f} |"
-        )
+    print("|---|---|---|---|---|---|---|---|---|")
+    for run in [*runs, sum(runs[1:], runs[0])]:
+        print(run.row())
+    total = sum(runs[1:], runs[0])
+    print()
+    print(split(stages(batch, expected), total.own_ms))
     return 0
+
+
+# ----- --distinct: the server's own time per request, stage by stage ------------------------------
+def request_scope(body: bytes) -> dict[str, Any]:
+    """The ASGI scope of ``POST /api/marginals`` with ``body``, as uvicorn hands it to the app."""
+    headers = [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+    return {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
+        "path": "/api/marginals", "raw_path": b"/api/marginals", "query_string": b"", "root_path": "", "headers": headers,
+        "client": ("127.0.0.1", 50000), "server": ("127.0.0.1", 8000), "state": {},
+    }  # fmt: skip
+
+
+async def asked_in_process(app: Any, body: bytes, answer: bytes) -> None:
+    """One request through the ASGI app, in this process; its answer must be ``answer``."""
+    messages: list[dict[str, Any]] = [{"type": "http.request", "body": body, "more_body": False}]
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return messages.pop() if messages else {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    await app(request_scope(body), receive, send)
+    if sent[0]["status"] != 200 or sent[1]["body"] != answer:
+        raise SystemExit(f"bench_web: the app in this process answered {sent[0]['status']}: {sent[1]['body'][:200]!r}")
+
+
+class Captured(asyncio.Transport):
+    """A connection's transport in this process: what the server writes is kept, nothing is sent."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.written = bytearray()
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        self.written += data
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return {"sockname": ("127.0.0.1", 8000), "peername": ("127.0.0.1", 50000)}.get(name, default)
+
+    def is_closing(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        pass
+
+    def pause_reading(self) -> None:
+        pass
+
+    def resume_reading(self) -> None:
+        pass
+
+
+class OverHttp:
+    """``battlelog serve``'s HTTP protocol (uvicorn's httptools protocol with the server's deadlines, on
+    its configuration) on one kept-alive connection in this process: the request's bytes in, the
+    answer's bytes out, no socket."""
+
+    def __init__(self, app: Any) -> None:
+        from uvicorn.server import ServerState
+
+        from battlelog.web.connections import server_config
+
+        config = server_config(app)
+        config.load()
+        protocol: Any = config.http_protocol_class  # battlelog.web.connections.GuardedProtocol, with the server's limits
+        self.protocol = protocol(config=config, server_state=ServerState(), app_state={})
+        self.transport = Captured()
+        self.protocol.connection_made(self.transport)
+
+    async def ask(self, body: bytes, answer: bytes) -> None:
+        """One request; its answer's body must be ``answer``."""
+        head = b"POST /api/marginals HTTP/1.1\r\nHost: 127.0.0.1:8000\r\nContent-Type: application/json\r\n"
+        self.transport.written.clear()
+        self.protocol.data_received(head + b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        for _ in range(1000):
+            if self.transport.written.endswith(answer):
+                return
+            await asyncio.sleep(0)
+        raise SystemExit(f"bench_web: uvicorn in this process answered {bytes(self.transport.written[:200])!r}")
+
+    def close(self) -> None:
+        self.protocol.connection_lost(None)
+
+
+def stages(bodies: list[bytes], answers: list[bytes], rounds: int = 7) -> dict[str, float]:
+    """The processor time (ms a request; the least of ``rounds`` rounds over ``bodies``, the least
+    disturbed by the machine's other work) of each of the server's stages, run in this process on the
+    very requests: the strict JSON reader, the state's reader, the budget check, the answer's key, the
+    call pickled for a worker, the ASGI app whole (Starlette's middlewares, routing, request and
+    response, and the endpoint, which runs the stages before, with every answer remembered and every
+    worker busy: nothing computed, nothing prefetched), the app under the server's HTTP protocol
+    (:class:`OverHttp`), and a round trip to a worker process with a call that does nothing with the
+    state and answers as many bytes (the server's side of it). On uvloop, the server's event loop."""
+    from starlette.applications import Starlette
+
+    from battlelog.web.advise import advice_text, answer_key
+    from battlelog.web.app import create_app
+    from battlelog.web.requests import game_state
+    from battlelog.web.service import EngineService, check_budget
+    from battlelog.web.workers import ProcessPool
+
+    service = EngineService(workers=1)
+    values = [parse_json(body, "request body") for body in bodies]
+    states = [game_state(value) for value in values]
+    for state, answer in zip(states, answers, strict=True):
+        service._answers[answer_key(state, service)] = answer
+    service.processes.running = service.workers  # every worker busy: the endpoint prefetches nothing
+    app: Starlette = create_app(None, service, warm=False)
+
+    def timed(step: Callable[[int], object]) -> float:
+        best = float("inf")
+        for _ in range(rounds):
+            start = time.thread_time()
+            for k in range(len(bodies)):
+                step(k)
+            best = min(best, time.thread_time() - start)
+        return 1000 * best / len(bodies)
+
+    async def whole(ask: Callable[[bytes, bytes], Awaitable[None]]) -> float:
+        best = float("inf")
+        for _ in range(rounds):
+            start = time.thread_time()
+            for body, answer in zip(bodies, answers, strict=True):
+                await ask(body, answer)
+            best = min(best, time.thread_time() - start)
+        return 1000 * best / len(bodies)
+
+    async def round_trips() -> float:
+        pool = ProcessPool(1)
+        try:
+            await pool.call(_sized, 0, states[0])  # the worker started
+            best = float("inf")
+            for _ in range(rounds):
+                start = time.thread_time()
+                for state, answer in zip(states, answers, strict=True):
+                    await pool.call(_sized, len(answer), state)
+                best = min(best, time.thread_time() - start)
+            return 1000 * best / len(states)
+        finally:
+            pool.close()
+
+    async def through_http() -> float:
+        http = OverHttp(app)
+        try:
+            return await whole(http.ask)
+        finally:
+            http.close()
+
+    try:
+        return {
+            "json": timed(lambda k: parse_json(bodies[k], "request body")),
+            "state": timed(lambda k: game_state(values[k])),
+            "budget": timed(lambda k: check_budget(states[k].config, service.engine_name)),
+            "key": timed(lambda k: answer_key(states[k], service)),
+            "pickle": timed(lambda k: pickle.dumps((k, advice_text, (service.engine_name, states[k])), pickle.HIGHEST_PROTOCOL)),
+            "pool": uvloop.run(round_trips()),
+            "app": uvloop.run(whole(partial(asked_in_process, app))),
+            "http": uvloop.run(through_http()),
+        }
+    finally:
+        service.processes.running = 0
+        service.close()
+
+
+def split(costs: dict[str, float], own: float) -> str:
+    """The table of the server process's ``own`` processor time per request (ms, measured in the served
+    runs) split by the stages ``costs`` timed in this process (:func:`stages`); the rest is what only
+    the running server does: uvicorn's HTTP, the event loop, the pipes to the workers."""
+    inside = costs["json"] + costs["state"] + costs["budget"] + costs["key"]
+    rows = [
+        ("the body's JSON, read strictly (`parse_json`: a repeated key refused)", costs["json"]),
+        ("the state, read and checked shot by shot (`GameState.from_json`)", costs["state"]),
+        ("the board's budget (`check_budget`)", costs["budget"]),
+        ("the answer's key, the state's JSON text (`answer_key`)", costs["key"]),
+        ("the rest of the ASGI app: Starlette (middlewares, routing, request, response), the cache", costs["app"] - inside),
+        ("HTTP: uvicorn's protocol and httptools (parsing the request, writing the answer's head)", costs["http"] - costs["app"]),
+        ("the call pickled for its worker (`ProcessPool.call`)", costs["pickle"]),
+        ("the rest of a round trip to a worker: the pipe written and watched, the answer read", costs["pool"] - costs["pickle"]),
+        ("the rest: the sockets' reads and writes, the event loop's wake-ups", own - costs["http"] - costs["pool"]),
+    ]
+    lines = ["| the server's own time per request | ms | share |", "|---|---|---|"]
+    lines += [f"| {what} | {ms:.3f} | {100 * ms / own:.0f}% |" for what, ms in rows]
+    return "\n".join([*lines, f"| **all (the served runs, the process's processor time)** | **{own:.3f}** | 100% |"])
 
 
 def worker_peaks(server: int) -> list[int]:

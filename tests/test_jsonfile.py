@@ -26,6 +26,25 @@ def test_parse_refuses_long_numbers_and_deep_nesting_in_one_line(text: str, mess
             parse_json(given, "where")
 
 
+@pytest.mark.parametrize(
+    ("text", "repeated"),
+    [
+        ('{"a": 1, "b": 2, "a": 3}', "a"),
+        ('{"b": 1, "c": 2, "c": 3, "b": 4}', "c"),  # the first key seen twice, in the text's order
+        ('{"b": 1, "c": 2, "b": 3, "c": 4}', "b"),
+        ('{"shots": [{"row": 0, "col": 1, "row": 2}]}', "row"),  # in a nested object too
+        ('{"x": "y", "x": "y"}', "x"),  # the same value twice too
+    ],
+)
+def test_a_key_repeated_in_an_object_is_refused_by_name(text: str, repeated: str) -> None:
+    with pytest.raises(FileFormatError, match=f"^where: key '{repeated}' appears twice in one object$"):
+        parse_json(text, "where")
+
+
+def test_objects_without_a_repeated_key_are_read_whole_in_order() -> None:
+    assert list(parse_json('{"b": 1, "a": {"d": [], "c": null}}', "where").items()) == [("b", 1), ("a", {"d": [], "c": None})]
+
+
 def test_parse_reads_bytes_as_utf8_and_names_the_source_of_other_bytes() -> None:
     assert parse_json('{"a": [1, "é"]}'.encode(), "line 1") == {"a": [1, "é"]}
     with pytest.raises(FileFormatError, match=r"^line 3: not UTF-8 text \(byte 0xff at offset 1\)$"):

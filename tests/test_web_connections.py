@@ -2,10 +2,12 @@
 deadlines: a request that never finishes its headers, or a body that stops after 10 of its 1000
 bytes, is answered 408 and closed once its deadline passes (not when it stops sending: a trickle does
 not keep it open), and connections past the caps are answered 503 at once; a client that goes away
-mid-body leaves no traceback in `battlelog serve`'s log. Every wait here is bounded."""
+mid-body leaves no traceback in `battlelog serve`'s log; the writes of one turn of the event loop leave
+in one piece, in order. Every wait here is bounded."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import signal
@@ -17,7 +19,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from battlelog.web.connections import Limits
+from battlelog.web.connections import Coalescing, Limits
 
 from web_cases import LiveServer
 
@@ -267,3 +269,45 @@ def test_an_upgrade_is_served_as_plain_http_and_a_request_http_cannot_parse_is_o
         logger.removeHandler(handler)
     assert upgraded.startswith(b"HTTP/1.1 200 ") and b'"players"' in upgraded, upgraded[:300]
     assert [r.getMessage() for r in records] == ["Invalid HTTP request received."] * 2  # one line each, none for the upgrade
+
+
+class Recorded(asyncio.Transport):
+    """A transport that records what is done to it, in order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.done: list[object] = []
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        self.done.append(bytes(data))
+
+    def close(self) -> None:
+        self.done.append("close")
+
+    def abort(self) -> None:
+        self.done.append("abort")
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+
+def test_the_writes_of_one_turn_of_the_loop_leave_together_in_order() -> None:
+    async def turns() -> list[object]:
+        real = Recorded()
+        coalescing = Coalescing(real, asyncio.get_running_loop())
+        coalescing.write(b"HTTP/1.1 200 OK\r\n\r\n")
+        coalescing.write(bytearray(b"{}"))
+        coalescing.writelines([b"a", memoryview(b"b")])
+        assert real.done == [] and coalescing.get_write_buffer_size() == 23  # held until the turn ends
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        coalescing.write(b"next")
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        coalescing.write(b"last")
+        coalescing.close()  # what is held leaves first
+        coalescing.write(b"dropped")
+        coalescing.abort()
+        return real.done
+
+    assert asyncio.run(turns()) == [b"HTTP/1.1 200 OK\r\n\r\n{}ab", b"next", b"last", "close", "abort"]

@@ -24,6 +24,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from functools import lru_cache
 from typing import TypeVar
 
 from battlelog.engines import DEFAULT_ENGINE, Engine, engine_class, progress
@@ -91,6 +92,13 @@ class WorkQueue:
 
 def check_budget(config: GameConfig, engine: str = DEFAULT_ENGINE) -> None:
     """Refuse in one line a board or fleet too large for the server's budget or the engine's."""
+    _within_budget(config, engine)
+
+
+@lru_cache(maxsize=1024)
+def _within_budget(config: GameConfig, engine: str) -> bool:
+    """:func:`check_budget`'s checks, each board and engine checked once (the answer does not change,
+    and the engine's check costs a request some 50 us; a refusal raises, so it is never remembered)."""
     if config.cell_count > MAX_CELLS:  # cell_count, not size: a rectangular board is counted as well
         raise BattlelogError(
             f"{config.label()} has {config.cell_count} cells: the server computes at most {MAX_CELLS} (use the command line)"
@@ -98,6 +106,7 @@ def check_budget(config: GameConfig, engine: str = DEFAULT_ENGINE) -> None:
     if len(config.ships) > MAX_SHIPS:
         raise BattlelogError(f"a fleet of {len(config.ships)} ships is more than the server's {MAX_SHIPS}")
     engine_class(engine).check_board(config)
+    return True
 
 
 class EngineService:
