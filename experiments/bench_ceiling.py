@@ -104,7 +104,7 @@ def main() -> None:
         sizes = ", ".join(f"{model.nbytes / 1e6:,.0f} MB" for model in models)
         print(f"counted in two cases by the longest ship's orientation; case models kept for recounts: {sizes or 'none'}")
     if kept is not None and not kept.rebuilds:
-        states = sum(len(level.fwd) for _, level in kept.levels())
+        states = sum(level.states for _, level in kept.levels())
         recount = misses.recount_bytes(kept, drawing=False)
         verdict = (
             "counted again on it" if kept.nbytes + recount <= engine.memory_budget else "swept (model and recount would pass it)"

@@ -106,8 +106,8 @@ def large_board(config: GameConfig, shots: int, seed: int) -> dict[str, Any]:
     model.uses()
     return {
         "seconds": time.perf_counter() - start, "sweep_seconds": sweep_seconds,
-        "layouts": model.paths * model.tables.multiplicity, "states": sum(len(level.fwd) for _, level in model.levels()),
-        "widest": max(len(level.fwd) for _, level in model.levels()), "rebuilt": model.rebuilds, "shots": len(state.shots),
+        "layouts": model.paths * model.tables.multiplicity, "states": sum(level.states for _, level in model.levels()),
+        "widest": max(level.states for _, level in model.levels()), "rebuilt": model.rebuilds, "shots": len(state.shots),
     }  # fmt: skip
 
 
