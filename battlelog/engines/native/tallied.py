@@ -1,8 +1,8 @@
 """States with tallies (row and column counts, issue 40) in the native engine: exact, by listing or by the puzzle counter.
 
 The layered sweep knows nothing of tallies, so no rung of the :mod:`~.ladder` may answer a tallied state: the ladder
-hands every one to :func:`answer` before any rung is tried. Two exact ways, chosen by measurement
-(experiments/tallies_evidence.py):
+hands every one to :func:`listed` before any rung is tried (and the engine's marginals to :func:`marginals`). Two
+exact ways, chosen by measurement (experiments/bench_tallies_evidence.py):
 
 - **listing** (:func:`tallied_layouts`): the ground problem's layouts (misses, hits, sinks, not-sunk and the touch rule
   already applied, as for :mod:`~.few`) listed ship by ship, each ship's placements first cut to those that fit the
