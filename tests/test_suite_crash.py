@@ -4,6 +4,7 @@ instead of a red test naming the crash."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -32,7 +33,8 @@ def test_a_crashed_worker_fails_the_run_instead_of_hanging(tmp_path: Path) -> No
     argv = [sys.executable, "-m", "pytest", "-c", str(ROOT / "pyproject.toml"), "--rootdir", str(tmp_path),
             "-p", "no:cacheprovider", "-n", "1", "-q", str(tmp_path)]
     try:
-        done = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}  # the outer run's options are not the inner's
+        done = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env)
     except subprocess.TimeoutExpired:
         raise AssertionError("the inner pytest run hung after its worker crashed") from None
     assert done.returncode == 1, done.stdout + done.stderr
