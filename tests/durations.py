@@ -17,7 +17,7 @@ import pytest
 #: The committed record of a whole run (tab-separated: seconds, test id), made by ``--record-durations``.
 RECORD = Path(__file__).with_name("durations.tsv")
 #: A test that took this long or longer in the record is left out of the fast tier.
-FAST_LIMIT = 0.5
+FAST_LIMIT = 0.4
 
 
 def read_record(path: Path) -> dict[str, float]:

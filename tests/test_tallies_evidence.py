@@ -409,6 +409,22 @@ def test_marginals_command_reads_tallies(engine: str, capsys: pytest.CaptureFixt
     assert f"{models} layouts fit the answers and the tallies" in capsys.readouterr().out
 
 
+def test_the_heat_map_shows_the_tallies_beside_rows_and_below_columns(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["marginals", str(FIXTURE), "--no-color"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    state = GameState.load(FIXTURE)
+    assert state.row_counts is not None and state.col_counts is not None
+    grid = lines[2 : 2 + state.rows]
+    assert [line.split()[-1] for line in grid] == ["?" if t is None else str(t) for t in state.row_counts]
+    assert lines[2 + state.rows].split() == ["?" if t is None else str(t) for t in state.col_counts]
+    assert "its tally of ship cells (? not given)" in lines[4 + state.rows]
+    untallied = tmp_path / "untallied.json"
+    untallied.write_text(json.dumps(GameState(state.config, state.shots).to_json()))
+    assert main(["marginals", str(untallied), "--no-color"]) == 0
+    plain = capsys.readouterr().out.splitlines()
+    assert len(plain[2].split()) == 1 + state.cols and "tally" not in "\n".join(plain)  # no tally column, no legend
+
+
 def test_marginals_command_refuses_what_an_engine_cannot_weigh(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["marginals", str(FIXTURE), "--engine", "sdd"]) == 2
     err = capsys.readouterr().err.strip()

@@ -26,7 +26,7 @@ from battlelog.engines.solve import solve
 from battlelog.engines.workspace import Workspace
 from battlelog.rules.geometry import cell_name
 from battlelog.rules.state import GameState
-from battlelog.views.display import HEAT_LEGEND, heatmap_text, layouts_line, most_likely, use_color
+from battlelog.views.display import HEAT_LEGEND, TALLY_LEGEND, heatmap_text, layouts_line, most_likely, use_color
 from battlelog.wording import count_noun
 
 
@@ -70,6 +70,8 @@ def report(state: GameState, marginals: Marginals, engine: str, seconds: float, 
         heatmap_text(marginals.cells, state, color=color),
         HEAT_LEGEND,
     ]
+    if state.tallied:
+        lines.append(TALLY_LEGEND)
     if marginals.models is not None:
         lines.append(layouts_line(marginals.models, "the answers and the tallies" if state.tallied else "the answers"))
     best = most_likely(state, marginals.cells)

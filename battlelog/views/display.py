@@ -72,10 +72,21 @@ def board_text(state: GameState, layout: tuple[Placement, ...] | None = None) ->
 _HEAT = (17, 19, 25, 31, 37, 71, 107, 143, 179, 173, 167, 160, 196)
 
 
+#: What the numbers beside a tallied state's heat map are.
+TALLY_LEGEND = "right of each row and below each column: its tally of ship cells (? not given)"
+
+
+def _tally(count: int | None) -> str:
+    return "?" if count is None else str(count)
+
+
 def heatmap_text(cells: np.ndarray, state: GameState | None = None, color: bool = True) -> str:
-    """Marginals as a grid of percentages, coloured from blue (0) to red (1); shots marked o / X."""
+    """Marginals as a grid of percentages, coloured from blue (0) to red (1); shots marked o / X; a state's row and
+    column tallies (when it has them) beside the rows and below the columns, as a puzzle prints them."""
     rows, n = cells.shape
     shot = {s.cell: s for s in state.shots} if state is not None else {}
+    row_counts = state.row_counts if state is not None else None
+    col_counts = state.col_counts if state is not None else None
     lines = [_header(n, 6)]
     for r in range(rows):
         row = [f"{string.ascii_uppercase[r]:>2} "]
@@ -90,5 +101,9 @@ def heatmap_text(cells: np.ndarray, state: GameState | None = None, color: bool 
                 code = _HEAT[min(len(_HEAT) - 1, int(cells[r, c] * len(_HEAT)))]
                 text = f"\x1b[48;5;{code}m\x1b[97m{text}\x1b[0m"
             row.append(text)
+        if row_counts is not None:
+            row.append(f"{_tally(row_counts[r]):>6}")
         lines.append("".join(row))
+    if col_counts is not None:
+        lines.append("   " + "".join(f"{_tally(count):>6}" for count in col_counts))
     return "\n".join(lines)
