@@ -1,15 +1,18 @@
 """Start-up: `battlelog --help`, every command's `--help`, and `script` and `marginals` on a 5x5 state
-start in well under half a second.
+cost little beyond starting Python and importing numpy, which every command needs.
 
-Two checks that a loaded machine cannot fool: which libraries a command imports (read from the child's
-sys.modules: exact, and it names the culprit), and the CPU time its process uses (best of three runs;
-CPU time grows far less than wall time when other jobs share the cores, but it does grow under heavy
-contention: 0.50 s for `marginals` once at load 11 on 2 cores, against about 0.3 s quiet). The processes may cache
-their bytecode (in a folder of this module's own), as an installed package's do: with
-``PYTHONDONTWRITEBYTECODE`` set, as it may be where the tests run, every start would compile battlelog's
-sixty modules from source (0.1 s), which no user pays twice. Both run the default
-(native) engine, which answers a 5x5 state with its kernel interpreted: numba is imported only once
-a sweep grows large.
+Two checks that a loaded or slower machine cannot fool: which libraries a command imports (read from
+the child's sys.modules: exact, and it names the culprit), and the CPU time its process uses beyond
+``python -c "import numpy"`` run alternately with it (best of three runs each). CPU time grows far less
+than wall time when other jobs share the cores, but the same shared host runs the same process 1.5x
+slower from one hour to the next (importing numpy: 0.19 s of CPU at one time, 0.29-0.36 s at another,
+which put `script` at 0.45-0.61 s against an absolute limit of 0.5 s); battlelog's own part (0.08-0.16
+s then) is what it controls, so that is what is bounded: by :data:`OWN_LIMIT_SECONDS`, the 0.5 s the
+limit was set at less the 0.2 s numpy's import took then. The processes may cache their bytecode (in a
+folder of this module's own), as an installed package's do: with ``PYTHONDONTWRITEBYTECODE`` set, as it
+may be where the tests run, every start would compile battlelog's sixty modules from source (0.1 s),
+which no user pays twice. Both run the default (native) engine, which answers a 5x5 state with its
+kernel interpreted: numba is imported only once a sweep grows large.
 """
 
 from __future__ import annotations
@@ -35,7 +38,10 @@ COMMANDS = {
     **{f"{name} --help": ([name, "--help"], set()) for name in CLI_COMMANDS},  # help needs no heavy library
 }
 
-LIMIT_SECONDS = 0.5
+#: The most CPU seconds a command may take beyond ``python -c "import numpy"`` (the floor every command pays).
+OWN_LIMIT_SECONDS = 0.3
+#: The floor: the interpreter importing numpy.
+FLOOR = ["-c", "import numpy"]
 
 
 #: Runs the command line, then writes every module the process imported to the file named first.
@@ -99,7 +105,16 @@ def test_a_heavy_import_would_be_seen(tmp_path: Path, bytecode: Path) -> None:
 
 
 @pytest.mark.parametrize("command", sorted(COMMANDS))
-def test_commands_start_in_under_half_a_second(tmp_path: Path, bytecode: Path, command: str) -> None:
+def test_commands_start_in_little_more_than_python_and_numpy(tmp_path: Path, bytecode: Path, command: str) -> None:
     argv, _ = COMMANDS[command]
-    best = min(_spawn(["-m", "battlelog.cli", *argv], tmp_path, bytecode) for _ in range(3))
-    assert best < LIMIT_SECONDS, f"battlelog {' '.join(argv)} used {best:.2f} s of CPU at best of 3 runs"
+    runs = [(_spawn(["-m", "battlelog.cli", *argv], tmp_path, bytecode), _spawn(FLOOR, tmp_path, bytecode)) for _ in range(3)]
+    best, floor = min(run for run, _ in runs), min(run for _, run in runs)
+    assert best - floor < OWN_LIMIT_SECONDS, (
+        f"battlelog {' '.join(argv)} used {best:.2f} s of CPU at best of 3 runs, {best - floor:.2f} s more than importing numpy"
+    )
+
+
+def test_a_heavy_start_would_be_caught(tmp_path: Path, bytecode: Path) -> None:
+    """The check above can fail: the problog engine's start (its library and grounding) is well over the limit."""
+    heavy = _spawn(["-m", "battlelog.cli", "marginals", MID_GAME, "--engine", "problog"], tmp_path, bytecode)
+    assert heavy - _spawn(FLOOR, tmp_path, bytecode) > OWN_LIMIT_SECONDS
