@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from battlelog import files
+
 #: The committed record of a whole run (tab-separated: seconds, test id), made by ``--record-durations``.
 RECORD = Path(__file__).with_name("durations.tsv")
 #: A test that took this long or longer in the record is left out of the fast tier.
@@ -41,7 +43,7 @@ def read_record(path: Path) -> dict[str, float]:
 def write_record(path: Path, seconds: Mapping[str, float], header: str) -> None:
     """The record, slowest first, with a comment line saying how it was made."""
     lines = [f"# {header}", *(f"{s:.3f}\t{test}" for test, s in sorted(seconds.items(), key=lambda item: (-item[1], item[0])))]
-    path.write_text("\n".join(lines) + "\n")
+    files.write_text(path, "\n".join(lines) + "\n")  # a device, FIFO or link at the path stays as it was
 
 
 def slow_tests(seconds: Mapping[str, float], tests: Iterable[str], limit: float = FAST_LIMIT) -> set[str]:
